@@ -1,0 +1,7 @@
+#pragma once
+
+namespace kjudge {
+
+int run_cli(int argc, char** argv);
+
+}  // namespace kjudge

@@ -1,0 +1,83 @@
+// kjudge doctor: what this machine can judge, and what to fix.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "cli/load.h"
+#include "eval/build_cache.h"
+#include "eval/env_check.h"
+
+namespace kjudge {
+namespace {
+
+struct DoctorArgs {
+  std::string problems;
+  ProblemFilter filter;
+  bool json = false;
+  bool no_probe = false;
+  std::string cache_dir;
+};
+
+// Without a pack, probe the libraries ComputeEval's releases link against.
+Problem typical_problem() {
+  Problem p;
+  p.task_id = "doctor/typical";
+  p.build_command =
+      "nvcc -I include -o test.out solution.cu test/*.cu -lcublas -lcublasLt -lcurand -lcusolver "
+      "-lcusparse -lcufft -lnvrtc -lcuda -lcudnn";
+  return p;
+}
+
+int doctor(const DoctorArgs& a) {
+  std::vector<Problem> problems;
+  if (!a.problems.empty()) {
+    LoadReport report;
+    problems = filter_problems(read_problems_any(a.problems, &report), a.filter);
+    print_load_errors(report);
+  } else {
+    problems.push_back(typical_problem());
+  }
+  std::vector<const Problem*> ps;
+  for (const auto& p : problems) ps.push_back(&p);
+  MachineInfo m = probe_machine();
+  EnvCheckOptions eo;
+  eo.probe_build = !a.no_probe;
+  eo.cache_dir = a.cache_dir.empty() ? default_cache_dir() : std::filesystem::path(a.cache_dir);
+  auto checks = check_environment(m, ps, eo);
+  if (a.json) {
+    nlohmann::json arr = nlohmann::json::array();
+    for (const auto& c : checks)
+      arr.push_back({{"name", c.name},
+                     {"status", c.status == CheckStatus::ok     ? "ok"
+                                : c.status == CheckStatus::warn ? "warn"
+                                                                : "fail"},
+                     {"detail", c.detail},
+                     {"advice", c.advice}});
+    fmt::print("{}\n", nlohmann::json{{"ok", !any_failed(checks)}, {"checks", arr}}.dump(2));
+  } else {
+    fmt::print("{}", format_checks(checks));
+    if (any_failed(checks))
+      fmt::print("kjudge cannot judge these problems here until the FAIL lines are fixed\n");
+    else
+      fmt::print("ready\n");
+  }
+  return any_failed(checks) ? exit_code::environment : exit_code::ok;
+}
+
+}  // namespace
+
+void add_doctor_command(CLI::App& app, int& rc) {
+  auto a = std::make_shared<DoctorArgs>();
+  auto* d = app.add_subcommand("doctor", "Check this machine: nvcc, GPUs, the packs' build flags, "
+                                         "tools of later stages");
+  d->add_option("--problems", a->problems, "Check the build flags this pack uses");
+  add_filter_options(d, a->filter);
+  d->add_flag("--json", a->json, "JSON on stdout");
+  d->add_flag("--no-probe", a->no_probe, "Skip compiling the probe program");
+  d->add_option("--cache-dir", a->cache_dir, "Build cache to check");
+  d->callback([a, &rc] { rc = doctor(*a); });
+}
+
+}  // namespace kjudge

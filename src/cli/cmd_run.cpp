@@ -1,0 +1,353 @@
+// kjudge validate and kjudge evaluate: load → plan → grade → journal → summarise.
+#include <fmt/format.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "cli/load.h"
+#include "cli/progress.h"
+#include "core/problem_json.h"
+#include "core/sha256.h"
+#include "eval/build_cache.h"
+#include "eval/env_check.h"
+#include "eval/evaluator.h"
+#include "eval/graded_json.h"
+#include "eval/journal.h"
+#include "eval/summary.h"
+
+namespace kjudge {
+namespace fs = std::filesystem;
+
+namespace {
+
+struct RunArgs {
+  std::string problems;
+  std::string solutions;
+  std::vector<int> ks{1};
+  std::string out;
+  bool resume = false;
+  ProblemFilter filter;
+  int workers = 0;
+  int tests_per_gpu = 2;
+  std::vector<int> gpus;
+  bool no_cache = false;
+  std::string cache_dir;
+  std::string work_dir;
+  bool keep_workspaces = false;
+  bool skip_env_check = false;
+  bool json = false;
+  bool quiet = false;
+  std::size_t log_cap = 16 * 1024;
+  int retries = 2;
+  bool no_quiet_retry = false;
+};
+
+std::atomic<Evaluator*> g_running{nullptr};
+
+extern "C" void on_interrupt(int) {
+  if (Evaluator* e = g_running.load()) e->request_stop();
+  // A second Ctrl-C ends the judge at once; the journal keeps what was finished.
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
+}
+
+std::string timestamp() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", std::localtime(&t));
+  return buf;
+}
+
+std::string iso_now() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+void write_json_atomically(const fs::path& path, const nlohmann::json& j) {
+  fs::path tmp = path;
+  tmp += ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    if (!out) throw std::runtime_error("cannot write " + tmp.string());
+  }
+  fs::rename(tmp, path);
+}
+
+// Identifies what a run grades, so --resume refuses to mix two different runs in one journal.
+std::string jobs_fingerprint(const std::vector<EvalJob>& jobs) {
+  std::vector<std::string> items;
+  for (const auto& j : jobs) {
+    Sha256 h;
+    h.update(j.problem->task_id).update("\n");
+    for (const auto& f : j.solution.files) h.update(f.path).update("\n").update(f.content).update("\n");
+    for (const auto& f : j.problem->test_files) h.update(f.path).update("\n").update(f.content);
+    items.push_back(j.problem->task_id + "#" + std::to_string(j.solution.sample) + ":" + h.hex());
+  }
+  std::sort(items.begin(), items.end());
+  Sha256 all;
+  for (const auto& i : items) all.update(i).update("\n");
+  return all.hex();
+}
+
+nlohmann::json machine_json(const MachineInfo& m) {
+  nlohmann::json gpus = nlohmann::json::array();
+  for (const auto& g : m.gpus)
+    gpus.push_back({{"index", g.index}, {"name", g.name}, {"compute_capability", g.compute_cap}});
+  return {{"nvcc", m.nvcc_path},
+          {"cuda_version", m.cuda_version.value_or("")},
+          {"driver", m.driver_version},
+          {"cpus", m.cpu_count},
+          {"gpus", gpus}};
+}
+
+int run_jobs(const std::string& command, const RunArgs& a) {
+  auto t0 = std::chrono::steady_clock::now();
+  // Load. Unreadable records are reported and left out; the rest is judged.
+  LoadReport report;
+  std::vector<Problem> problems = filter_problems(read_problems_any(a.problems, &report), a.filter);
+  int load_errors = print_load_errors(report);
+  if (problems.empty() && load_errors == 0)
+    throw InputError(a.problems, 0, "", "no problems to judge (after filters)");
+
+  std::vector<EvalJob> jobs;
+  std::vector<GradedSolution> pre_graded;  // decided without running anything
+  nlohmann::json notes = nlohmann::json::array();
+  if (command == "validate") {
+    for (const auto& p : problems) {
+      if (p.baseline_solution) {
+        Solution s = *p.baseline_solution;
+        s.task_id = p.task_id;
+        s.sample = 0;
+        jobs.push_back({&p, std::move(s)});
+      } else {
+        GradedSolution g;
+        g.task_id = p.task_id;
+        g.group = p.group;
+        g.difficulty = p.difficulty;
+        g.verdict = Verdict::skipped;
+        g.skip_code = "no_baseline";
+        g.detail = "the problem ships no baseline solution";
+        pre_graded.push_back(g);
+      }
+    }
+  } else {
+    LoadReport sreport;
+    std::vector<Solution> sols = read_solutions_any(a.solutions, &sreport);
+    load_errors += print_load_errors(sreport);
+    std::map<std::string, const Problem*> by_id;
+    for (const auto& p : problems) by_id[p.task_id] = &p;
+    std::set<std::string> unknown, covered;
+    for (auto& s : sols) {
+      auto it = by_id.find(s.task_id);
+      if (it == by_id.end()) {
+        unknown.insert(s.task_id);
+        continue;
+      }
+      covered.insert(s.task_id);
+      jobs.push_back({it->second, std::move(s)});
+    }
+    // Solutions for problems filtered out are expected; for problems absent from the pack not.
+    LoadReport all_report;
+    std::set<std::string> in_pack;
+    if (!unknown.empty()) {
+      for (const auto& p : read_problems_any(a.problems, &all_report)) in_pack.insert(p.task_id);
+      for (const auto& u : unknown)
+        if (!in_pack.count(u)) {
+          fmt::print(stderr, "kjudge: warning: solutions for '{}', which the problems pack lacks\n", u);
+          notes.push_back("solutions for unknown task " + u);
+        }
+    }
+    int without = 0;
+    for (const auto& p : problems) without += !covered.count(p.task_id);
+    if (without) {
+      fmt::print(stderr, "kjudge: note: {} selected problems have no solution and are not graded\n",
+                 without);
+      notes.push_back(fmt::format("{} selected problems have no solution", without));
+    }
+  }
+
+  // The run directory.
+  fs::path out = a.out.empty() ? fs::path("kjudge-runs") / (command + "-" + timestamp()) : fs::path(a.out);
+  fs::path journal_path = out / "results.jsonl";
+  std::string fingerprint = jobs_fingerprint(jobs);
+  if (fs::exists(journal_path) && !a.resume)
+    throw InputError(out.string(), 0, "", "holds an earlier run; pass --resume to finish it, or "
+                                          "choose another --out");
+  if (a.resume && fs::exists(out / "run.json")) {
+    std::ifstream in(out / "run.json");
+    auto prev = nlohmann::json::parse(in, nullptr, false);
+    if (!prev.is_discarded() && prev.value("jobs_fingerprint", "") != fingerprint)
+      throw InputError((out / "run.json").string(), 0, "jobs_fingerprint",
+                       "the problems, solutions or filters differ from the run being resumed");
+  }
+  fs::create_directories(out);
+
+  // The machine.
+  MachineInfo machine = probe_machine();
+  fs::path cache_dir = a.cache_dir.empty() ? default_cache_dir() : fs::path(a.cache_dir);
+  if (!a.skip_env_check) {
+    std::vector<const Problem*> ps;
+    for (const auto& p : problems) ps.push_back(&p);
+    EnvCheckOptions eo;
+    eo.cache_dir = a.no_cache ? fs::path() : cache_dir;
+    auto checks = check_environment(machine, ps, eo);
+    if (any_failed(checks)) {
+      fmt::print(stderr, "{}kjudge: the environment check failed; fix the above or pass "
+                         "--skip-env-check\n", format_checks(checks));
+      return exit_code::environment;
+    }
+  }
+
+  nlohmann::json run_json = {{"schema_version", 1},
+                             {"kind", "kjudge-run"},
+                             {"command", command},
+                             {"kjudge_version", KJUDGE_VERSION},
+                             {"problems", a.problems},
+                             {"solutions", a.solutions},
+                             {"ks", a.ks},
+                             {"jobs", jobs.size() + pre_graded.size()},
+                             {"jobs_fingerprint", fingerprint},
+                             {"machine", machine_json(machine)},
+                             {"started_at", iso_now()},
+                             {"options",
+                              {{"workers", a.workers},
+                               {"tests_per_gpu", a.tests_per_gpu},
+                               {"gpus", a.gpus},
+                               {"cache", !a.no_cache},
+                               {"quiet_retry", !a.no_quiet_retry},
+                               {"judge_error_retries", a.retries},
+                               {"sandbox", "none"}}}};
+  write_json_atomically(out / "run.json", run_json);
+
+  // Resume: what the journal holds is done.
+  std::vector<GradedSolution> results;
+  Journal journal(journal_path, &results);
+  std::set<SolutionKey> done;
+  for (const auto& g : results) done.insert({g.task_id, g.sample});
+  int already = static_cast<int>(done.size());
+  std::vector<EvalJob> todo;
+  for (auto& j : jobs)
+    if (!done.count({j.problem->task_id, j.solution.sample})) todo.push_back(std::move(j));
+  std::vector<GradedSolution> pre_todo;
+  for (auto& g : pre_graded)
+    if (!done.count({g.task_id, g.sample})) pre_todo.push_back(std::move(g));
+
+  int total = already + static_cast<int>(todo.size() + pre_todo.size());
+  Progress progress(total, already, !a.quiet);
+  if (a.resume && already)
+    fmt::print(stderr, "kjudge: resuming {}: {} of {} already graded\n", out.string(), already, total);
+  auto record = [&](const GradedSolution& g) {
+    journal.append(g);
+    results.push_back(g);
+    progress.update(g);
+  };
+  for (const auto& g : pre_todo) record(g);
+
+  EvalOptions eo;
+  eo.build_workers = a.workers;
+  eo.tests_per_gpu = a.tests_per_gpu;
+  eo.gpus = a.gpus;
+  eo.use_cache = !a.no_cache;
+  eo.cache_dir = cache_dir;
+  if (!a.work_dir.empty()) eo.work_root = a.work_dir;
+  eo.keep_workspaces = a.keep_workspaces;
+  eo.log_cap = a.log_cap;
+  eo.judge_error_retries = a.retries;
+  eo.quiet_retry = !a.no_quiet_retry;
+  Evaluator evaluator(eo, machine);
+  g_running.store(&evaluator);
+  signal(SIGINT, on_interrupt);
+  signal(SIGTERM, on_interrupt);
+  evaluator.run(std::move(todo), record);
+  g_running.store(nullptr);
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
+  progress.finish();
+
+  SummaryOptions so;
+  so.ks = a.ks;
+  so.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  nlohmann::json summary = summarize(results, so);
+  summary["command"] = command;
+  summary["run_dir"] = out.string();
+  summary["complete"] = static_cast<int>(results.size()) == total && !evaluator.stopped();
+  summary["load_errors"] = load_errors;
+  summary["notes"] = notes;
+  summary["sandbox"] = "none";
+  write_json_atomically(out / "summary.json", summary);
+
+  if (a.json) fmt::print("{}\n", summary.dump(2));
+  if (!a.quiet) {
+    fmt::print(stderr, "{}", summary_table(summary));
+    fmt::print(stderr, "results: {}  summary: {}\n", journal_path.string(),
+                (out / "summary.json").string());
+  }
+
+  if (evaluator.stopped()) {
+    fmt::print(stderr, "kjudge: interrupted; finish with: kjudge {} ... --out {} --resume\n",
+               command, out.string());
+    return exit_code::interrupted;
+  }
+  if (!summary["judge_errors"].empty()) return exit_code::judge_error;
+  if (load_errors) return exit_code::findings;
+  if (command == "validate" && !summary["failures"].empty()) return exit_code::findings;
+  return exit_code::ok;
+}
+
+void add_run_options(CLI::App* c, RunArgs& a) {
+  c->add_option("-k", a.ks, "pass@k values, e.g. -k 1,3,10")->delimiter(',');
+  c->add_option("--out", a.out, "Run directory (results.jsonl, summary.json, run.json); "
+                                "default kjudge-runs/<command>-<time>");
+  c->add_flag("--resume", a.resume, "Finish the run in --out: grade only what its journal lacks");
+  add_filter_options(c, a.filter);
+  c->add_option("--workers", a.workers, "Parallel builds (default: one per CPU)");
+  c->add_option("--tests-per-gpu", a.tests_per_gpu, "Correctness runs sharing one GPU (default 2)");
+  c->add_option("--gpus", a.gpus, "GPU indices to use (default: all)")->delimiter(',');
+  c->add_flag("--no-cache", a.no_cache, "Build everything; neither read nor write the build cache");
+  c->add_option("--cache-dir", a.cache_dir, "Build cache (default $KJUDGE_CACHE_DIR or ~/.cache/kjudge)");
+  c->add_option("--work-dir", a.work_dir, "Where workspaces are made (default: a temp dir)");
+  c->add_flag("--keep-workspaces", a.keep_workspaces, "Leave each solution's workspace on disk");
+  c->add_flag("--skip-env-check", a.skip_env_check, "Run even if `kjudge doctor` finds a failure");
+  c->add_flag("--json", a.json, "Print the summary JSON on stdout");
+  c->add_flag("-q,--quiet", a.quiet, "No progress and no summary table on stderr");
+  c->add_option("--log-cap", a.log_cap, "Bytes of each build/test log kept (default 16384)");
+  c->add_option("--retries", a.retries, "Retries of a judge_error (default 2)");
+  c->add_flag("--no-quiet-retry", a.no_quiet_retry,
+              "Take a timeout under load as final instead of retrying it on a quiet machine");
+}
+
+}  // namespace
+
+void add_run_commands(CLI::App& app, int& rc) {
+  auto val = std::make_shared<RunArgs>();
+  auto* v = app.add_subcommand("validate", "Evaluate every problem's baseline solution (the "
+                                           "benchmark's own integrity check)");
+  v->add_option("PACK", val->problems, "Problems pack, problems.jsonl or problem directories")
+      ->required();
+  add_run_options(v, *val);
+  v->callback([val, &rc] { rc = run_jobs("validate", *val); });
+
+  auto ev = std::make_shared<RunArgs>();
+  auto* e = app.add_subcommand("evaluate", "Evaluate model solutions against the hidden tests");
+  e->add_option("--problems", ev->problems, "Problems pack, problems.jsonl or problem directories")
+      ->required();
+  e->add_option("--solutions", ev->solutions,
+                "Solutions pack, solutions.jsonl or solution directories")
+      ->required();
+  add_run_options(e, *ev);
+  e->callback([ev, &rc] { rc = run_jobs("evaluate", *ev); });
+}
+
+}  // namespace kjudge

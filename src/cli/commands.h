@@ -1,0 +1,13 @@
+#pragma once
+// Each file cmd_*.cpp adds its subcommands to the app. A command's callback stores the process
+// exit code in `rc` (see exit_codes.h); errors the user can fix are thrown as InputError.
+#include <CLI/CLI.hpp>
+
+namespace kjudge {
+
+void add_problems_commands(CLI::App& app, int& rc);
+void add_solutions_commands(CLI::App& app, int& rc);
+void add_run_commands(CLI::App& app, int& rc);  // validate, evaluate
+void add_doctor_command(CLI::App& app, int& rc);
+
+}  // namespace kjudge

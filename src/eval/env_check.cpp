@@ -1,0 +1,229 @@
+#include "eval/env_check.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "run/process.h"
+
+namespace kjudge {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> split_words(const std::string& s) {
+  std::istringstream in(s);
+  std::vector<std::string> out;
+  std::string w;
+  while (in >> w) out.push_back(w);
+  return out;
+}
+
+bool tool_on_path(const std::string& name) {
+  ProcessResult r = run_shell("command -v " + name, "/", 10);
+  return r.ok();
+}
+
+int compare_versions(const std::string& a, const std::string& b) {
+  std::istringstream sa(a), sb(b);
+  for (;;) {
+    int x = 0, y = 0;
+    char dot;
+    bool ha = static_cast<bool>(sa >> x), hb = static_cast<bool>(sb >> y);
+    if (!ha && !hb) return 0;
+    if (x != y) return x < y ? -1 : 1;
+    sa >> dot;
+    sb >> dot;
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> probe_flags(const std::string& build_command) {
+  std::vector<std::string> out;
+  auto words = split_words(build_command);
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    if (w.rfind("-l", 0) == 0 && w.size() > 2) out.push_back(w);
+    else if (w.rfind("-arch", 0) == 0 || w.rfind("--gpu-architecture", 0) == 0 ||
+             w.rfind("-std=", 0) == 0 || w == "--extended-lambda" ||
+             w == "--expt-relaxed-constexpr" || w.rfind("-code", 0) == 0)
+      out.push_back(w);
+    else if ((w == "-gencode" || w == "-arch" || w == "-code") && i + 1 < words.size()) {
+      out.push_back(w + " " + words[i + 1]);
+      ++i;
+    } else if (w.rfind("-gencode=", 0) == 0)
+      out.push_back(w);
+  }
+  return out;
+}
+
+std::vector<EnvCheck> check_environment(const MachineInfo& m,
+                                        const std::vector<const Problem*>& problems,
+                                        const EnvCheckOptions& opt) {
+  std::vector<EnvCheck> checks;
+  int builds = 0, need_gpu = 0;
+  std::map<std::string, int> min_ctk;
+  for (const Problem* p : problems) {
+    if (p->build_command && p->build_command->find("nvcc") != std::string::npos) ++builds;
+    if (!p->host_only) ++need_gpu;
+    if (p->min_cuda_toolkit) min_ctk[*p->min_cuda_toolkit]++;
+  }
+
+  // nvcc and its version.
+  EnvCheck nvcc;
+  nvcc.name = "nvcc";
+  if (m.nvcc_path.empty()) {
+    nvcc.status = builds ? CheckStatus::fail : CheckStatus::warn;
+    nvcc.detail = "nvcc not found on PATH or in /usr/local/cuda/bin";
+    nvcc.advice = "install the CUDA toolkit and put its bin/ on PATH";
+  } else {
+    nvcc.detail = m.nvcc_path + " (CUDA " + m.cuda_version.value_or("?") + ")";
+    int too_new = 0;
+    std::string newest;
+    for (const auto& [v, n] : min_ctk) {
+      if (m.cuda_version && compare_versions(*m.cuda_version, v) < 0) {
+        too_new += n;
+        newest = v;
+      }
+    }
+    if (too_new) {
+      nvcc.status = CheckStatus::warn;
+      nvcc.detail += fmt::format("; {} problems need a newer toolkit (up to {}) and will be skipped",
+                                 too_new, newest);
+      nvcc.advice = "install CUDA " + newest + " or newer to judge them";
+    }
+  }
+  checks.push_back(nvcc);
+
+  // GPUs.
+  EnvCheck gpus;
+  gpus.name = "gpus";
+  if (m.gpus.empty()) {
+    gpus.detail = "no NVIDIA GPU found (nvidia-smi)";
+    if (need_gpu && need_gpu == static_cast<int>(problems.size())) {
+      gpus.status = CheckStatus::fail;
+      gpus.advice = "run on a machine with an NVIDIA GPU and driver; every selected problem needs one";
+    } else if (need_gpu) {
+      gpus.status = CheckStatus::warn;
+      gpus.detail += fmt::format("; {} problems need one and will be skipped", need_gpu);
+      gpus.advice = "run on a machine with an NVIDIA GPU to judge them";
+    }
+  } else {
+    std::string list;
+    for (const auto& g : m.gpus)
+      list += fmt::format("{}{}: {} (sm {})", list.empty() ? "" : ", ", g.index, g.name, g.compute_cap);
+    gpus.detail = list + "; driver " + m.driver_version;
+  }
+  checks.push_back(gpus);
+
+  // The packs' build flags, tried on a probe program.
+  if (opt.probe_build && !m.nvcc_path.empty() && builds) {
+    std::set<std::string> flags;
+    std::map<std::string, int> users;
+    for (const Problem* p : problems) {
+      if (!p->build_command) continue;
+      for (const auto& f : probe_flags(*p->build_command)) {
+        flags.insert(f);
+        users[f]++;
+      }
+    }
+    EnvCheck probe;
+  probe.name = "build flags";
+    fs::path dir = opt.scratch.empty()
+                       ? fs::temp_directory_path() / ("kjudge-probe-" + std::to_string(getpid()))
+                       : opt.scratch;
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    {
+      std::ofstream src(dir / "probe.cu");
+      src << "__global__ void k(int* p) { if (p) *p = 1; }\nint main() { return 0; }\n";
+    }
+    auto compile = [&](const std::vector<std::string>& fl) {
+      std::string cmd = "\"" + m.nvcc_path + "\" -o probe.out probe.cu";
+      for (const auto& f : fl) cmd += " " + f;
+      return run_shell(cmd, dir, 180, 8192);
+    };
+    // Mutually exclusive arch flags cannot go on one line; try the libraries together and each
+    // architecture flag alone.
+    std::vector<std::string> libs, others;
+    for (const auto& f : flags) (f.rfind("-l", 0) == 0 ? libs : others).push_back(f);
+    std::vector<std::string> broken;
+    ProcessResult all = compile(libs);
+    if (!all.ok()) {
+      for (const auto& l : libs)
+        if (!compile({l}).ok()) broken.push_back(l);
+      if (broken.empty()) broken.push_back(fmt::format("{} together", fmt::join(libs, " ")));
+    }
+    for (const auto& f : others)
+      if (!compile({f}).ok()) broken.push_back(f);
+    fs::remove_all(dir, ec);
+    if (broken.empty()) {
+      probe.detail = fmt::format("{} distinct flags compile and link", flags.size());
+    } else {
+      probe.status = CheckStatus::fail;
+      std::string which;
+      for (const auto& b : broken)
+        which += fmt::format("{}{} (used by {} problems)", which.empty() ? "" : ", ", b, users[b]);
+      probe.detail = "these build flags fail here: " + which;
+      probe.advice = "install the missing CUDA libraries (e.g. cuBLAS, cuDNN) or filter the problems "
+                     "that need them with --exclude-group";
+    }
+    checks.push_back(probe);
+  }
+
+  // Caches and tools of later stages.
+  if (!opt.cache_dir.empty()) {
+    EnvCheck cache;
+  cache.name = "build cache";
+    std::error_code ec;
+    fs::create_directories(opt.cache_dir, ec);
+    if (ec || access(opt.cache_dir.c_str(), W_OK) != 0) {
+      cache.status = CheckStatus::warn;
+      cache.detail = opt.cache_dir.string() + " is not writable";
+      cache.advice = "pass --cache-dir or --no-cache";
+    } else {
+      cache.detail = opt.cache_dir.string();
+    }
+    checks.push_back(cache);
+  }
+  for (const auto& [tool, why] : std::vector<std::pair<std::string, std::string>>{
+           {"bwrap", "the sandbox (Debian package bubblewrap)"},
+           {"ncu", "profile mode (Nsight Compute, from the CUDA toolkit)"},
+           {"compute-sanitizer", "memory checks (from the CUDA toolkit)"},
+           {"python3", "Triton operators"}}) {
+    EnvCheck t;
+  t.name = tool;
+    if (tool_on_path(tool)) {
+      t.detail = "found";
+    } else {
+      t.status = CheckStatus::warn;
+      t.detail = "not found; needed for " + why;
+      t.advice = "install it to use that stage";
+    }
+    checks.push_back(t);
+  }
+  return checks;
+}
+
+bool any_failed(const std::vector<EnvCheck>& checks) {
+  for (const auto& c : checks)
+    if (c.status == CheckStatus::fail) return true;
+  return false;
+}
+
+std::string format_checks(const std::vector<EnvCheck>& checks) {
+  std::string out;
+  for (const auto& c : checks) {
+    const char* tag = c.status == CheckStatus::ok ? "ok  " : c.status == CheckStatus::warn ? "WARN" : "FAIL";
+    out += fmt::format("[{}] {:<18} {}\n", tag, c.name, c.detail);
+    if (!c.advice.empty() && c.status != CheckStatus::ok) out += fmt::format("       fix: {}\n", c.advice);
+  }
+  return out;
+}
+
+}  // namespace kjudge

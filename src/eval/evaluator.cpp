@@ -1,0 +1,497 @@
+#include "eval/evaluator.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "eval/build_cache.h"
+#include "eval/cost_model.h"
+#include "eval/skip_rules.h"
+#include "eval/source_refs.h"
+#include "eval/workspace.h"
+#include "run/process.h"
+
+namespace kjudge {
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Messages with which the CUDA runtime reports that the machine, not the program, failed. A
+// test that dies with one of these is retried, and if it keeps failing, reported as a
+// judge_error rather than charged to the model.
+constexpr const char* kMachineFaultMarkers[] = {
+    "no CUDA-capable device is detected",
+    "CUDA driver version is insufficient for CUDA runtime version",
+    "all CUDA-capable devices are busy or unavailable",
+    "cudaErrorDevicesUnavailable",
+    "cudaErrorNoDevice",
+    "cudaErrorInsufficientDriver",
+    "CUDA_ERROR_NO_DEVICE",
+    "system has unsupported display driver / cuda driver combination",
+};
+
+std::string machine_fault(const std::string& log) {
+  for (const char* m : kMachineFaultMarkers)
+    if (log.find(m) != std::string::npos) return m;
+  return {};
+}
+
+StepRecord to_record(const ProcessResult& r, int attempts) {
+  StepRecord s;
+  s.ran = r.started;
+  s.exit_code = r.exit_code;
+  s.signal = r.signal;
+  s.timed_out = r.timed_out;
+  s.wall_s = r.wall_s;
+  s.log = r.output;
+  s.log_truncated = r.truncated;
+  s.log_bytes = r.output_bytes;
+  s.attempts = attempts;
+  return s;
+}
+
+// `sh -c` reports a child killed by signal N as exit status 128+N.
+int effective_signal(const StepRecord& s) {
+  if (s.signal) return s.signal;
+  if (s.exit_code > 128 && s.exit_code < 128 + 65) return s.exit_code - 128;
+  return 0;
+}
+
+std::string describe_signal(int sig) {
+  const char* name = sigabbrev_np(sig);
+  return std::string("SIG") + (name ? name : std::to_string(sig).c_str());
+}
+
+std::string first_line(const std::string& s, std::size_t max = 200) {
+  std::size_t start = s.find_first_not_of(" \t\r\n");
+  if (start == std::string::npos) return {};
+  std::size_t end = s.find('\n', start);
+  std::string line = s.substr(start, std::min(end == std::string::npos ? s.size() : end, start + max) - start);
+  return line;
+}
+
+}  // namespace
+
+std::string sanitize_task_id(const std::string& task_id) {
+  std::string out;
+  for (char c : task_id) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-') ? c : '_';
+  return out.empty() ? "task" : out;
+}
+
+struct Evaluator::Task {
+  const Problem* problem = nullptr;
+  Solution solution;
+  std::vector<int> gpus;  // eligible GPU indices; empty = any slot
+  double expected_s = 0;
+  int attempt = 1;
+  int judge_retries = 0;
+  bool needs_quiet = false;
+  bool loaded_during_step = false;
+  Clock::time_point started{};
+  fs::path workspace;
+  GradedSolution g;
+};
+
+struct Evaluator::State {
+  std::mutex mu;
+  std::condition_variable cv;
+  // Kept sorted longest-expected-first.
+  std::deque<std::unique_ptr<Task>> build_queue;
+  std::deque<std::unique_ptr<Task>> test_queue;
+  std::vector<std::unique_ptr<Task>> quiet;
+  int unfinished = 0;
+  const std::function<void(const GradedSolution&)>* done = nullptr;
+  std::mutex done_mu;
+  bool quiet_phase = false;
+};
+
+Evaluator::Evaluator(EvalOptions options, MachineInfo machine)
+    : opt_(std::move(options)), machine_(std::move(machine)) {
+  if (opt_.build_workers <= 0) opt_.build_workers = std::max(1, machine_.cpu_count);
+  if (opt_.host_test_slots <= 0) opt_.host_test_slots = std::max(1, machine_.cpu_count);
+  if (opt_.tests_per_gpu <= 0) opt_.tests_per_gpu = 1;
+  if (opt_.cache_dir.empty()) opt_.cache_dir = default_cache_dir();
+  if (opt_.work_root.empty())
+    opt_.work_root = fs::temp_directory_path() / ("kjudge-work-" + std::to_string(getpid()));
+
+  // Everything outside the workspace that changes what a build produces.
+  std::set<std::string> archs;
+  for (const auto& g : machine_.gpus) archs.insert(g.compute_cap);
+  build_env_ = "nvcc=" + machine_.nvcc_path + " " + machine_.nvcc_version_line + "\narch=";
+  for (const auto& a : archs) build_env_ += a + ",";
+  ProcessResult host_cc = run_shell("g++ -dumpfullversion 2>/dev/null", "/", 10);
+  build_env_ += "\nhost_cc=" + first_line(host_cc.output);
+  for (const char* var : {"NVCC_APPEND_FLAGS", "NVCC_PREPEND_FLAGS", "NVCC_CCBIN", "CUDA_HOME",
+                          "CPATH", "LIBRARY_PATH"}) {
+    const char* v = std::getenv(var);
+    build_env_ += std::string("\n") + var + "=" + (v ? v : "");
+  }
+
+  if (opt_.use_cache) cache_ = std::make_unique<BuildCache>(opt_.cache_dir / "builds");
+  costs_ = std::make_unique<CostModel>(opt_.cache_dir / "timings.json");
+}
+
+Evaluator::~Evaluator() = default;
+
+fs::path Evaluator::workspace_for(const Task& t) const {
+  return opt_.work_root / (sanitize_task_id(t.problem->task_id) + "-s" +
+                           std::to_string(t.solution.sample) + "-a" + std::to_string(t.attempt));
+}
+
+void Evaluator::run(std::vector<EvalJob> jobs,
+                    const std::function<void(const GradedSolution&)>& done) {
+  State st;
+  st.done = &done;
+  std::vector<std::unique_ptr<Task>> tasks;
+  for (auto& job : jobs) {
+    auto t = std::make_unique<Task>();
+    t->problem = job.problem;
+    t->solution = std::move(job.solution);
+    t->expected_s = costs_->expected_total_s(*job.problem);
+    t->g.task_id = job.problem->task_id;
+    t->g.sample = t->solution.sample;
+    t->g.group = job.problem->group;
+    t->g.difficulty = job.problem->difficulty;
+    tasks.push_back(std::move(t));
+  }
+  // Longest expected first: the tail of the run is then made of short jobs.
+  std::stable_sort(tasks.begin(), tasks.end(),
+                   [](const auto& a, const auto& b) { return a->expected_s > b->expected_s; });
+  st.unfinished = static_cast<int>(tasks.size());
+  for (auto& t : tasks) st.build_queue.push_back(std::move(t));
+
+  std::vector<int> gpus = opt_.gpus;
+  if (gpus.empty())
+    for (const auto& g : machine_.gpus) gpus.push_back(g.index);
+
+  std::vector<std::thread> threads;
+  for (int i = 0; i < opt_.build_workers; ++i)
+    threads.emplace_back([this, &st] { build_worker(st); });
+  if (gpus.empty()) {
+    for (int i = 0; i < opt_.host_test_slots; ++i)
+      threads.emplace_back([this, &st] { test_worker(st, -1); });
+  } else {
+    for (int g : gpus)
+      for (int i = 0; i < opt_.tests_per_gpu; ++i)
+        threads.emplace_back([this, &st, g] { test_worker(st, g); });
+  }
+  for (auto& th : threads) th.join();
+
+  // Timeouts seen under load, once more with nothing else running.
+  st.quiet_phase = true;
+  std::vector<std::unique_ptr<Task>> quiet = std::move(st.quiet);
+  for (auto& t : quiet) {
+    if (stop_) break;
+    t->needs_quiet = false;
+    t->attempt++;
+    t->g.build = {};
+    t->g.test = {};
+    t->g.detail.clear();
+    t->started = Clock::now();
+    bool go_on = check_and_build(st, *t, true);
+    if (go_on) {
+      int gpu = t->gpus.empty() ? (gpus.empty() ? -1 : gpus.front()) : t->gpus.front();
+      run_test(st, *t, gpu, true);
+    }
+    finish(st, *t);
+  }
+  costs_->save();
+  if (!opt_.keep_workspaces) {
+    std::error_code ec;
+    fs::remove(opt_.work_root, ec);  // only if empty: another run may share the root
+  }
+}
+
+void Evaluator::build_worker(State& st) {
+  for (;;) {
+    std::unique_ptr<Task> t;
+    {
+      std::unique_lock<std::mutex> lock(st.mu);
+      st.cv.wait(lock, [&] { return !st.build_queue.empty() || st.unfinished == 0 || stop_; });
+      if (stop_ || (st.build_queue.empty() && st.unfinished == 0)) {
+        st.cv.notify_all();
+        return;
+      }
+      t = std::move(st.build_queue.front());
+      st.build_queue.pop_front();
+    }
+    t->started = Clock::now();
+    bool go_on = check_and_build(st, *t, false);
+    if (go_on && !t->needs_quiet && t->g.verdict != Verdict::judge_error) {
+      std::lock_guard<std::mutex> lock(st.mu);
+      insert_sorted(st.test_queue, std::move(t));
+      st.cv.notify_all();
+      continue;
+    }
+    retry_or_finish(st, std::move(t));
+  }
+}
+
+void Evaluator::test_worker(State& st, int gpu) {
+  for (;;) {
+    std::unique_ptr<Task> t;
+    {
+      std::unique_lock<std::mutex> lock(st.mu);
+      auto eligible = [&](const std::unique_ptr<Task>& x) {
+        return gpu < 0 || x->gpus.empty() ||
+               std::find(x->gpus.begin(), x->gpus.end(), gpu) != x->gpus.end();
+      };
+      st.cv.wait(lock, [&] {
+        return stop_ || st.unfinished == 0 ||
+               std::any_of(st.test_queue.begin(), st.test_queue.end(), eligible);
+      });
+      if (stop_ || (st.unfinished == 0)) {
+        st.cv.notify_all();
+        return;
+      }
+      auto it = std::find_if(st.test_queue.begin(), st.test_queue.end(), eligible);
+      t = std::move(*it);
+      st.test_queue.erase(it);
+    }
+    run_test(st, *t, gpu, false);
+    retry_or_finish(st, std::move(t));
+  }
+}
+
+void Evaluator::retry_or_finish(State& st, std::unique_ptr<Task> t) {
+  if (t->needs_quiet && opt_.quiet_retry) {
+    if (!opt_.keep_workspaces) {
+      std::error_code ec;
+      fs::remove_all(t->workspace, ec);
+    }
+    std::lock_guard<std::mutex> lock(st.mu);
+    st.quiet.push_back(std::move(t));
+    --st.unfinished;  // leaves the concurrent phase; finished later, alone
+    st.cv.notify_all();
+    return;
+  }
+  if (t->g.verdict == Verdict::judge_error && t->judge_retries < opt_.judge_error_retries &&
+      !stop_) {
+    if (!opt_.keep_workspaces) {
+      std::error_code ec;
+      fs::remove_all(t->workspace, ec);
+    }
+    t->judge_retries++;
+    t->attempt++;
+    t->g.build = {};
+    t->g.test = {};
+    std::lock_guard<std::mutex> lock(st.mu);
+    insert_sorted(st.build_queue, std::move(t));
+    st.cv.notify_all();
+    return;
+  }
+  finish(st, *t);
+  std::lock_guard<std::mutex> lock(st.mu);
+  --st.unfinished;
+  st.cv.notify_all();
+}
+
+void Evaluator::finish(State& st, Task& t) {
+  if (t.needs_quiet) {
+    // Only reached with quiet retries off: the timeout stands as it was observed.
+    t.needs_quiet = false;
+  }
+  t.g.total_s = std::chrono::duration<double>(Clock::now() - t.started).count();
+  if (!opt_.keep_workspaces && !t.workspace.empty()) {
+    std::error_code ec;
+    fs::remove_all(t.workspace, ec);
+  }
+  std::lock_guard<std::mutex> lock(st.done_mu);
+  (*st.done)(t.g);
+}
+
+bool Evaluator::check_and_build(State& st, Task& t, bool quiet) {
+  (void)st;
+  const Problem& p = *t.problem;
+  GradedSolution& g = t.g;
+
+  if (auto skip = skip_reason(p, machine_, nullptr)) {
+    g.verdict = Verdict::skipped;
+    g.skip_code = skip->code;
+    g.detail = skip->message;
+    return false;
+  }
+  t.gpus = eligible_gpus(p, machine_);
+  if (!opt_.gpus.empty()) {
+    std::vector<int> allowed;
+    for (int i : t.gpus)
+      if (std::find(opt_.gpus.begin(), opt_.gpus.end(), i) != opt_.gpus.end()) allowed.push_back(i);
+    if (allowed.empty() && !machine_.gpus.empty() && !p.host_only) {
+      g.verdict = Verdict::skipped;
+      g.skip_code = "compute_capability";
+      g.detail = "no GPU among those selected (--gpus) fits this problem";
+      return false;
+    }
+    t.gpus = allowed;
+  }
+  if (auto bad = check_solution_paths(p, t.solution)) {
+    g.verdict = Verdict::invalid_solution;
+    g.detail = *bad;
+    return false;
+  }
+  if (p.source_references && !p.source_references->empty()) {
+    SourceRefCheck c = check_source_references(*p.source_references, t.solution.files);
+    if (!c.passed) {
+      g.verdict = Verdict::source_reference_missing;
+      std::string missing;
+      for (const auto& m : c.missing_all) missing += (missing.empty() ? "" : ", ") + m;
+      if (c.any_missing) {
+        std::string any;
+        for (const auto& a : p.source_references->any) any += (any.empty() ? "" : " | ") + a;
+        missing += (missing.empty() ? "" : "; ") + std::string("one of: ") + any;
+      }
+      g.detail = "the solution does not use the required API: " + missing;
+      return false;
+    }
+  }
+
+  t.workspace = workspace_for(t);
+  try {
+    if (fs::exists(t.workspace)) fs::remove_all(t.workspace);
+    materialize_workspace(t.workspace, p, t.solution);
+  } catch (const std::exception& e) {
+    g.verdict = Verdict::judge_error;
+    g.detail = std::string("cannot prepare the workspace: ") + e.what();
+    return false;
+  }
+
+  if (!p.build_command || p.build_command->find_first_not_of(" \t") == std::string::npos)
+    return true;  // nothing to build (cuda_python problems)
+
+  const double timeout = p.timeout_or_default();
+  FileHashes inputs;
+  std::string key;
+  if (cache_) {
+    try {
+      inputs = hash_tree(t.workspace);
+      key = BuildCache::key(*p.build_command, build_env_, inputs);
+      if (auto hit = cache_->restore(key, t.workspace)) {
+        g.build.ran = true;
+        g.build.cached = true;
+        g.build.exit_code = hit->exit_code;
+        g.build.log = hit->log;
+        g.build.log_truncated = hit->log_truncated;
+        g.build.log_bytes = hit->log_bytes;
+        g.build.wall_s = 0;
+        g.build.attempts = 1;
+        if (hit->exit_code != 0) {
+          g.verdict = Verdict::build_error;
+          g.detail = "build failed (cached): " + first_line(hit->log);
+          return false;
+        }
+        return true;
+      }
+    } catch (const std::exception&) {
+      key.clear();  // hashing failed: build without the cache
+    }
+  }
+
+  int before = running_steps_.fetch_add(1);
+  ProcessResult r = run_shell(*p.build_command, t.workspace, timeout, opt_.log_cap);
+  int after = running_steps_.fetch_sub(1);
+  bool loaded = before > 0 || after > 1;
+  g.build = to_record(r, t.attempt);
+  g.build.quiet_retry = quiet;
+
+  if (!r.started) {
+    g.verdict = Verdict::judge_error;
+    g.detail = "could not start the build: " + r.error;
+    return false;
+  }
+  if (r.timed_out) {
+    if (loaded && !quiet && opt_.quiet_retry) {
+      t.needs_quiet = true;
+      return false;
+    }
+    g.verdict = Verdict::build_timeout;
+    g.detail = "build did not finish within " + std::to_string(static_cast<int>(timeout)) + " s";
+    return false;
+  }
+  if (r.signal == 0) {
+    costs_->observe(p.task_id, r.wall_s, -1);
+    if (cache_ && !key.empty()) {
+      CachedBuild rec{r.exit_code, g.build.log, g.build.log_truncated, g.build.log_bytes, r.wall_s};
+      cache_->store(key, t.workspace, inputs, rec);
+    }
+  }
+  if (r.exit_code != 0 || r.signal != 0) {
+    g.verdict = Verdict::build_error;
+    g.detail = r.signal ? "the compiler was killed by " + describe_signal(r.signal)
+                        : "build failed: " + first_line(r.output);
+    return false;
+  }
+  return true;
+}
+
+void Evaluator::run_test(State& st, Task& t, int gpu, bool quiet) {
+  (void)st;
+  const Problem& p = *t.problem;
+  GradedSolution& g = t.g;
+  g.gpu = gpu;
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) {
+    if (std::strncmp(*e, "CUDA_VISIBLE_DEVICES=", 21) == 0) continue;
+    env.emplace_back(*e);
+  }
+  if (gpu >= 0) env.push_back("CUDA_VISIBLE_DEVICES=" + std::to_string(gpu));
+
+  const double timeout = p.timeout_or_default();
+  int before = running_steps_.fetch_add(1);
+  ProcessResult r = run_shell(p.test_command, t.workspace, timeout, opt_.log_cap, env);
+  int after = running_steps_.fetch_sub(1);
+  bool loaded = before > 0 || after > 1;
+  g.test = to_record(r, t.attempt);
+  g.test.quiet_retry = quiet;
+  if (r.wall_s > 0) costs_->observe(p.task_id, -1, r.wall_s);
+
+  if (!r.started) {
+    g.verdict = Verdict::judge_error;
+    g.detail = "could not start the test: " + r.error;
+    return;
+  }
+  if (r.timed_out) {
+    if (loaded && !quiet && opt_.quiet_retry) {
+      t.needs_quiet = true;
+      return;
+    }
+    g.verdict = Verdict::test_timeout;
+    g.detail = "test did not finish within " + std::to_string(static_cast<int>(timeout)) + " s";
+    return;
+  }
+  if (r.exit_code == 0 && r.signal == 0) {
+    g.verdict = Verdict::pass;
+    g.detail.clear();
+    return;
+  }
+  if (std::string fault = machine_fault(r.output); !fault.empty()) {
+    g.verdict = Verdict::judge_error;
+    g.detail = "the GPU was not usable: " + fault;
+    return;
+  }
+  if (int sig = effective_signal(g.test)) {
+    g.verdict = Verdict::crash;
+    g.detail = "test killed by " + describe_signal(sig);
+    return;
+  }
+  g.verdict = Verdict::test_fail;
+  g.detail = "test exited with code " + std::to_string(r.exit_code);
+}
+
+void Evaluator::insert_sorted(std::deque<std::unique_ptr<Task>>& q, std::unique_ptr<Task> t) {
+  auto pos = std::find_if(q.begin(), q.end(),
+                          [&](const auto& x) { return x->expected_s < t->expected_s; });
+  q.insert(pos, std::move(t));
+}
+
+}  // namespace kjudge

@@ -1,0 +1,90 @@
+#pragma once
+// The grading pipeline for a set of (problem, solution) jobs on this machine:
+//
+//   check (skip rules, paths, source references) → workspace → build (CPU pool, cache)
+//     → test (GPU slots) → verdict
+//
+// Builds run on all cores and hold no GPU; tests run in slots, `tests_per_gpu` per GPU, each
+// with CUDA_VISIBLE_DEVICES naming its GPU. Jobs are started longest-expected-first. A timeout
+// that expired while other steps were running is not trusted: the job is run again at the end,
+// alone on a quiet machine, before the timeout becomes a verdict. Faults of the judge or the
+// machine (judge_error) are retried and never charged to the model.
+#include <atomic>
+#include <deque>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/problem.h"
+#include "eval/graded.h"
+#include "run/machine.h"
+
+namespace kjudge {
+
+class BuildCache;
+class CostModel;
+
+struct EvalOptions {
+  int build_workers = 0;  // 0: one per CPU
+  int tests_per_gpu = 2;
+  int host_test_slots = 0;  // slots when the machine has no GPU; 0: one per CPU
+  std::vector<int> gpus;    // GPU indices to use; empty: all of the machine's
+  bool use_cache = true;
+  std::filesystem::path cache_dir;  // holds builds/ and timings.json
+  std::filesystem::path work_root;  // workspaces are created (and removed) under it
+  bool keep_workspaces = false;
+  std::size_t log_cap = 16 * 1024;
+  int judge_error_retries = 2;
+  bool quiet_retry = true;
+};
+
+struct EvalJob {
+  const Problem* problem = nullptr;
+  Solution solution;
+};
+
+class Evaluator {
+ public:
+  Evaluator(EvalOptions options, MachineInfo machine);
+  ~Evaluator();
+
+  // Grades every job. `done` is called once per job, from one thread at a time, as soon as
+  // the job's verdict is final.
+  void run(std::vector<EvalJob> jobs, const std::function<void(const GradedSolution&)>& done);
+
+  // Stop starting new work; steps in flight finish. Safe from a signal handler.
+  void request_stop() { stop_.store(true); }
+  bool stopped() const { return stop_.load(); }
+
+  // What goes into every build-cache key besides the workspace and the command.
+  const std::string& build_environment() const { return build_env_; }
+
+ private:
+  struct State;
+  struct Task;
+
+  void build_worker(State& st);
+  void test_worker(State& st, int gpu);
+  // Runs the pre-checks and the build of `t`; returns false when the job is final already.
+  bool check_and_build(State& st, Task& t, bool quiet);
+  void run_test(State& st, Task& t, int gpu, bool quiet);
+  void finish(State& st, Task& t);
+  void retry_or_finish(State& st, std::unique_ptr<Task> t);
+  std::filesystem::path workspace_for(const Task& t) const;
+  static void insert_sorted(std::deque<std::unique_ptr<Task>>& q, std::unique_ptr<Task> t);
+
+  EvalOptions opt_;
+  MachineInfo machine_;
+  std::string build_env_;
+  std::unique_ptr<BuildCache> cache_;
+  std::unique_ptr<CostModel> costs_;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> running_steps_{0};
+};
+
+// Workspace directory name for a task id: readable, and safe as one path component.
+std::string sanitize_task_id(const std::string& task_id);
+
+}  // namespace kjudge

@@ -1,0 +1,194 @@
+#include "run/process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+extern char** environ;
+
+namespace kjudge {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Keeps the first and last halves of a stream that may be far larger than the cap, so that both
+// the first compiler error and the final test message survive.
+class CappedBuffer {
+ public:
+  explicit CappedBuffer(std::size_t cap) : head_cap_(cap / 2), tail_cap_(cap - cap / 2) {}
+
+  void append(const char* data, std::size_t n) {
+    total_ += n;
+    std::size_t to_head = std::min(n, head_cap_ - head_.size());
+    head_.append(data, to_head);
+    data += to_head;
+    n -= to_head;
+    if (n == 0) return;
+    tail_.append(data, n);
+    if (tail_.size() > 2 * tail_cap_) tail_.erase(0, tail_.size() - tail_cap_);
+  }
+
+  std::size_t total() const { return total_; }
+  bool truncated() const { return total_ > head_.size() + std::min(tail_.size(), tail_cap_); }
+
+  std::string str() const {
+    std::string tail = tail_.size() > tail_cap_ ? tail_.substr(tail_.size() - tail_cap_) : tail_;
+    if (!truncated()) return head_ + tail;
+    std::size_t cut = total_ - head_.size() - tail.size();
+    return head_ + "\n[... kjudge: " + std::to_string(cut) + " bytes of output truncated ...]\n" +
+           tail;
+  }
+
+ private:
+  std::size_t head_cap_, tail_cap_;
+  std::string head_, tail_;
+  std::size_t total_ = 0;
+};
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+double rusage_seconds(const struct rusage& ru) {
+  return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
+         ru.ru_stime.tv_usec / 1e6;
+}
+
+}  // namespace
+
+ProcessResult run_process(const ProcessSpec& spec) {
+  ProcessResult result;
+  if (spec.argv.empty()) {
+    result.error = "empty command";
+    return result;
+  }
+
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    result.error = std::string("pipe: ") + std::strerror(errno);
+    return result;
+  }
+
+  std::vector<char*> argv;
+  for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  std::vector<char*> envp;
+  if (spec.env) {
+    for (const auto& e : *spec.env) envp.push_back(const_cast<char*>(e.c_str()));
+    envp.push_back(nullptr);
+  }
+
+  // fork rather than posix_spawn: the child needs its own process group (so the whole tree can
+  // be killed at once), a working directory and /dev/null on stdin, all before exec.
+  auto start = Clock::now();
+  pid_t pid = fork();
+  if (pid < 0) {
+    result.error = std::string("fork: ") + std::strerror(errno);
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+    return result;
+  }
+  if (pid == 0) {
+    setpgid(0, 0);
+    int devnull = open("/dev/null", O_RDONLY);
+    if (devnull >= 0) dup2(devnull, STDIN_FILENO);
+    dup2(pipe_fds[1], STDOUT_FILENO);
+    dup2(pipe_fds[1], STDERR_FILENO);
+    signal(SIGPIPE, SIG_DFL);
+    if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) {
+      dprintf(STDERR_FILENO, "kjudge: cannot enter %s: %s\n", spec.cwd.c_str(), strerror(errno));
+      _exit(126);
+    }
+    if (spec.env) environ = envp.data();
+    execvp(argv[0], argv.data());
+    dprintf(STDERR_FILENO, "kjudge: cannot run %s: %s\n", argv[0], strerror(errno));
+    _exit(127);
+  }
+  // Set the group from both sides so a kill right after fork cannot miss it.
+  setpgid(pid, pid);
+  close(pipe_fds[1]);
+  result.started = true;
+
+  CappedBuffer out(spec.output_cap);
+  auto deadline = start + std::chrono::duration_cast<Clock::duration>(
+                              std::chrono::duration<double>(spec.timeout_s));
+  bool pipe_open = true;
+  bool exited = false;
+  Clock::time_point exited_at{};
+  int status = 0;
+  struct rusage ru {};
+  char buf[65536];
+
+  while (!exited || pipe_open) {
+    if (!exited) {
+      pid_t r = wait4(pid, &status, WNOHANG, &ru);
+      if (r == pid) {
+        exited = true;
+        exited_at = Clock::now();
+        // Descendants (daemons, background jobs) die with the group; their copy of the pipe
+        // then closes and the read loop ends instead of waiting for them.
+        kill(-pid, SIGKILL);
+      }
+    }
+    if (!exited && Clock::now() >= deadline) {
+      result.timed_out = true;
+      kill(-pid, SIGKILL);
+      wait4(pid, &status, 0, &ru);
+      exited = true;
+      exited_at = Clock::now();
+    }
+    if (pipe_open) {
+      struct pollfd pfd {pipe_fds[0], POLLIN, 0};
+      int pr = poll(&pfd, 1, exited ? 200 : 20);
+      if (pr > 0) {
+        ssize_t n = read(pipe_fds[0], buf, sizeof buf);
+        if (n > 0) {
+          out.append(buf, static_cast<std::size_t>(n));
+        } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+          pipe_open = false;
+        }
+      }
+      // A descendant that escaped the group may hold the pipe open, silent or chattering: give
+      // it a short grace to flush what the child wrote, then stop reading.
+      if (exited && (pr == 0 || seconds_since(exited_at) > 2.0)) pipe_open = false;
+    } else if (!exited) {
+      usleep(5000);
+    }
+  }
+  close(pipe_fds[0]);
+
+  result.wall_s = seconds_since(start);
+  result.cpu_s = rusage_seconds(ru);
+  if (!result.timed_out) {
+    if (WIFEXITED(status)) {
+      result.exit_code = WEXITSTATUS(status);
+    } else if (WIFSIGNALED(status)) {
+      result.signal = WTERMSIG(status);
+    }
+  }
+  result.output = out.str();
+  result.truncated = out.truncated();
+  result.output_bytes = out.total();
+  return result;
+}
+
+ProcessResult run_shell(const std::string& command, const std::filesystem::path& cwd,
+                        double timeout_s, std::size_t output_cap,
+                        std::optional<std::vector<std::string>> env) {
+  ProcessSpec spec;
+  spec.argv = {"/bin/sh", "-c", command};
+  spec.cwd = cwd;
+  spec.timeout_s = timeout_s;
+  spec.output_cap = output_cap;
+  spec.env = std::move(env);
+  return run_process(spec);
+}
+
+}  // namespace kjudge
