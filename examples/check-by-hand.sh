@@ -102,7 +102,7 @@ run_case() {
     files+=("$ws/$f")
   done < <(cd "$sdir" && find . -type f ! -name solution-spec.yaml -print0)
 
-  if [ "$(srcrefs_ok "$spec" "${files[@]}")" != 0 ]; then
+  if [ -z "${IGNORE_SRCREFS:-}" ] && [ "$(srcrefs_ok "$spec" "${files[@]}")" != 0 ]; then
     verdict=source_reference_missing
     rm -rf "$ws"; return
   fi
@@ -118,7 +118,8 @@ run_case() {
 
   # Output goes to files, not pipes, so a background child holding stdout cannot stall us.
   t0=$(now)
-  (cd "$ws" && timeout -k 2 "$tmo" bash -c "$test") >"$ws.out" 2>"$ws.err" </dev/null
+  # (The outer braces keep bash's own "Segmentation fault" job notices off our stderr.)
+  { (cd "$ws" && timeout -k 2 "$tmo" bash -c "$test") >"$ws.out" 2>"$ws.err" </dev/null; } 2>/dev/null
   rc=$?
   t1=$(now); test_s=$(elapsed "$t0" "$t1")
   out_bytes=$(($(stat -c %s "$ws.out") + $(stat -c %s "$ws.err")))
@@ -163,6 +164,9 @@ for sdir in "$here"/solutions/*/; do
   report "$name" "$task" "$want"
   case "$name" in
     spawn-*) if [ "$strays" -lt 1 ]; then echo "MISMATCH $name left no background process"; failures=$((failures + 1)); fi ;;
+    srcref-missing-*)  # must be otherwise correct: passes once the reference check is waived
+      IGNORE_SRCREFS=1 run_case "$name" "$pdir" "$sdir"
+      report "$name (refs waived)" "$task" pass ;;
     flood-*) if [ "$out_bytes" -lt 50000000 ]; then echo "MISMATCH $name printed only $out_bytes bytes"; failures=$((failures + 1)); fi ;;
   esac
 done

@@ -1,0 +1,216 @@
+// The grading pipeline end to end, on problems whose "build" and "test" are shell scripts, so
+// every verdict path runs in milliseconds without nvcc or a GPU. The nvcc-built example pack is
+// exercised by cli_test.
+#include "eval/evaluator.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <mutex>
+
+#include "test_util.h"
+
+namespace kjudge {
+namespace {
+
+// build: refuses a solution containing SYNTAX_ERROR, else "compiles" solution.sh into run.sh and
+// counts the compile in $KJ_BUILD_COUNTER. test: runs run.sh.
+Problem shell_problem(const std::string& id, double timeout = 5) {
+  Problem p;
+  p.task_id = id;
+  p.group = "shell";
+  p.difficulty = "easy";
+  p.host_only = true;
+  p.build_command =
+      "if grep -q SYNTAX_ERROR solution.sh; then echo 'solution.sh:1: error: bad' >&2; exit 1; fi; "
+      "echo built >> \"$KJ_BUILD_COUNTER\"; cp solution.sh run.sh";
+  p.test_command = "sh run.sh";
+  p.test_files = {{"test/check.txt", "hidden"}};
+  p.timeout_seconds = timeout;
+  return p;
+}
+
+Solution sol(const std::string& id, const std::string& script, int sample = 0) {
+  Solution s;
+  s.task_id = id;
+  s.sample = sample;
+  s.files = {{"solution.sh", script}};
+  return s;
+}
+
+MachineInfo host_machine() {
+  MachineInfo m;
+  m.nvcc_path = "/usr/bin/true";
+  m.cuda_version = "13.0";
+  m.nvcc_version_line = "Cuda compilation tools, release 13.0";
+  m.cpu_count = 2;
+  return m;
+}
+
+class EvaluatorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    counter_ = dir_ / "builds.count";
+    setenv("KJ_BUILD_COUNTER", counter_.c_str(), 1);
+    opt_.cache_dir = dir_ / "cache";
+    opt_.work_root = dir_ / "work";
+    opt_.build_workers = 2;
+    opt_.host_test_slots = 2;
+  }
+
+  std::map<std::pair<std::string, int>, GradedSolution> run(const std::vector<Problem>& problems,
+                                                            std::vector<Solution> sols) {
+    std::vector<EvalJob> jobs;
+    for (auto& s : sols)
+      for (const auto& p : problems)
+        if (p.task_id == s.task_id) jobs.push_back({&p, s});
+    Evaluator ev(opt_, machine_);
+    std::map<std::pair<std::string, int>, GradedSolution> out;
+    std::mutex mu;
+    ev.run(std::move(jobs), [&](const GradedSolution& g) {
+      std::lock_guard<std::mutex> lock(mu);
+      EXPECT_TRUE(out.emplace(std::make_pair(g.task_id, g.sample), g).second) << "reported twice";
+      order_.push_back(g.task_id);
+    });
+    return out;
+  }
+
+  int builds() const {
+    std::ifstream in(counter_);
+    int n = 0;
+    std::string line;
+    while (std::getline(in, line)) ++n;
+    return n;
+  }
+
+  testing::TempDir dir_;
+  std::filesystem::path counter_;
+  EvalOptions opt_;
+  MachineInfo machine_ = host_machine();
+  std::vector<std::string> order_;
+};
+
+TEST_F(EvaluatorTest, EachOutcomeGetsItsVerdict) {
+  std::vector<Problem> ps = {shell_problem("p/pass"), shell_problem("p/fail"),
+                             shell_problem("p/build"), shell_problem("p/crash"),
+                             shell_problem("p/escape"), shell_problem("p/timeout", 1)};
+  opt_.quiet_retry = false;
+  auto r = run(ps, {sol("p/pass", "echo ok; exit 0"), sol("p/fail", "echo wrong; exit 1"),
+                    sol("p/build", "SYNTAX_ERROR"), sol("p/crash", "kill -SEGV $$"),
+                    {"p/escape", 0, {{"../../outside.sh", "x"}}},
+                    sol("p/timeout", "while :; do :; done")});
+  ASSERT_EQ(r.size(), 6u);
+  EXPECT_EQ(r[{"p/pass", 0}].verdict, Verdict::pass);
+  EXPECT_EQ(r[{"p/fail", 0}].verdict, Verdict::test_fail);
+  EXPECT_NE(r[{"p/fail", 0}].test.log.find("wrong"), std::string::npos);
+  EXPECT_EQ(r[{"p/build", 0}].verdict, Verdict::build_error);
+  EXPECT_NE(r[{"p/build", 0}].detail.find("error: bad"), std::string::npos);
+  EXPECT_EQ(r[{"p/crash", 0}].verdict, Verdict::crash);
+  EXPECT_NE(r[{"p/crash", 0}].detail.find("SIGSEGV"), std::string::npos);
+  EXPECT_EQ(r[{"p/escape", 0}].verdict, Verdict::invalid_solution);
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "outside.sh"));
+  EXPECT_EQ(r[{"p/timeout", 0}].verdict, Verdict::test_timeout);
+  EXPECT_LT(r[{"p/timeout", 0}].test.wall_s, 3.0);
+  // Workspaces are cleaned up.
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "work") && !std::filesystem::is_empty(dir_ / "work"));
+}
+
+TEST_F(EvaluatorTest, SourceReferencesAreCheckedBeforeBuilding) {
+  Problem p = shell_problem("p/refs");
+  p.source_references = SourceReferences{{"cudaMallocAsync"}, {}};
+  auto r = run({p}, {sol("p/refs", "# cudaMallocAsync in a comment only\nexit 0", 0),
+                     sol("p/refs", "cudaMallocAsync=1\nexit 0", 1)});
+  EXPECT_EQ(r[{"p/refs", 0}].verdict, Verdict::source_reference_missing);
+  EXPECT_FALSE(r[{"p/refs", 0}].build.ran);
+  EXPECT_EQ(r[{"p/refs", 1}].verdict, Verdict::pass);
+}
+
+TEST_F(EvaluatorTest, SecondRunTakesBuildsFromTheCache) {
+  std::vector<Problem> ps = {shell_problem("c/a"), shell_problem("c/b")};
+  auto first = run(ps, {sol("c/a", "exit 0"), sol("c/b", "SYNTAX_ERROR")});
+  EXPECT_EQ(builds(), 1);  // the failing build never reaches the counter
+  auto second = run(ps, {sol("c/a", "exit 0"), sol("c/b", "SYNTAX_ERROR")});
+  EXPECT_EQ(builds(), 1) << "a rerun must not compile again";
+  EXPECT_TRUE(second[{"c/a", 0}].build.cached);
+  EXPECT_EQ(second[{"c/a", 0}].verdict, Verdict::pass);
+  EXPECT_TRUE(second[{"c/b", 0}].build.cached);
+  EXPECT_EQ(second[{"c/b", 0}].verdict, Verdict::build_error);
+  // A changed solution is a new build.
+  run(ps, {sol("c/a", "exit 0 # changed")});
+  EXPECT_EQ(builds(), 2);
+  opt_.use_cache = false;
+  run(ps, {sol("c/a", "exit 0")});
+  EXPECT_EQ(builds(), 3);
+}
+
+TEST_F(EvaluatorTest, TimeoutUnderLoadIsRetriedOnAQuietMachine) {
+  // Each test registers itself in a shared folder and waits up to 2 s for a peer; with a live
+  // peer it stalls past its timeout, as a slow build or a shared GPU would make it. Alone (the
+  // quiet retry), it passes.
+  auto shared = dir_ / "running";
+  std::filesystem::create_directories(shared);
+  std::string d = shared.string();
+  std::string script =
+      "touch " + d + "/$$; i=0; while [ $i -lt 20 ]; do n=0; for f in " + d +
+      "/*; do kill -0 $(basename $f) 2>/dev/null && n=$((n+1)); done; "
+      "if [ $n -gt 1 ]; then sleep 10; fi; sleep 0.1; i=$((i+1)); done; exit 0";
+  std::vector<Problem> ps = {shell_problem("q/a", 3.5), shell_problem("q/b", 3.5)};
+  auto r = run(ps, {sol("q/a", script), sol("q/b", script)});
+  for (const auto& id : {"q/a", "q/b"}) {
+    const auto& g = r[{id, 0}];
+    EXPECT_EQ(g.verdict, Verdict::pass) << id << ": " << g.detail;
+    EXPECT_TRUE(g.test.quiet_retry) << id;
+    EXPECT_EQ(g.test.attempts, 2) << id;
+  }
+}
+
+TEST_F(EvaluatorTest, RealTimeoutStaysATimeoutAfterTheQuietRetry) {
+  std::vector<Problem> ps = {shell_problem("t/a", 1), shell_problem("t/b", 1)};
+  auto r = run(ps, {sol("t/a", "sleep 10"), sol("t/b", "sleep 10")});
+  for (const auto& id : {"t/a", "t/b"}) {
+    EXPECT_EQ(r[{id, 0}].verdict, Verdict::test_timeout);
+    EXPECT_TRUE(r[{id, 0}].test.quiet_retry);
+  }
+}
+
+TEST_F(EvaluatorTest, MachineFaultsAreRetriedThenReportedAsJudgeErrors) {
+  opt_.judge_error_retries = 2;
+  auto r = run({shell_problem("j/a")},
+               {sol("j/a", "echo 'CUDA error: no CUDA-capable device is detected'; exit 1")});
+  const auto& g = r[{"j/a", 0}];
+  EXPECT_EQ(g.verdict, Verdict::judge_error);
+  EXPECT_EQ(g.test.attempts, 3);
+}
+
+TEST_F(EvaluatorTest, SkipRulesSkipInsteadOfFailing) {
+  Problem gpu = shell_problem("s/gpu");
+  gpu.host_only = false;  // needs a GPU, and this machine has none
+  Problem ctk = shell_problem("s/ctk");
+  ctk.min_cuda_toolkit = "99.0";
+  auto r = run({gpu, ctk}, {sol("s/gpu", "exit 0"), sol("s/ctk", "exit 0")});
+  EXPECT_EQ(r[{"s/gpu", 0}].verdict, Verdict::skipped);
+  EXPECT_EQ(r[{"s/gpu", 0}].skip_code, "no_gpu");
+  EXPECT_EQ(r[{"s/ctk", 0}].verdict, Verdict::skipped);
+  EXPECT_EQ(r[{"s/ctk", 0}].skip_code, "cuda_toolkit");
+  EXPECT_EQ(builds(), 0);
+}
+
+TEST_F(EvaluatorTest, LongestExpectedJobsStartFirst) {
+  // Earlier runs on this machine measured these durations.
+  testing::write_text(opt_.cache_dir / "timings.json",
+                      R"({"o/short": {"build_s": 1, "test_s": 0.1},
+                          "o/long": {"build_s": 50, "test_s": 1},
+                          "o/mid": {"build_s": 10, "test_s": 1}})");
+  opt_.build_workers = 1;
+  opt_.host_test_slots = 1;
+  std::vector<Problem> ps = {shell_problem("o/short"), shell_problem("o/mid"),
+                             shell_problem("o/long")};
+  run(ps, {sol("o/short", "exit 0"), sol("o/mid", "exit 0"), sol("o/long", "exit 0")});
+  ASSERT_EQ(order_.size(), 3u);
+  EXPECT_EQ(order_[0], "o/long");
+  EXPECT_EQ(order_[2], "o/short");
+}
+
+}  // namespace
+}  // namespace kjudge

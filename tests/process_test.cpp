@@ -1,0 +1,90 @@
+#include "run/process.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include "test_util.h"
+
+namespace kjudge {
+namespace {
+
+TEST(Process, CapturesMergedOutputAndExitCode) {
+  auto r = run_shell("echo out; echo err >&2; exit 3", "/", 10);
+  ASSERT_TRUE(r.started);
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_NE(r.output.find("out"), std::string::npos);
+  EXPECT_NE(r.output.find("err"), std::string::npos);
+  EXPECT_FALSE(r.ok());
+}
+
+TEST(Process, RunsInTheGivenDirectory) {
+  testing::TempDir d;
+  auto r = run_shell("pwd", d.path(), 10);
+  EXPECT_EQ(r.output, d.path().string() + "\n");
+}
+
+TEST(Process, TimeoutKillsTheWholeGroup) {
+  testing::TempDir d;
+  // The grandchild would touch a file after 3 s if it survived the kill.
+  auto r = run_shell("(sleep 3; touch survived) & sleep 30", d.path(), 0.5);
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_LT(r.wall_s, 2.5);
+  sleep(4);
+  EXPECT_FALSE(std::filesystem::exists(d / "survived"));
+}
+
+TEST(Process, BackgroundChildDoesNotOutliveANormalExit) {
+  testing::TempDir d;
+  auto r = run_shell("(sleep 2; touch survived) & echo done", d.path(), 10);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_LT(r.wall_s, 1.5) << "the judge must not wait for a background child";
+  sleep(3);
+  EXPECT_FALSE(std::filesystem::exists(d / "survived"));
+}
+
+TEST(Process, ReportsSignals) {
+  ProcessSpec spec;
+  spec.argv = {"/bin/sh", "-c", "kill -SEGV $$"};
+  spec.timeout_s = 10;
+  auto r = run_process(spec);
+  EXPECT_EQ(r.signal, SIGSEGV);
+  EXPECT_FALSE(r.ok());
+}
+
+TEST(Process, CapsFloodingOutputAndMarksTheCut) {
+  // 20 MB of output, 4 KiB kept: the first and the last lines survive.
+  auto r = run_shell("echo FIRST; yes 0123456789abcdefghij | head -c 20000000; echo; echo LAST", "/",
+                     30, 4096);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(r.truncated);
+  EXPECT_GT(r.output_bytes, 20000000u);
+  EXPECT_LT(r.output.size(), 4096u + 200u);
+  EXPECT_EQ(r.output.rfind("FIRST", 0), 0u);
+  EXPECT_NE(r.output.find("LAST"), std::string::npos);
+  EXPECT_NE(r.output.find("bytes of output truncated"), std::string::npos);
+}
+
+TEST(Process, MissingProgramIsAnExitCodeNotACrashOfTheJudge) {
+  ProcessSpec spec;
+  spec.argv = {"/nonexistent/program"};
+  auto r = run_process(spec);
+  EXPECT_TRUE(r.started);
+  EXPECT_EQ(r.exit_code, 127);
+  EXPECT_NE(r.output.find("cannot run"), std::string::npos);
+}
+
+TEST(Process, EnvironmentIsReplacedWhenGiven) {
+  auto r = run_shell("echo \"[$KJ_A][$HOME]\"", "/", 10, 4096,
+                     std::vector<std::string>{"KJ_A=1", "PATH=/usr/bin:/bin"});
+  EXPECT_EQ(r.output, "[1][]\n");
+}
+
+TEST(Process, IgnoringSigtermDoesNotHelpAgainstTheTimeout) {
+  auto r = run_shell("trap '' TERM; while :; do :; done", "/", 0.5);
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_LT(r.wall_s, 3.0);
+}
+
+}  // namespace
+}  // namespace kjudge
