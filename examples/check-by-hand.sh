@@ -37,7 +37,7 @@ problem_dir_for() {  # TASK_ID -> problem directory
 }
 
 expected_for() {  # NAME -> expected verdict from the TSV
-  awk -F'\t' -v n="$1" '$2 == n { print $3 }' "$here/expected-verdicts.tsv"
+  awk -F'\t' -v n="$1" '$3 == n { print $4 }' "$here/expected-verdicts.tsv"
 }
 
 now() { date +%s.%N; }

@@ -30,16 +30,17 @@
 //     there; nor `thrust::device_vector` in `thrust::device_vector<int>`. We find both: a ref
 //     such as `thrust::device_vector` is almost always written with template arguments, and
 //     failing it would punish the very use the problem asks for.
-//   * Macro bodies. tree-sitter keeps `#define F thrust::sort(a, b)` as one opaque preproc_arg
-//     token, so nothing inside it matches (unless the whole body equals the ref). We treat
-//     directive lines other than #include as code: a call made through a macro is still a call.
-//   * String contents equal to the ref. tree-sitter gives `"cudaMalloc"` a string_content child,
-//     so a literal whose whole content is the ref counts there. Here no part of a literal counts:
-//     naming an API in a string does not use it. The same holds for `#include "foo.h"` paths,
-//     which we never search (tree-sitter makes `<cub/cub.cuh>` one system_lib_string node, so a
-//     ref like `cub` never matches an include path there either).
-//   * Python f-strings: tree-sitter parses `{expr}` inside an f-string as code; so do we, but
-//     format specs after `:` are code to us too (harmless: they hold no identifiers that matter).
+//   * Directive arguments. tree-sitter keeps a #define body (`#define F thrust::sort(a, b)`)
+//     or a #pragma argument as one opaque preproc_arg token, so nothing inside it matches
+//     unless the whole body equals the ref. We search them as code: a call made through a macro
+//     is still a call. (#if conditions are code to both.)
+//   * Literal contents equal to the ref. tree-sitter gives `"cudaMalloc"` a string_content child
+//     (and `'x'` a character child), so a literal whose whole content is the ref counts there,
+//     `#include "foo.h"` counting for `foo.h` too. Here no part of a literal counts: naming an
+//     API in a string does not use it. Include paths are never searched; for `<cub/cub.cuh>`
+//     that agrees with tree-sitter (one system_lib_string node, so `cub` never matches there),
+//     and so does skipping the directive word (`#include` is one token, `include` no node).
+//   (Agreed, not different: the `{expr}` parts of a Python f-string are code to both.)
 //   * Refs that do not start or end on a token boundary in tree-sitter's sense (e.g. `.fetch_add`
 //     or `Sum(`) may match here; ComputeEval needs a single node. No pack has such refs.
 //   * An empty ref is never found (ComputeEval loops forever on one).

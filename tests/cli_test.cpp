@@ -1,0 +1,217 @@
+// End to end through the real binary: the example pack (CUDA sources built with nvcc that run
+// on the host) packed, verified, validated and evaluated; kill -9 and --resume; bad input.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "test_util.h"
+
+namespace kjudge {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kSource = KJUDGE_SOURCE_DIR;
+const std::string kBin = KJUDGE_BINARY;
+
+struct Cmd {
+  int rc;
+  std::string out;  // stdout and stderr
+};
+
+Cmd sh(const std::string& command) {
+  std::string full = "cd '" + kSource.string() + "' && " + command + " 2>&1";
+  FILE* p = popen(full.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
+}
+
+bool have_nvcc() { return sh("command -v nvcc || test -x /usr/local/cuda/bin/nvcc").rc == 0; }
+
+// Shared by the tests of this file (ctest may run them in parallel: the cache is safe for that).
+fs::path shared_cache() { return fs::path(KJUDGE_BINARY).parent_path() / "test-cache"; }
+
+std::vector<nlohmann::json> read_jsonl(const fs::path& p) {
+  std::vector<nlohmann::json> out;
+  std::ifstream in(p);
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty()) out.push_back(nlohmann::json::parse(line));
+  return out;
+}
+
+class ExamplePack : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!have_nvcc()) GTEST_SKIP() << "nvcc not installed";
+    setenv("PATH", (std::string(getenv("PATH")) + ":/usr/local/cuda/bin").c_str(), 1);
+    problems_ = dir_ / "example-problems.tar.gz";
+    solutions_ = dir_ / "example-solutions.tar.gz";
+    auto a = sh(kBin + " problems pack examples/pack --release example -o " + problems_.string());
+    ASSERT_EQ(a.rc, 0) << a.out;
+    auto b = sh(kBin + " solutions pack examples/solutions examples/solutions-raw/escape.jsonl -o " +
+                solutions_.string());
+    ASSERT_EQ(b.rc, 0) << b.out;
+  }
+  std::string common() const {
+    return " --cache-dir " + shared_cache().string() + " --work-dir " + (dir_ / "work").string();
+  }
+  testing::TempDir dir_;
+  fs::path problems_, solutions_;
+};
+
+TEST_F(ExamplePack, PackVerifiesAndListsAsJson) {
+  auto v = sh(kBin + " problems verify " + problems_.string());
+  EXPECT_EQ(v.rc, 0) << v.out;
+  EXPECT_NE(v.out.find("every hash verifies"), std::string::npos);
+  auto l = sh(kBin + " problems list " + problems_.string() + " --json");
+  ASSERT_EQ(l.rc, 0) << l.out;
+  auto j = nlohmann::json::parse(l.out);
+  EXPECT_EQ(j.size(), 5u);
+  auto g = sh(kBin + " problems list " + problems_.string() + " --difficulty easy --json");
+  EXPECT_LT(nlohmann::json::parse(g.out).size(), 5u);
+  auto s = sh(kBin + " problems show " + problems_.string() + " example/saxpy");
+  EXPECT_EQ(s.rc, 0);
+  EXPECT_NE(s.out.find("hidden"), std::string::npos);
+  EXPECT_EQ(s.out.find("int main"), std::string::npos) << "hidden tests are not printed by default";
+}
+
+TEST_F(ExamplePack, ValidatePassesEveryBaseline) {
+  auto r = sh(kBin + " validate " + problems_.string() + " --out " + (dir_ / "v").string() +
+              common() + " --json -q");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  auto results = read_jsonl(dir_ / "v/results.jsonl");
+  ASSERT_EQ(results.size(), 5u);
+  for (const auto& g : results) EXPECT_EQ(g["verdict"], "pass") << g.dump();
+  std::ifstream in(dir_ / "v/summary.json");
+  auto summary = nlohmann::json::parse(in);
+  EXPECT_DOUBLE_EQ(summary["pass_at_k"]["1"].get<double>(), 1.0);
+}
+
+TEST_F(ExamplePack, EvaluateGivesEveryExampleItsExpectedVerdict) {
+  auto r = sh(kBin + " evaluate --problems " + problems_.string() + " --solutions " +
+              solutions_.string() + " -k 1,2 --out " + (dir_ / "e").string() + common() + " -q");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  std::map<std::pair<std::string, int>, nlohmann::json> got;
+  for (const auto& g : read_jsonl(dir_ / "e/results.jsonl")) {
+    auto key = std::make_pair(g["task_id"].get<std::string>(), g["sample"].get<int>());
+    EXPECT_TRUE(got.emplace(key, g).second) << "duplicate result " << g.dump();
+  }
+  std::ifstream tsv(kSource / "examples/expected-verdicts.tsv");
+  std::string line;
+  int checked = 0;
+  while (std::getline(tsv, line)) {
+    std::istringstream fields(line);
+    std::string task, sample, name, verdict;
+    std::getline(fields, task, '\t');
+    std::getline(fields, sample, '\t');
+    std::getline(fields, name, '\t');
+    std::getline(fields, verdict, '\t');
+    auto it = got.find({task, std::stoi(sample)});
+    ASSERT_NE(it, got.end()) << "no result for " << name;
+    EXPECT_EQ(it->second["verdict"], verdict) << name << ": " << it->second["detail"];
+    ++checked;
+  }
+  EXPECT_EQ(checked, static_cast<int>(got.size()));
+  // The flood was capped and marked; the escape wrote nothing outside.
+  const auto& flood = got[{"example/float4_math", 2}];
+  EXPECT_TRUE(flood["test"]["log_truncated"].get<bool>());
+  EXPECT_GT(flood["test"]["log_bytes"].get<size_t>(), 50'000'000u);
+  EXPECT_LT(flood["test"]["log"].get<std::string>().size(), 20'000u);
+  EXPECT_FALSE(fs::exists("/tmp/kjudge-evil.cu"));
+  // Nothing the solutions spawned is left running.
+  auto ps = sh("ps -eo args | grep -c '[s]leep 300' || true");
+  EXPECT_EQ(ps.out, "0\n") << "a spawned daemon outlived its run";
+
+  std::ifstream in(dir_ / "e/summary.json");
+  auto summary = nlohmann::json::parse(in);
+  EXPECT_EQ(summary["solutions"], checked);
+  EXPECT_FALSE(summary["pass_at_k"]["2"].is_null());
+  EXPECT_EQ(summary["verdicts"]["invalid_solution"], 4);
+}
+
+TEST_F(ExamplePack, KilledRunResumesWithoutRedoingOrDuplicating) {
+  fs::path out = dir_ / "k";
+  std::string cmd = kBin + " evaluate --problems " + problems_.string() + " --solutions " +
+                    solutions_.string() + " --out " + out.string() + " --work-dir " +
+                    (dir_ / "work").string() + " --cache-dir " + (dir_ / "cold-cache").string() +
+                    " -q";
+  pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    execl("/bin/sh", "sh", "-c", ("cd '" + kSource.string() + "' && exec " + cmd).c_str(), nullptr);
+    _exit(127);
+  }
+  // Kill it hard once a few results are journalled.
+  for (int i = 0; i < 600; ++i) {
+    if (fs::exists(out / "results.jsonl") && read_jsonl(out / "results.jsonl").size() >= 3) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  kill(-pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  auto before = read_jsonl(out / "results.jsonl");
+  ASSERT_GE(before.size(), 3u);
+  ASSERT_LT(before.size(), 22u) << "the run finished before it could be killed";
+
+  auto again = sh(cmd);
+  EXPECT_NE(again.rc, 0) << "an existing run directory needs --resume";
+  auto r = sh(cmd + " --resume");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  auto after = read_jsonl(out / "results.jsonl");
+  EXPECT_EQ(after.size(), 22u);
+  std::set<std::pair<std::string, int>> keys;
+  for (const auto& g : after) keys.insert({g["task_id"], g["sample"]});
+  EXPECT_EQ(keys.size(), after.size()) << "no duplicates";
+  for (size_t i = 0; i < before.size(); ++i) EXPECT_EQ(after[i], before[i]) << "nothing redone";
+}
+
+TEST(CliErrors, BadInputNamesTheFileAndExitsWithUsageCode) {
+  testing::TempDir d;
+  testing::write_text(d / "notgz.tar.gz", "this is not an archive");
+  auto r = sh(kBin + " problems verify " + (d / "notgz.tar.gz").string());
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("notgz.tar.gz"), std::string::npos) << r.out;
+
+  testing::write_text(d / "problems.jsonl", "{\"task_id\": 3}\n");
+  auto l = sh(kBin + " problems list " + (d / "problems.jsonl").string());
+  EXPECT_NE(l.rc, 0);
+  EXPECT_NE(l.out.find("problems.jsonl:1"), std::string::npos) << l.out;
+
+  auto m = sh(kBin + " problems list /nonexistent/pack.tar.gz");
+  EXPECT_EQ(m.rc, 2);
+  EXPECT_NE(m.out.find("/nonexistent/pack.tar.gz"), std::string::npos) << m.out;
+
+  auto u = sh(kBin + " evaluate --problems x");
+  EXPECT_EQ(u.rc, 2) << u.out;
+  EXPECT_NE(sh(kBin + " evaluate --help").out.find("--resume"), std::string::npos);
+}
+
+TEST(CliErrors, YamlConfigSetsOptionsAndTheCommandLineWins) {
+  if (!have_nvcc()) GTEST_SKIP() << "nvcc not installed";
+  testing::TempDir d;
+  testing::write_text(d / "cfg.yaml", "problems:\n  list:\n    json: true\n    difficulty: [hard]\n");
+  auto r = sh(kBin + " --config " + (d / "cfg.yaml").string() + " problems list examples/pack");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_EQ(nlohmann::json::parse(r.out).size(), 0u);
+  auto o = sh(kBin + " --config " + (d / "cfg.yaml").string() +
+              " problems list examples/pack --difficulty easy");
+  EXPECT_GT(nlohmann::json::parse(o.out).size(), 0u);
+  testing::write_text(d / "bad.yaml", "problems: [unclosed\n");
+  auto b = sh(kBin + " --config " + (d / "bad.yaml").string() + " problems list examples/pack");
+  EXPECT_EQ(b.rc, 2);
+  EXPECT_NE(b.out.find("line"), std::string::npos) << b.out;
+}
+
+}  // namespace
+}  // namespace kjudge
