@@ -125,7 +125,7 @@ TEST_F(ExamplePack, EvaluateGivesEveryExampleItsExpectedVerdict) {
   }
   EXPECT_EQ(checked, static_cast<int>(got.size()));
   // The flood was capped and marked; the escape wrote nothing outside.
-  const auto& flood = got[{"example/float4_math", 2}];
+  const auto& flood = got[std::make_pair(std::string("example/float4_math"), 2)];
   EXPECT_TRUE(flood["test"]["log_truncated"].get<bool>());
   EXPECT_GT(flood["test"]["log_bytes"].get<size_t>(), 50'000'000u);
   EXPECT_LT(flood["test"]["log"].get<std::string>().size(), 20'000u);

@@ -76,7 +76,8 @@ std::map<std::string, std::string> read_tar(const fs::path& path) {
     std::string data;
     char buf[4096];
     la_ssize_t n;
-    while ((n = archive_read_data(a, buf, sizeof buf)) > 0) data.append(buf, static_cast<size_t>(n));
+    while ((n = archive_read_data(a, buf, sizeof buf)) > 0)
+      data.append(buf, static_cast<size_t>(n));
     out[archive_entry_pathname(e)] = data;
   }
   archive_read_free(a);
@@ -163,8 +164,7 @@ bool contains(const std::string& haystack, const std::string& needle) {
 TEST(Hashes, Md5AndSha256) {
   EXPECT_EQ(md5_hex(""), "d41d8cd98f00b204e9800998ecf8427e");
   EXPECT_EQ(md5_hex("abc"), "900150983cd24fb0d6963f7d28e17f72");
-  EXPECT_EQ(sha256_hex("abc"),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   Sha256 h;
   h.update("a").update("b");
   const std::string partial = h.hex();
@@ -255,6 +255,18 @@ TEST(ProblemPack, DuplicateTaskIdIsRefusedOnWrite) {
   EXPECT_THROW(write_problem_pack(tmp / "p.tar.gz", "2025-3", std::nullopt, {bad}), InputError);
 }
 
+TEST(ProblemPack, InvalidUtf8IsRefusedOnWrite) {
+  TempDir tmp;
+  Problem p = make_problem("CUDA/8", "bad \xff byte");
+  const auto e = expect_input_error(
+      [&] { write_problem_pack(tmp / "p.tar.gz", "2025-3", std::nullopt, {p}); });
+  EXPECT_EQ(e.file(), (tmp / "p.tar.gz").string());
+  EXPECT_TRUE(contains(e.reason(), "CUDA/8")) << e.reason();
+  EXPECT_FALSE(fs::exists(tmp / "p.tar.gz"));
+  EXPECT_THROW(write_problem_dir(p, tmp / "dir"), InputError);
+  EXPECT_FALSE(fs::exists(tmp / "dir"));
+}
+
 TEST(ProblemPack, BadLineIsReportedAndOthersStillLoad) {
   TempDir tmp;
   const fs::path path = tmp / "bad-problems.tar.gz";
@@ -270,8 +282,7 @@ TEST(ProblemPack, BadLineIsReportedAndOthersStillLoad) {
   const InputError& e = report.errors[0];
   EXPECT_EQ(e.file(), path.string() + ":problems.jsonl");
   EXPECT_EQ(e.line(), 3);
-  EXPECT_TRUE(contains(e.what(), "bad-problems.tar.gz:problems.jsonl:3: invalid JSON"))
-      << e.what();
+  EXPECT_TRUE(contains(e.what(), "bad-problems.tar.gz:problems.jsonl:3: invalid JSON")) << e.what();
   // Without a report the first bad line throws.
   const auto thrown = expect_input_error([&] { read_problem_pack(path, nullptr); });
   EXPECT_EQ(thrown.line(), 3);
@@ -307,10 +318,11 @@ TEST(ProblemPack, BlankLinesAreSkippedButCounted) {
   TempDir tmp;
   const fs::path path = tmp / "p.tar.gz";
   std::string last = problem_to_json_line(make_problem("CUDA/3"));  // no trailing newline
-  make_tar(path, {{"metadata.json", metadata_for({{"CUDA/1", md5_hex(line_of(make_problem("CUDA/1")))},
-                                                  {"CUDA/3", md5_hex(last + "\n")}},
-                                                 2)},
-                  {"problems.jsonl", line_of(make_problem("CUDA/1")) + "\n   \n" + last}});
+  make_tar(path,
+           {{"metadata.json", metadata_for({{"CUDA/1", md5_hex(line_of(make_problem("CUDA/1")))},
+                                            {"CUDA/3", md5_hex(last + "\n")}},
+                                           2)},
+            {"problems.jsonl", line_of(make_problem("CUDA/1")) + "\n   \n" + last}});
   LoadReport report;
   const ProblemPack pack = read_problem_pack(path, &report);
   EXPECT_TRUE(report.ok());
@@ -372,8 +384,8 @@ TEST(VerifyPack, TamperedProblemIsNamed) {
   const size_t at = jsonl.find("Write it.", jsonl.find("CUDA/2"));
   ASSERT_NE(at, std::string::npos);
   jsonl.replace(at, 9, "Write it!");
-  make_tar(tmp / "t.tar.gz", {{"metadata.json", members["metadata.json"]},
-                              {"problems.jsonl", jsonl}});
+  make_tar(tmp / "t.tar.gz",
+           {{"metadata.json", members["metadata.json"]}, {"problems.jsonl", jsonl}});
   const ProblemPack pack = read_problem_pack(tmp / "t.tar.gz", nullptr);
   const auto issues = verify_pack(pack);
   ASSERT_EQ(issues.size(), 1u);
@@ -414,8 +426,7 @@ TEST(SolutionPack, WriteThenRead) {
                                            make_solution("CUDA/1", 1, "b"),
                                            make_solution("CUDA/2", 0, "c")};
   const fs::path path = tmp / "model-solutions.tar.gz";
-  write_solution_pack(path, "2025-3", "gpt", std::vector<std::string>{"cccl", "cublas"},
-                      solutions);
+  write_solution_pack(path, "2025-3", "gpt", std::vector<std::string>{"cccl", "cublas"}, solutions);
   LoadReport report;
   const SolutionPack pack = read_solution_pack(path, &report);
   EXPECT_TRUE(report.ok());
@@ -446,11 +457,16 @@ TEST(SolutionPack, SamplesFromKeyOrOrdinal) {
   TempDir tmp;
   const std::string meta = R"({"release":"2025-3","total_count":5,"created_at":"x"})";
   const std::string lines =
-      R"({"type":"file","task_id":"A","files":[{"path":"s.cu","content":"1"}]})" "\n"
-      R"({"type":"file","task_id":"B","files":[]})" "\n"
-      R"({"type":"file","task_id":"A","files":[]})" "\n"
-      R"({"type":"file","task_id":"C","sample":7,"files":[]})" "\n"
-      R"({"type":"file","task_id":"A","sample":1,"files":[]})" "\n";
+      R"({"type":"file","task_id":"A","files":[{"path":"s.cu","content":"1"}]})"
+      "\n"
+      R"({"type":"file","task_id":"B","files":[]})"
+      "\n"
+      R"({"type":"file","task_id":"A","files":[]})"
+      "\n"
+      R"({"type":"file","task_id":"C","sample":7,"files":[]})"
+      "\n"
+      R"({"type":"file","task_id":"A","sample":1,"files":[]})"
+      "\n";
   make_tar(tmp / "s.tar.gz", {{"metadata.json", meta}, {"solutions.jsonl", lines}});
   LoadReport report;
   const SolutionPack pack = read_solution_pack(tmp / "s.tar.gz", &report);
@@ -468,8 +484,10 @@ TEST(SolutionPack, SamplesFromKeyOrOrdinal) {
 TEST(SolutionPack, PatchSolutionIsRejectedWithItsLine) {
   TempDir tmp;
   const std::string lines =
-      R"({"type":"file","task_id":"A","files":[]})" "\n"
-      R"({"schema_version":1,"type":"patch","task_id":"B","patch":"--- a\n+++ b\n"})" "\n";
+      R"({"type":"file","task_id":"A","files":[]})"
+      "\n"
+      R"({"schema_version":1,"type":"patch","task_id":"B","patch":"--- a\n+++ b\n"})"
+      "\n";
   make_tar(tmp / "s.tar.gz", {{"metadata.json", R"({"release":"2025-3","total_count":2})"},
                               {"solutions.jsonl", lines}});
   const auto e = expect_input_error([&] { read_solution_pack(tmp / "s.tar.gz", nullptr); });
@@ -480,11 +498,11 @@ TEST(SolutionPack, PatchSolutionIsRejectedWithItsLine) {
   EXPECT_EQ(read_solution_pack(tmp / "s.tar.gz", &report).solutions.size(), 1u);
   EXPECT_EQ(report.errors.size(), 1u);
 
-  make_tar(tmp / "p.tar.gz", {{"metadata.json", R"({"release":"2025-3","total_count":0})"},
-                              {"problems.jsonl", ""}});
-  EXPECT_TRUE(contains(
-      expect_input_error([&] { read_solution_pack(tmp / "p.tar.gz", nullptr); }).reason(),
-      "solutions.jsonl is missing"));
+  make_tar(tmp / "p.tar.gz",
+           {{"metadata.json", R"({"release":"2025-3","total_count":0})"}, {"problems.jsonl", ""}});
+  EXPECT_TRUE(
+      contains(expect_input_error([&] { read_solution_pack(tmp / "p.tar.gz", nullptr); }).reason(),
+               "solutions.jsonl is missing"));
 }
 
 TEST(ReadAny, PackJsonlAndDirectories) {
@@ -519,8 +537,7 @@ TEST(ReadAny, PackJsonlAndDirectories) {
 TEST(ReadAny, Solutions) {
   TempDir tmp;
   const std::vector<Solution> solutions = {make_solution("A", 0, "x"), make_solution("A", 1, "y")};
-  write_solution_pack(tmp / "m-solutions.tar.gz", "2025-3", std::nullopt, std::nullopt,
-                      solutions);
+  write_solution_pack(tmp / "m-solutions.tar.gz", "2025-3", std::nullopt, std::nullopt, solutions);
   EXPECT_EQ(read_solutions_any(tmp / "m-solutions.tar.gz", nullptr).size(), 2u);
   write_file(tmp / "solutions.jsonl",
              solution_to_json_line(solutions[0]) + "\n" + solution_to_json_line(solutions[1]));

@@ -31,6 +31,8 @@ Problem shell_problem(const std::string& id, double timeout = 5) {
   return p;
 }
 
+std::pair<std::string, int> K(const std::string& id, int sample) { return {id, sample}; }
+
 Solution sol(const std::string& id, const std::string& script, int sample = 0) {
   Solution s;
   s.task_id = id;
@@ -101,17 +103,17 @@ TEST_F(EvaluatorTest, EachOutcomeGetsItsVerdict) {
                     {"p/escape", 0, {{"../../outside.sh", "x"}}},
                     sol("p/timeout", "while :; do :; done")});
   ASSERT_EQ(r.size(), 6u);
-  EXPECT_EQ(r[{"p/pass", 0}].verdict, Verdict::pass);
-  EXPECT_EQ(r[{"p/fail", 0}].verdict, Verdict::test_fail);
-  EXPECT_NE(r[{"p/fail", 0}].test.log.find("wrong"), std::string::npos);
-  EXPECT_EQ(r[{"p/build", 0}].verdict, Verdict::build_error);
-  EXPECT_NE(r[{"p/build", 0}].detail.find("error: bad"), std::string::npos);
-  EXPECT_EQ(r[{"p/crash", 0}].verdict, Verdict::crash);
-  EXPECT_NE(r[{"p/crash", 0}].detail.find("SIGSEGV"), std::string::npos);
-  EXPECT_EQ(r[{"p/escape", 0}].verdict, Verdict::invalid_solution);
+  EXPECT_EQ(r[K("p/pass", 0)].verdict, Verdict::pass);
+  EXPECT_EQ(r[K("p/fail", 0)].verdict, Verdict::test_fail);
+  EXPECT_NE(r[K("p/fail", 0)].test.log.find("wrong"), std::string::npos);
+  EXPECT_EQ(r[K("p/build", 0)].verdict, Verdict::build_error);
+  EXPECT_NE(r[K("p/build", 0)].detail.find("error: bad"), std::string::npos);
+  EXPECT_EQ(r[K("p/crash", 0)].verdict, Verdict::crash);
+  EXPECT_NE(r[K("p/crash", 0)].detail.find("SIGSEGV"), std::string::npos);
+  EXPECT_EQ(r[K("p/escape", 0)].verdict, Verdict::invalid_solution);
   EXPECT_FALSE(std::filesystem::exists(dir_ / "outside.sh"));
-  EXPECT_EQ(r[{"p/timeout", 0}].verdict, Verdict::test_timeout);
-  EXPECT_LT(r[{"p/timeout", 0}].test.wall_s, 3.0);
+  EXPECT_EQ(r[K("p/timeout", 0)].verdict, Verdict::test_timeout);
+  EXPECT_LT(r[K("p/timeout", 0)].test.wall_s, 3.0);
   // Workspaces are cleaned up.
   EXPECT_FALSE(std::filesystem::exists(dir_ / "work") && !std::filesystem::is_empty(dir_ / "work"));
 }
@@ -121,9 +123,9 @@ TEST_F(EvaluatorTest, SourceReferencesAreCheckedBeforeBuilding) {
   p.source_references = SourceReferences{{"cudaMallocAsync"}, {}};
   auto r = run({p}, {sol("p/refs", "# cudaMallocAsync in a comment only\nexit 0", 0),
                      sol("p/refs", "cudaMallocAsync=1\nexit 0", 1)});
-  EXPECT_EQ(r[{"p/refs", 0}].verdict, Verdict::source_reference_missing);
-  EXPECT_FALSE(r[{"p/refs", 0}].build.ran);
-  EXPECT_EQ(r[{"p/refs", 1}].verdict, Verdict::pass);
+  EXPECT_EQ(r[K("p/refs", 0)].verdict, Verdict::source_reference_missing);
+  EXPECT_FALSE(r[K("p/refs", 0)].build.ran);
+  EXPECT_EQ(r[K("p/refs", 1)].verdict, Verdict::pass);
 }
 
 TEST_F(EvaluatorTest, SecondRunTakesBuildsFromTheCache) {
@@ -132,10 +134,10 @@ TEST_F(EvaluatorTest, SecondRunTakesBuildsFromTheCache) {
   EXPECT_EQ(builds(), 1);  // the failing build never reaches the counter
   auto second = run(ps, {sol("c/a", "exit 0"), sol("c/b", "SYNTAX_ERROR")});
   EXPECT_EQ(builds(), 1) << "a rerun must not compile again";
-  EXPECT_TRUE(second[{"c/a", 0}].build.cached);
-  EXPECT_EQ(second[{"c/a", 0}].verdict, Verdict::pass);
-  EXPECT_TRUE(second[{"c/b", 0}].build.cached);
-  EXPECT_EQ(second[{"c/b", 0}].verdict, Verdict::build_error);
+  EXPECT_TRUE(second[K("c/a", 0)].build.cached);
+  EXPECT_EQ(second[K("c/a", 0)].verdict, Verdict::pass);
+  EXPECT_TRUE(second[K("c/b", 0)].build.cached);
+  EXPECT_EQ(second[K("c/b", 0)].verdict, Verdict::build_error);
   // A changed solution is a new build.
   run(ps, {sol("c/a", "exit 0 # changed")});
   EXPECT_EQ(builds(), 2);
@@ -158,7 +160,7 @@ TEST_F(EvaluatorTest, TimeoutUnderLoadIsRetriedOnAQuietMachine) {
   std::vector<Problem> ps = {shell_problem("q/a", 3.5), shell_problem("q/b", 3.5)};
   auto r = run(ps, {sol("q/a", script), sol("q/b", script)});
   for (const auto& id : {"q/a", "q/b"}) {
-    const auto& g = r[{id, 0}];
+    const auto& g = r[K(id, 0)];
     EXPECT_EQ(g.verdict, Verdict::pass) << id << ": " << g.detail;
     EXPECT_TRUE(g.test.quiet_retry) << id;
     EXPECT_EQ(g.test.attempts, 2) << id;
@@ -169,8 +171,8 @@ TEST_F(EvaluatorTest, RealTimeoutStaysATimeoutAfterTheQuietRetry) {
   std::vector<Problem> ps = {shell_problem("t/a", 1), shell_problem("t/b", 1)};
   auto r = run(ps, {sol("t/a", "sleep 10"), sol("t/b", "sleep 10")});
   for (const auto& id : {"t/a", "t/b"}) {
-    EXPECT_EQ(r[{id, 0}].verdict, Verdict::test_timeout);
-    EXPECT_TRUE(r[{id, 0}].test.quiet_retry);
+    EXPECT_EQ(r[K(id, 0)].verdict, Verdict::test_timeout);
+    EXPECT_TRUE(r[K(id, 0)].test.quiet_retry);
   }
 }
 
@@ -178,7 +180,7 @@ TEST_F(EvaluatorTest, MachineFaultsAreRetriedThenReportedAsJudgeErrors) {
   opt_.judge_error_retries = 2;
   auto r = run({shell_problem("j/a")},
                {sol("j/a", "echo 'CUDA error: no CUDA-capable device is detected'; exit 1")});
-  const auto& g = r[{"j/a", 0}];
+  const auto& g = r[K("j/a", 0)];
   EXPECT_EQ(g.verdict, Verdict::judge_error);
   EXPECT_EQ(g.test.attempts, 3);
 }
@@ -189,10 +191,10 @@ TEST_F(EvaluatorTest, SkipRulesSkipInsteadOfFailing) {
   Problem ctk = shell_problem("s/ctk");
   ctk.min_cuda_toolkit = "99.0";
   auto r = run({gpu, ctk}, {sol("s/gpu", "exit 0"), sol("s/ctk", "exit 0")});
-  EXPECT_EQ(r[{"s/gpu", 0}].verdict, Verdict::skipped);
-  EXPECT_EQ(r[{"s/gpu", 0}].skip_code, "no_gpu");
-  EXPECT_EQ(r[{"s/ctk", 0}].verdict, Verdict::skipped);
-  EXPECT_EQ(r[{"s/ctk", 0}].skip_code, "cuda_toolkit");
+  EXPECT_EQ(r[K("s/gpu", 0)].verdict, Verdict::skipped);
+  EXPECT_EQ(r[K("s/gpu", 0)].skip_code, "no_gpu");
+  EXPECT_EQ(r[K("s/ctk", 0)].verdict, Verdict::skipped);
+  EXPECT_EQ(r[K("s/ctk", 0)].skip_code, "cuda_toolkit");
   EXPECT_EQ(builds(), 0);
 }
 

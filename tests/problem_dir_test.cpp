@@ -115,8 +115,7 @@ TEST(ProblemDir, RoundTripKeepsEveryField) {
   EXPECT_EQ(read_file(dir / "solution/solution.cu"), in.baseline_solution->files[0].content);
   EXPECT_TRUE(fs::is_regular_file(dir / "solution/sub/x.h"));
   const std::string spec = read_file(dir / "problem-spec.yaml");
-  EXPECT_NE(spec.find("prompt: |-\n  Implement `scan`.\n\n  ```cuda\n"), std::string::npos)
-      << spec;
+  EXPECT_NE(spec.find("prompt: |-\n  Implement `scan`.\n\n  ```cuda\n"), std::string::npos) << spec;
   EXPECT_EQ(spec.find("context_files"), std::string::npos);
 
   const Problem out = load_problem_dir(dir);
@@ -129,12 +128,28 @@ TEST(ProblemDir, RoundTripKeepsEveryField) {
 }
 
 TEST(ProblemDir, AwkwardStringsRoundTrip) {
-  const std::vector<std::string> prompts = {
-      "",         "null",       "~",           "true",          "9.0",
-      "-1",       "  leading",  "trailing  ",  "line\n",        "two\n\n",
-      "\nfirst",  "  indented\nblock\n",       "tab\tinside\nx", "cr\r\nlf",
-      "quote \" and \\ back",   "ünïcode ✓\nnext", "#hash",   "key: value",
-      "- dash",   "line\n  \n  spaces-only line", "\x01 control",  "a\n\n\n"};
+  const std::vector<std::string> prompts = {"",
+                                            "null",
+                                            "~",
+                                            "true",
+                                            "9.0",
+                                            "-1",
+                                            "  leading",
+                                            "trailing  ",
+                                            "line\n",
+                                            "two\n\n",
+                                            "\nfirst",
+                                            "  indented\nblock\n",
+                                            "tab\tinside\nx",
+                                            "cr\r\nlf",
+                                            "quote \" and \\ back",
+                                            "ünïcode ✓\nnext",
+                                            "#hash",
+                                            "key: value",
+                                            "- dash",
+                                            "line\n  \n  spaces-only line",
+                                            "\x01 control",
+                                            "a\n\n\n"};
   TempDir tmp;
   int i = 0;
   for (const std::string& prompt : prompts) {
@@ -376,8 +391,9 @@ TEST(SolutionDirs, WriteThenLoad) {
   s.files = {{"solution.cu", "int x;\n"}, {"a/b/c.h", ""}};
   write_solution_dir(s, tmp / "s");
   const Solution out = load_solution_dir(tmp / "s");
-  EXPECT_EQ(solution_to_json_line(out), solution_to_json_line(Solution{
-                                            "CUDA/9", 2, {{"a/b/c.h", ""}, {"solution.cu", "int x;\n"}}}));
+  EXPECT_EQ(
+      solution_to_json_line(out),
+      solution_to_json_line(Solution{"CUDA/9", 2, {{"a/b/c.h", ""}, {"solution.cu", "int x;\n"}}}));
   s.files.push_back({"solution-spec.yaml", "clash"});
   EXPECT_THROW(write_solution_dir(s, tmp / "t"), InputError);
 }

@@ -110,12 +110,25 @@ TEST(ProblemJson, KeyOrderFollowsComputeEval) {
   const auto j = problem_to_json(full_problem());
   std::vector<std::string> keys;
   for (const auto& [key, value] : j.items()) keys.push_back(key);
-  const std::vector<std::string> expected = {
-      "type",          "schema_version",    "task_id",          "date",
-      "prompt",        "metadata",          "group",            "context_files",
-      "test_files",    "source_references", "build_command",    "test_command",
-      "benchmark_command", "timing_mode",   "min_cuda_toolkit", "compute_capability",
-      "requires_datacenter_gpu", "timeout_seconds", "baseline_solution"};
+  const std::vector<std::string> expected = {"type",
+                                             "schema_version",
+                                             "task_id",
+                                             "date",
+                                             "prompt",
+                                             "metadata",
+                                             "group",
+                                             "context_files",
+                                             "test_files",
+                                             "source_references",
+                                             "build_command",
+                                             "test_command",
+                                             "benchmark_command",
+                                             "timing_mode",
+                                             "min_cuda_toolkit",
+                                             "compute_capability",
+                                             "requires_datacenter_gpu",
+                                             "timeout_seconds",
+                                             "baseline_solution"};
   EXPECT_EQ(keys, expected);
   std::vector<std::string> baseline_keys;
   for (const auto& [key, value] : j["baseline_solution"].items()) baseline_keys.push_back(key);
@@ -337,8 +350,9 @@ TEST(SolutionJson, ReadsFileSolutionsAndSamples) {
   EXPECT_EQ(keys,
             (std::vector<std::string>{"schema_version", "type", "task_id", "files", "sample"}));
   EXPECT_FALSE(solution_to_json(s, false).contains("sample"));
-  EXPECT_EQ(solution_to_json_line(s),
-            R"({"schema_version":1,"type":"file","task_id":"CUDA/3","files":[{"path":"s.cu","content":"x"}],"sample":4})");
+  EXPECT_EQ(
+      solution_to_json_line(s),
+      R"({"schema_version":1,"type":"file","task_id":"CUDA/3","files":[{"path":"s.cu","content":"x"}],"sample":4})");
 }
 
 TEST(SolutionJson, Errors) {
@@ -351,14 +365,18 @@ TEST(SolutionJson, Errors) {
   EXPECT_NE(e.reason().find("patch"), std::string::npos);
   EXPECT_EQ(error(R"({"type":"diff","task_id":"CUDA/1"})").field(), "type");
   EXPECT_EQ(error(R"({"type":"file"})").field(), "task_id");
-  EXPECT_EQ(error(R"({"type":"file","task_id":"T","schema_version":2})").field(),
-            "schema_version");
+  EXPECT_EQ(error(R"({"type":"file","task_id":"T","schema_version":2})").field(), "schema_version");
   EXPECT_EQ(error(R"({"type":"file","task_id":"T","sample":-1})").field(), "sample");
   EXPECT_EQ(error(R"({"type":"file","task_id":"T","sample":"one"})").reason(),
             "expected integer, got string");
-  EXPECT_EQ(error(R"({"type":"file","task_id":"T","files":[{"path":"../x","content":""}]})")
-                .field(),
-            "files[0].path");
+}
+
+TEST(SolutionJson, KeepsPathsThatLeaveTheWorkspaceForTheJudgeToReject) {
+  // A model's bad path is a verdict (invalid_solution), not a pack that fails to load.
+  auto j = json::parse(R"({"type":"file","task_id":"T","files":[{"path":"../x","content":""}]})");
+  Solution s = solution_from_json(j, "s.jsonl", 1);
+  ASSERT_EQ(s.files.size(), 1u);
+  EXPECT_EQ(s.files[0].path, "../x");
 }
 
 TEST(ParseJsonText, ReportsLineAndAcceptsRawControlCharacters) {

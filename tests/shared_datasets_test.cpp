@@ -33,13 +33,13 @@ fs::path pack_path(const char* release) {
   return kDatasets / (std::string(release) + "-problems.tar.gz");
 }
 
-#define SKIP_WITHOUT_DATASETS()                                                  \
-  do {                                                                           \
-    for (const Release& r : kReleases) {                                         \
-      if (!fs::exists(pack_path(r.name))) {                                      \
+#define SKIP_WITHOUT_DATASETS()                                                   \
+  do {                                                                            \
+    for (const Release& r : kReleases) {                                          \
+      if (!fs::exists(pack_path(r.name))) {                                       \
         GTEST_SKIP() << "shared dataset missing: " << pack_path(r.name).string(); \
-      }                                                                          \
-    }                                                                            \
+      }                                                                           \
+    }                                                                             \
   } while (0)
 
 class TempDir {

@@ -5,10 +5,13 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <iterator>
+#include <limits>
 #include <set>
 #include <stdexcept>
 #include <string_view>
@@ -96,7 +99,8 @@ std::map<std::string, std::string> read_tar_gz(const fs::path& path,
     const int rc = archive_read_next_header(a, &entry);
     if (rc == ARCHIVE_EOF) break;
     if (rc < ARCHIVE_WARN) throw malformed("bad header");
-    std::string name = archive_entry_pathname(entry) != nullptr ? archive_entry_pathname(entry) : "";
+    std::string name =
+        archive_entry_pathname(entry) != nullptr ? archive_entry_pathname(entry) : "";
     // Packs made with the tar tool carry "./" prefixes; Python's tarfile writes none.
     while (name.rfind("./", 0) == 0) name.erase(0, 2);
     if (!wanted.contains(name) || archive_entry_filetype(entry) != AE_IFREG) continue;
@@ -155,9 +159,9 @@ void write_tar_gz_atomically(const fs::path& path, const std::vector<TarMember>&
     archive_entry_set_perm(entry, 0644);
     archive_entry_set_size(entry, static_cast<la_int64_t>(m.data.size()));
     archive_entry_set_mtime(entry, now, 0);
-    const bool ok =
-        archive_write_header(a, entry) == ARCHIVE_OK &&
-        archive_write_data(a, m.data.data(), m.data.size()) == static_cast<la_ssize_t>(m.data.size());
+    const bool ok = archive_write_header(a, entry) == ARCHIVE_OK &&
+                    archive_write_data(a, m.data.data(), m.data.size()) ==
+                        static_cast<la_ssize_t>(m.data.size());
     archive_entry_free(entry);
     if (!ok) fail("member " + m.name);
   }
@@ -317,8 +321,8 @@ ParsedProblems parse_problem_lines(std::string_view data, const std::string& lab
   for (const JsonlLine& line : split_jsonl(data)) {
     ++out.record_count;
     try {
-      Problem p = problem_from_json(parse_json_text(line.text, label, line.number), label,
-                                    line.number);
+      Problem p =
+          problem_from_json(parse_json_text(line.text, label, line.number), label, line.number);
       // The hash covers the line as written, "\n" included; a last line without one is hashed
       // as ComputeEval would have written it.
       std::string raw(line.text);
@@ -352,8 +356,8 @@ ParsedSolutions parse_solution_lines(std::string_view data, const std::string& l
       auto [it, inserted] = line_of_sample.try_emplace({s.task_id, s.sample}, line.number);
       if (!inserted) {
         throw InputError(label, line.number, "sample",
-                         "duplicate sample " + std::to_string(s.sample) + " of task " +
-                             s.task_id + " (also on line " + std::to_string(it->second) + ")");
+                         "duplicate sample " + std::to_string(s.sample) + " of task " + s.task_id +
+                             " (also on line " + std::to_string(it->second) + ")");
       }
       out.lines.push_back(line.number);
       out.solutions.push_back(std::move(s));
@@ -394,8 +398,7 @@ ordered_json description_json(const std::optional<std::string>& description) {
 void check_files(const std::vector<SourceFile>& files, const std::string& where,
                  const std::string& field) {
   for (size_t i = 0; i < files.size(); ++i) {
-    check_relative_path(files[i].path, where, 0,
-                        field + "[" + std::to_string(i) + "].path");
+    check_relative_path(files[i].path, where, 0, field + "[" + std::to_string(i) + "].path");
   }
 }
 
@@ -412,8 +415,7 @@ ProblemPack read_problem_pack(const std::filesystem::path& path, LoadReport* rep
   }
   ProblemPack pack;
   pack.path = where;
-  pack.metadata =
-      parse_problem_metadata(member_label(path, kMetadataFile), members[kMetadataFile]);
+  pack.metadata = parse_problem_metadata(member_label(path, kMetadataFile), members[kMetadataFile]);
   ParsedProblems parsed =
       parse_problem_lines(members[kProblemsFile], member_label(path, kProblemsFile), report);
   pack.problems = std::move(parsed.problems);
@@ -429,7 +431,8 @@ std::vector<IntegrityIssue> verify_pack(const ProblemPack& pack) {
   for (size_t i = 0; i < pack.problems.size(); ++i) {
     const std::string& task = pack.problems[i].task_id;
     const PackLine line = i < pack.lines.size() ? pack.lines[i] : PackLine{};
-    const std::string at = "task " + task + " (problems.jsonl line " + std::to_string(line.line) + ")";
+    const std::string at =
+        "task " + task + " (problems.jsonl line " + std::to_string(line.line) + ")";
     auto [it, inserted] = first_line.try_emplace(task, line.line);
     if (!inserted) {
       issues.push_back({Kind::kDuplicateTaskId, task,
@@ -529,7 +532,7 @@ void write_solution_pack(const std::filesystem::path& path, const std::string& r
       throw InputError(where, 0, "sample",
                        "duplicate sample " + std::to_string(s.sample) + " of task " + s.task_id);
     }
-    check_files(s.files, where, "task " + s.task_id + ": files");
+    // Paths stay as the model wrote them; the judge, not the pack, rejects escapes.
     try {
       lines += solution_to_json_line(s) + "\n";
     } catch (const InputError& e) {
@@ -550,8 +553,7 @@ std::vector<Problem> read_problems_jsonl(const std::filesystem::path& path, Load
   return parse_problem_lines(read_file(path), path.string(), report).problems;
 }
 
-std::vector<Solution> read_solutions_jsonl(const std::filesystem::path& path,
-                                           LoadReport* report) {
+std::vector<Solution> read_solutions_jsonl(const std::filesystem::path& path, LoadReport* report) {
   require_regular_file(path);
   return parse_solution_lines(read_file(path), path.string(), report).solutions;
 }

@@ -44,11 +44,11 @@ struct ProblemPack {
 
 struct IntegrityIssue {
   enum class Kind {
-    kHashMismatch,      // the line's md5 differs from task_id_hashes
-    kMissingHash,       // a problem with no entry in task_id_hashes
-    kUnknownHash,       // task_id_hashes names a task that is not in problems.jsonl
-    kCountMismatch,     // total_count differs from the number of lines
-    kDuplicateTaskId,   // two lines share a task_id
+    kHashMismatch,     // the line's md5 differs from task_id_hashes
+    kMissingHash,      // a problem with no entry in task_id_hashes
+    kUnknownHash,      // task_id_hashes names a task that is not in problems.jsonl
+    kCountMismatch,    // total_count differs from the number of lines
+    kDuplicateTaskId,  // two lines share a task_id
   };
   Kind kind;
   std::string task_id;  // empty for kCountMismatch
@@ -97,8 +97,7 @@ void write_solution_pack(const std::filesystem::path& path, const std::string& r
 
 // Bare JSONL files (problems.jsonl / solutions.jsonl outside a pack).
 std::vector<Problem> read_problems_jsonl(const std::filesystem::path& path, LoadReport* report);
-std::vector<Solution> read_solutions_jsonl(const std::filesystem::path& path,
-                                           LoadReport* report);
+std::vector<Solution> read_solutions_jsonl(const std::filesystem::path& path, LoadReport* report);
 
 // What the CLI takes as a problem source: a .tar.gz pack (recognised by its gzip header), a
 // bare problems.jsonl, or a directory (one problem directory or a tree of them, see

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -34,17 +35,28 @@ const std::set<std::string>& numeric_fields() {
 }
 
 const std::set<std::string>& boolean_fields() {
-  static const std::set<std::string> fields = {"requires_datacenter_gpu",
-                                               "metadata.do_not_release", "metadata.host_only"};
+  static const std::set<std::string> fields = {"requires_datacenter_gpu", "metadata.do_not_release",
+                                               "metadata.host_only"};
   return fields;
 }
 
 const std::set<std::string>& problem_spec_keys() {
-  static const std::set<std::string> keys = {
-      "type",          "schema_version",    "task_id",         "date",
-      "prompt",        "metadata",          "group",           "source_references",
-      "build_command", "test_command",      "benchmark_command", "timing_mode",
-      "min_cuda_toolkit", "compute_capability", "requires_datacenter_gpu", "timeout_seconds"};
+  static const std::set<std::string> keys = {"type",
+                                             "schema_version",
+                                             "task_id",
+                                             "date",
+                                             "prompt",
+                                             "metadata",
+                                             "group",
+                                             "source_references",
+                                             "build_command",
+                                             "test_command",
+                                             "benchmark_command",
+                                             "timing_mode",
+                                             "min_cuda_toolkit",
+                                             "compute_capability",
+                                             "requires_datacenter_gpu",
+                                             "timeout_seconds"};
   return keys;
 }
 
@@ -449,7 +461,8 @@ std::string to_yaml(const ordered_json& spec) {
 void write_bytes(const fs::path& path, const std::string& data) {
   std::error_code ec;
   fs::create_directories(path.parent_path(), ec);
-  if (ec) throw std::runtime_error("cannot create " + path.parent_path().string() + ": " + ec.message());
+  if (ec)
+    throw std::runtime_error("cannot create " + path.parent_path().string() + ": " + ec.message());
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(data.data(), static_cast<std::streamsize>(data.size()));
   out.close();
@@ -459,7 +472,8 @@ void write_bytes(const fs::path& path, const std::string& data) {
 void prepare_empty_dir(const fs::path& dir) {
   std::error_code ec;
   if (fs::exists(dir, ec)) {
-    if (!fs::is_directory(dir, ec)) throw InputError(dir.string(), 0, "", "exists and is not a directory");
+    if (!fs::is_directory(dir, ec))
+      throw InputError(dir.string(), 0, "", "exists and is not a directory");
     if (!fs::is_empty(dir, ec)) {
       throw InputError(dir.string(), 0, "", "directory exists and is not empty");
     }
@@ -624,8 +638,8 @@ std::vector<Solution> load_solution_dirs(const std::filesystem::path& root, Load
       auto [it, inserted] = dir_of_sample.try_emplace({s.task_id, s.sample}, dir);
       if (!inserted) {
         throw InputError(spec.string(), 0, "sample",
-                         "duplicate sample " + std::to_string(s.sample) + " of task " +
-                             s.task_id + " (also in " + it->second.string() + ")");
+                         "duplicate sample " + std::to_string(s.sample) + " of task " + s.task_id +
+                             " (also in " + it->second.string() + ")");
       }
       solutions.push_back(std::move(s));
     } catch (InputError& e) {

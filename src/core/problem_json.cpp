@@ -81,8 +81,7 @@ class Reader {
     return as_string(require(obj, key, path), child(path, key));
   }
 
-  std::string req_nonempty_string(const json& obj, const char* key,
-                                  const std::string& path) const {
+  std::string req_nonempty_string(const json& obj, const char* key, const std::string& path) const {
     std::string s = req_string(obj, key, path);
     if (s.empty()) fail(child(path, key), "must not be empty");
     return s;
@@ -150,8 +149,10 @@ class Reader {
     return string_list(*v, child(path, key));
   }
 
-  std::vector<SourceFile> opt_files(const json& obj, const char* key,
-                                    const std::string& path) const {
+  // Problem files are checked here; a solution's paths are not: a path that leaves the
+  // workspace is the model's doing and gets the verdict invalid_solution from the judge.
+  std::vector<SourceFile> opt_files(const json& obj, const char* key, const std::string& path,
+                                    bool check_paths = true) const {
     const json* v = find(obj, key);
     if (v == nullptr) return {};
     const std::string field = child(path, key);
@@ -164,7 +165,7 @@ class Reader {
       expect_object(f, item);
       SourceFile file;
       file.path = req_string(f, "path", item);
-      check_relative_path(file.path, file_, line_, child(item, "path"));
+      if (check_paths) check_relative_path(file.path, file_, line_, child(item, "path"));
       file.content = req_string(f, "content", item);
       out.push_back(std::move(file));
     }
@@ -195,12 +196,11 @@ Solution read_solution(const Reader& r, const json& j, const std::string& path) 
   }
   Solution s;
   s.task_id = r.req_nonempty_string(j, "task_id", path);
-  s.files = r.opt_files(j, "files", path);
+  s.files = r.opt_files(j, "files", path, /*check_paths=*/false);
   return s;
 }
 
-SourceReferences read_source_references(const Reader& r, const json& v,
-                                         const std::string& field) {
+SourceReferences read_source_references(const Reader& r, const json& v, const std::string& field) {
   SourceReferences refs;
   if (v.is_string()) {
     refs.all.push_back(v.get<std::string>());
@@ -293,11 +293,12 @@ std::string parse_error_reason(const nlohmann::json::parse_error& e) {
   return "invalid JSON: " + msg;
 }
 
-std::string dump_line(const ordered_json& j, const std::string& what) {
+// nlohmann refuses to write invalid UTF-8, which only a Problem built in memory can hold.
+std::string dump_line(const ordered_json& j, const std::string& task_id) {
   try {
     return j.dump();
   } catch (const nlohmann::json::type_error& e) {
-    throw InputError("", 0, what, std::string("cannot encode as JSON: ") + e.what());
+    throw InputError("", 0, "", "task " + task_id + ": cannot encode as JSON: " + e.what());
   }
 }
 
@@ -416,7 +417,7 @@ nlohmann::ordered_json problem_to_json(const Problem& p) {
     refs["any"] = list_or_null(p.source_references->any);
     // ComputeEval rejects an object with both sides null, so an empty reference set keeps [].
     refs["all"] = p.source_references->any.empty() ? ordered_json(p.source_references->all)
-                                                    : list_or_null(p.source_references->all);
+                                                   : list_or_null(p.source_references->all);
     j["source_references"] = std::move(refs);
   }
   if (p.build_command) j["build_command"] = *p.build_command;
@@ -462,11 +463,11 @@ nlohmann::ordered_json solution_to_json(const Solution& s, bool with_sample) {
 }
 
 std::string problem_to_json_line(const Problem& problem) {
-  return dump_line(problem_to_json(problem), "task " + problem.task_id);
+  return dump_line(problem_to_json(problem), problem.task_id);
 }
 
 std::string solution_to_json_line(const Solution& solution) {
-  return dump_line(solution_to_json(solution), "task " + solution.task_id);
+  return dump_line(solution_to_json(solution), solution.task_id);
 }
 
 }  // namespace kjudge

@@ -33,22 +33,23 @@
 //   * Directive arguments. tree-sitter keeps a #define body (`#define F thrust::sort(a, b)`)
 //     or a #pragma argument as one opaque preproc_arg token, so nothing inside it matches
 //     unless the whole body equals the ref. We search them as code: a call made through a macro
-//     is still a call. (#if conditions are code to both.)
+//     is still a call.
 //   * Literal contents equal to the ref. tree-sitter gives `"cudaMalloc"` a string_content child
 //     (and `'x'` a character child), so a literal whose whole content is the ref counts there,
 //     `#include "foo.h"` counting for `foo.h` too. Here no part of a literal counts: naming an
 //     API in a string does not use it. Include paths are never searched; for `<cub/cub.cuh>`
 //     that agrees with tree-sitter (one system_lib_string node, so `cub` never matches there),
 //     and so does skipping the directive word (`#include` is one token, `include` no node).
-//   (Agreed, not different: the `{expr}` parts of a Python f-string are code to both.)
 //   * Refs that do not start or end on a token boundary in tree-sitter's sense (e.g. `.fetch_add`
 //     or `Sum(`) may match here; ComputeEval needs a single node. No pack has such refs.
 //   * An empty ref is never found (ComputeEval loops forever on one).
-//   * Parse errors: tree-sitter rejects matches inside ERROR nodes of badly broken code; we do
-//     not parse, so such code is searched like any other. The build fails anyway.
+//   * Parse errors: tree-sitter rejects matches inside ERROR nodes, i.e. code its grammar cannot
+//     parse, valid or not; we never parse, so all code is searched alike.
 //   * File types: ComputeEval guesses any of ~150 languages from GitHub linguist's tables (a ref
 //     inside a shell script or Makefile would count there). We search only C/C++/CUDA and
-//     Python files, by extension; others are skipped, as the task asks.
+//     Python files, by extension; other files are not searched.
+// Agreed, not different: the `{expr}` parts of a Python f-string are code to both, and so are
+// #if conditions.
 #include <string>
 #include <string_view>
 #include <vector>
