@@ -103,7 +103,7 @@ TEST_F(EvaluatorTest, EachOutcomeGetsItsVerdict) {
                     {"p/escape", 0, {{"../../outside.sh", "x"}}},
                     sol("p/timeout", "while :; do :; done")});
   ASSERT_EQ(r.size(), 6u);
-  EXPECT_EQ(r[K("p/pass", 0)].verdict, Verdict::pass);
+  EXPECT_EQ(r[K("p/pass", 0)].verdict, Verdict::pass) << r[K("p/pass", 0)].detail;
   EXPECT_EQ(r[K("p/fail", 0)].verdict, Verdict::test_fail);
   EXPECT_NE(r[K("p/fail", 0)].test.log.find("wrong"), std::string::npos);
   EXPECT_EQ(r[K("p/build", 0)].verdict, Verdict::build_error);
@@ -121,8 +121,12 @@ TEST_F(EvaluatorTest, EachOutcomeGetsItsVerdict) {
 TEST_F(EvaluatorTest, SourceReferencesAreCheckedBeforeBuilding) {
   Problem p = shell_problem("p/refs");
   p.source_references = SourceReferences{{"cudaMallocAsync"}, {}};
-  auto r = run({p}, {sol("p/refs", "# cudaMallocAsync in a comment only\nexit 0", 0),
-                     sol("p/refs", "cudaMallocAsync=1\nexit 0", 1)});
+  // References are searched in the solution's C++/CUDA and Python files.
+  Solution commented = sol("p/refs", "exit 0", 0);
+  commented.files.push_back({"kernel.cu", "// cudaMallocAsync in a comment only\n"});
+  Solution used = sol("p/refs", "exit 0", 1);
+  used.files.push_back({"kernel.cu", "void f(void** p) { cudaMallocAsync(p, 4, 0); }\n"});
+  auto r = run({p}, {commented, used});
   EXPECT_EQ(r[K("p/refs", 0)].verdict, Verdict::source_reference_missing);
   EXPECT_FALSE(r[K("p/refs", 0)].build.ran);
   EXPECT_EQ(r[K("p/refs", 1)].verdict, Verdict::pass);
@@ -153,9 +157,11 @@ TEST_F(EvaluatorTest, TimeoutUnderLoadIsRetriedOnAQuietMachine) {
   auto shared = dir_ / "running";
   std::filesystem::create_directories(shared);
   std::string d = shared.string();
+  // Liveness from /proc, as a killed peer may linger as a zombie nobody reaps.
   std::string script =
-      "touch " + d + "/$$; i=0; while [ $i -lt 20 ]; do n=0; for f in " + d +
-      "/*; do kill -0 $(basename $f) 2>/dev/null && n=$((n+1)); done; "
+      "touch " + d + "/$$; i=0; while [ $i -lt 10 ]; do n=0; for f in " + d +
+      "/*; do s=$(awk '{print $3}' /proc/$(basename $f)/stat 2>/dev/null); "
+      "[ -n \"$s\" ] && [ \"$s\" != Z ] && n=$((n+1)); done; "
       "if [ $n -gt 1 ]; then sleep 10; fi; sleep 0.1; i=$((i+1)); done; exit 0";
   std::vector<Problem> ps = {shell_problem("q/a", 3.5), shell_problem("q/b", 3.5)};
   auto r = run(ps, {sol("q/a", script), sol("q/b", script)});

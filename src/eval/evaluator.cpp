@@ -228,7 +228,7 @@ void Evaluator::build_worker(State& st) {
     }
     t->started = Clock::now();
     bool go_on = check_and_build(st, *t, false);
-    if (go_on && !t->needs_quiet && t->g.verdict != Verdict::judge_error) {
+    if (go_on && !t->needs_quiet) {
       std::lock_guard<std::mutex> lock(st.mu);
       insert_sorted(st.test_queue, std::move(t));
       st.cv.notify_all();

@@ -3,6 +3,7 @@
 // doing (counted in pass@k), skips (the machine cannot judge this problem; not counted), and
 // judge_error (a fault of the judge or the machine; retried, reported apart, never counted).
 #include <optional>
+#include <ostream>
 #include <string>
 #include <string_view>
 
@@ -29,4 +30,9 @@ inline bool counts_for_model(Verdict v) {
   return v != Verdict::skipped && v != Verdict::judge_error;
 }
 
+}  // namespace kjudge
+
+namespace kjudge {
+// Lets test frameworks and streams print verdicts by name.
+inline std::ostream& operator<<(std::ostream& os, Verdict v) { return os << to_string(v); }
 }  // namespace kjudge
