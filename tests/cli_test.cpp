@@ -171,7 +171,7 @@ TEST_F(ExamplePack, KilledRunResumesWithoutRedoingOrDuplicating) {
   auto after = read_jsonl(out / "results.jsonl");
   EXPECT_EQ(after.size(), 22u);
   std::set<std::pair<std::string, int>> keys;
-  for (const auto& g : after) keys.insert({g["task_id"], g["sample"]});
+  for (const auto& g : after) keys.insert({g["task_id"].get<std::string>(), g["sample"].get<int>()});
   EXPECT_EQ(keys.size(), after.size()) << "no duplicates";
   for (size_t i = 0; i < before.size(); ++i) EXPECT_EQ(after[i], before[i]) << "nothing redone";
 }
