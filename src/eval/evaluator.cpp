@@ -15,6 +15,7 @@
 
 #include "eval/build_cache.h"
 #include "eval/cost_model.h"
+#include "eval/schedule.h"
 #include "eval/skip_rules.h"
 #include "eval/source_refs.h"
 #include "eval/workspace.h"
@@ -93,7 +94,8 @@ struct Evaluator::Task {
   const Problem* problem = nullptr;
   Solution solution;
   std::vector<int> gpus;  // eligible GPU indices; empty = any slot
-  double expected_s = 0;
+  std::size_t rank = 0;  // position in the planned start order (schedule.h)
+  double expected_test_s = 0;
   int attempt = 1;
   int judge_retries = 0;
   bool needs_quiet = false;
@@ -154,20 +156,22 @@ void Evaluator::run(std::vector<EvalJob> jobs,
   State st;
   st.done = &done;
   std::vector<std::unique_ptr<Task>> tasks;
+  std::vector<JobCost> costs;
   for (auto& job : jobs) {
     auto t = std::make_unique<Task>();
     t->problem = job.problem;
     t->solution = std::move(job.solution);
-    t->expected_s = costs_->expected_total_s(*job.problem);
+    t->expected_test_s = costs_->expected_test_s(*job.problem);
+    costs.push_back({costs_->expected_build_s(*job.problem), t->expected_test_s});
     t->g.task_id = job.problem->task_id;
     t->g.sample = t->solution.sample;
     t->g.group = job.problem->group;
     t->g.difficulty = job.problem->difficulty;
     tasks.push_back(std::move(t));
   }
-  // Longest expected first: the tail of the run is then made of short jobs.
-  std::stable_sort(tasks.begin(), tasks.end(),
-                   [](const auto& a, const auto& b) { return a->expected_s > b->expected_s; });
+  std::vector<std::size_t> order = plan_order(costs);
+  for (std::size_t r = 0; r < order.size(); ++r) tasks[order[r]]->rank = r;
+  std::sort(tasks.begin(), tasks.end(), [](const auto& a, const auto& b) { return a->rank < b->rank; });
   st.unfinished = static_cast<int>(tasks.size());
   for (auto& t : tasks) st.build_queue.push_back(std::move(t));
 
@@ -230,7 +234,7 @@ void Evaluator::build_worker(State& st) {
     bool go_on = check_and_build(st, *t, false);
     if (go_on && !t->needs_quiet) {
       std::lock_guard<std::mutex> lock(st.mu);
-      insert_sorted(st.test_queue, std::move(t));
+      insert_sorted(st.test_queue, std::move(t), /*by_test=*/true);
       st.cv.notify_all();
       continue;
     }
@@ -287,7 +291,7 @@ void Evaluator::retry_or_finish(State& st, std::unique_ptr<Task> t) {
     t->g.build = {};
     t->g.test = {};
     std::lock_guard<std::mutex> lock(st.mu);
-    insert_sorted(st.build_queue, std::move(t));
+    insert_sorted(st.build_queue, std::move(t), /*by_test=*/false);
     st.cv.notify_all();
     return;
   }
@@ -488,10 +492,13 @@ void Evaluator::run_test(State& st, Task& t, int gpu, bool quiet) {
   g.detail = "test exited with code " + std::to_string(r.exit_code);
 }
 
-void Evaluator::insert_sorted(std::deque<std::unique_ptr<Task>>& q, std::unique_ptr<Task> t) {
-  auto pos = std::find_if(q.begin(), q.end(),
-                          [&](const auto& x) { return x->expected_s < t->expected_s; });
-  q.insert(pos, std::move(t));
+void Evaluator::insert_sorted(std::deque<std::unique_ptr<Task>>& q, std::unique_ptr<Task> t,
+                              bool by_test) {
+  // Builds keep the planned order; tests run longest-expected first.
+  auto before = [&](const auto& x) {
+    return by_test ? x->expected_test_s < t->expected_test_s : x->rank > t->rank;
+  };
+  q.insert(std::find_if(q.begin(), q.end(), before), std::move(t));
 }
 
 }  // namespace kjudge

@@ -5,7 +5,8 @@
 //     → test (GPU slots) → verdict
 //
 // Builds run on all cores and hold no GPU; tests run in slots, `tests_per_gpu` per GPU, each
-// with CUDA_VISIBLE_DEVICES naming its GPU. Jobs are started longest-expected-first. A timeout
+// with CUDA_VISIBLE_DEVICES naming its GPU. Jobs start in the order of schedule.h (cheap builds
+// with long tests first, then the longest builds first). A timeout
 // that expired while other steps were running is not trusted: the job is run again at the end,
 // alone on a quiet machine, before the timeout becomes a verdict. Faults of the judge or the
 // machine (judge_error) are retried and never charged to the model.
@@ -73,7 +74,8 @@ class Evaluator {
   void finish(State& st, Task& t);
   void retry_or_finish(State& st, std::unique_ptr<Task> t);
   std::filesystem::path workspace_for(const Task& t) const;
-  static void insert_sorted(std::deque<std::unique_ptr<Task>>& q, std::unique_ptr<Task> t);
+  static void insert_sorted(std::deque<std::unique_ptr<Task>>& q, std::unique_ptr<Task> t,
+                            bool by_test);
 
   EvalOptions opt_;
   MachineInfo machine_;
