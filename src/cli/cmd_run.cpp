@@ -37,7 +37,7 @@ struct RunArgs {
   bool resume = false;
   ProblemFilter filter;
   int workers = 0;
-  int tests_per_gpu = 2;
+  int tests_per_gpu = 4;
   std::vector<int> gpus;
   bool no_cache = false;
   std::string cache_dir;
@@ -313,7 +313,7 @@ void add_run_options(CLI::App* c, RunArgs& a) {
   c->add_flag("--resume", a.resume, "Finish the run in --out: grade only what its journal lacks");
   add_filter_options(c, a.filter);
   c->add_option("--workers", a.workers, "Parallel builds (default: one per CPU)");
-  c->add_option("--tests-per-gpu", a.tests_per_gpu, "Correctness runs sharing one GPU (default 2)");
+  c->add_option("--tests-per-gpu", a.tests_per_gpu, "Correctness runs sharing one GPU (default 4)");
   c->add_option("--gpus", a.gpus, "GPU indices to use (default: all)")->delimiter(',');
   c->add_flag("--no-cache", a.no_cache, "Build everything; neither read nor write the build cache");
   c->add_option("--cache-dir", a.cache_dir, "Build cache (default $KJUDGE_CACHE_DIR or ~/.cache/kjudge)");

@@ -29,7 +29,7 @@ class CostModel;
 
 struct EvalOptions {
   int build_workers = 0;  // 0: one per CPU
-  int tests_per_gpu = 2;
+  int tests_per_gpu = 4;
   int host_test_slots = 0;  // slots when the machine has no GPU; 0: one per CPU
   std::vector<int> gpus;    // GPU indices to use; empty: all of the machine's
   bool use_cache = true;
