@@ -130,9 +130,15 @@ TEST_F(ExamplePack, EvaluateGivesEveryExampleItsExpectedVerdict) {
   EXPECT_GT(flood["test"]["log_bytes"].get<size_t>(), 50'000'000u);
   EXPECT_LT(flood["test"]["log"].get<std::string>().size(), 20'000u);
   EXPECT_FALSE(fs::exists("/tmp/kjudge-evil.cu"));
-  // Nothing the solutions spawned is left running.
-  auto ps = sh("ps -eo args | grep -c '[s]leep 300' || true");
-  EXPECT_EQ(ps.out, "0\n") << "a spawned daemon outlived its run";
+  // Nothing the solutions spawned (a forked sleeper, a setsid daemon) is left running: no
+  // process still has its working directory in one of this run's workspaces.
+  int left = 0;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    std::error_code ec;
+    auto cwd = fs::read_symlink(e.path() / "cwd", ec);
+    if (!ec && cwd.string().rfind((dir_ / "work").string(), 0) == 0) ++left;
+  }
+  EXPECT_EQ(left, 0) << "a spawned process outlived its run";
 
   std::ifstream in(dir_ / "e/summary.json");
   auto summary = nlohmann::json::parse(in);

@@ -43,6 +43,16 @@ TEST(Process, BackgroundChildDoesNotOutliveANormalExit) {
   EXPECT_FALSE(std::filesystem::exists(d / "survived"));
 }
 
+TEST(Process, DaemonThatLeftTheGroupIsKilledToo) {
+  testing::TempDir d;
+  // setsid puts the daemon in a new session: killing the group alone would miss it.
+  auto r = run_shell("setsid sh -c 'sleep 3; touch survived' & echo started", d.path(), 10);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_LT(r.wall_s, 1.5);
+  sleep(4);
+  EXPECT_FALSE(std::filesystem::exists(d / "survived"));
+}
+
 TEST(Process, ReportsSignals) {
   ProcessSpec spec;
   spec.argv = {"/bin/sh", "-c", "kill -SEGV $$"};

@@ -35,9 +35,10 @@ std::string Progress::bar_line(int done, int total, int passed, int failed, int 
   std::string b(filled, '=');
   if (filled < bar) b += '>' + std::string(bar - filled - 1, ' ');
   // ETA from this run's own pace; resumed work done earlier does not count.
-  std::string eta = "?";
-  if (done > 0 && elapsed_s > 0 && done < total) eta = format_duration(elapsed_s / done * (total - done));
-  if (done >= total) eta = "0s";
+  const std::string eta = done >= total ? std::string("0s")
+                         : (done > 0 && elapsed_s > 0)
+                             ? format_duration(elapsed_s / done * (total - done))
+                             : std::string("?");
   return fmt::format("[{}] {}/{}  pass {}  fail {}  other {}  {}  ETA {}", b, done, total, passed,
                      failed, other, format_duration(elapsed_s), eta);
 }

@@ -8,8 +8,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 
 extern char** environ;
 
@@ -61,6 +64,43 @@ double rusage_seconds(const struct rusage& ru) {
          ru.ru_stime.tv_usec / 1e6;
 }
 
+// Every process a step starts inherits this variable; a daemon that left the process group
+// (setsid) still carries it, so it can be found and killed when the step ends. (The sandbox's
+// PID namespace is the stronger fence; this is the fence without one.)
+constexpr const char* kMarkerVar = "KJUDGE_STEP";
+
+std::string next_marker() {
+  static std::atomic<unsigned long> counter{0};
+  return std::to_string(getpid()) + "." + std::to_string(counter++);
+}
+
+// SIGKILLs every process whose environment holds `marker`; returns how many.
+int kill_marked(const std::string& marker) {
+  const std::string needle = std::string(kMarkerVar) + "=" + marker;
+  int killed = 0;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    pid_t pid = static_cast<pid_t>(std::stol(name));
+    if (pid == getpid()) continue;
+    std::ifstream in(entry.path() / "environ", std::ios::binary);
+    if (!in) continue;
+    std::string env((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::size_t pos = 0;
+    while (pos < env.size()) {
+      std::size_t end = env.find('\0', pos);
+      if (end == std::string::npos) end = env.size();
+      if (env.compare(pos, end - pos, needle) == 0) {
+        if (kill(pid, SIGKILL) == 0) ++killed;
+        break;
+      }
+      pos = end + 1;
+    }
+  }
+  return killed;
+}
+
 }  // namespace
 
 ProcessResult run_process(const ProcessSpec& spec) {
@@ -79,11 +119,20 @@ ProcessResult run_process(const ProcessSpec& spec) {
   std::vector<char*> argv;
   for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
-  std::vector<char*> envp;
+  const std::string marker = next_marker();
+  std::vector<std::string> env_strings;
   if (spec.env) {
-    for (const auto& e : *spec.env) envp.push_back(const_cast<char*>(e.c_str()));
-    envp.push_back(nullptr);
+    env_strings = *spec.env;
+  } else {
+    for (char** e = environ; *e; ++e) env_strings.emplace_back(*e);
   }
+  std::erase_if(env_strings, [](const std::string& e) {
+    return e.rfind(std::string(kMarkerVar) + "=", 0) == 0;
+  });
+  env_strings.push_back(std::string(kMarkerVar) + "=" + marker);
+  std::vector<char*> envp;
+  for (const auto& e : env_strings) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
 
   // fork rather than posix_spawn: the child needs its own process group (so the whole tree can
   // be killed at once), a working directory and /dev/null on stdin, all before exec.
@@ -106,7 +155,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
       dprintf(STDERR_FILENO, "kjudge: cannot enter %s: %s\n", spec.cwd.c_str(), strerror(errno));
       _exit(126);
     }
-    if (spec.env) environ = envp.data();
+    environ = envp.data();
     execvp(argv[0], argv.data());
     dprintf(STDERR_FILENO, "kjudge: cannot run %s: %s\n", argv[0], strerror(errno));
     _exit(127);
@@ -132,14 +181,17 @@ ProcessResult run_process(const ProcessSpec& spec) {
       if (r == pid) {
         exited = true;
         exited_at = Clock::now();
-        // Descendants (daemons, background jobs) die with the group; their copy of the pipe
-        // then closes and the read loop ends instead of waiting for them.
+        // Descendants (daemons, background jobs) die with the group, or by their marker if
+        // they left it; their copy of the pipe then closes and the read loop ends instead of
+        // waiting for them.
         kill(-pid, SIGKILL);
+        kill_marked(marker);
       }
     }
     if (!exited && Clock::now() >= deadline) {
       result.timed_out = true;
       kill(-pid, SIGKILL);
+      kill_marked(marker);
       wait4(pid, &status, 0, &ru);
       exited = true;
       exited_at = Clock::now();
