@@ -60,8 +60,9 @@ class ExamplePack : public ::testing::Test {
     solutions_ = dir_ / "example-solutions.tar.gz";
     auto a = sh(kBin + " problems pack examples/pack --release example -o " + problems_.string());
     ASSERT_EQ(a.rc, 0) << a.out;
-    auto b = sh(kBin + " solutions pack examples/solutions examples/solutions-raw/escape.jsonl -o " +
-                solutions_.string());
+    auto b =
+        sh(kBin + " solutions pack examples/solutions examples/solutions-raw/escape.jsonl -o " +
+           solutions_.string());
     ASSERT_EQ(b.rc, 0) << b.out;
   }
   std::string common() const {
@@ -177,7 +178,8 @@ TEST_F(ExamplePack, KilledRunResumesWithoutRedoingOrDuplicating) {
   auto after = read_jsonl(out / "results.jsonl");
   EXPECT_EQ(after.size(), 22u);
   std::set<std::pair<std::string, int>> keys;
-  for (const auto& g : after) keys.insert({g["task_id"].get<std::string>(), g["sample"].get<int>()});
+  for (const auto& g : after)
+    keys.insert({g["task_id"].get<std::string>(), g["sample"].get<int>()});
   EXPECT_EQ(keys.size(), after.size()) << "no duplicates";
   for (size_t i = 0; i < before.size(); ++i) EXPECT_EQ(after[i], before[i]) << "nothing redone";
 }
@@ -206,7 +208,8 @@ TEST(CliErrors, BadInputNamesTheFileAndExitsWithUsageCode) {
 TEST(CliErrors, YamlConfigSetsOptionsAndTheCommandLineWins) {
   if (!have_nvcc()) GTEST_SKIP() << "nvcc not installed";
   testing::TempDir d;
-  testing::write_text(d / "cfg.yaml", "problems:\n  list:\n    json: true\n    difficulty: [hard]\n");
+  testing::write_text(d / "cfg.yaml",
+                      "problems:\n  list:\n    json: true\n    difficulty: [hard]\n");
   auto r = sh(kBin + " --config " + (d / "cfg.yaml").string() + " problems list examples/pack");
   ASSERT_EQ(r.rc, 0) << r.out;
   EXPECT_EQ(nlohmann::json::parse(r.out).size(), 0u);

@@ -14,11 +14,12 @@ Problem make_problem(const std::string& type, const std::string& build, bool hos
 }
 
 TEST(EnvCheck, ProbeFlagsTakeLibrariesAndArchitectures) {
-  auto f = probe_flags("nvcc -I include -o test.out solution.cu test/*.cu -arch=native -lcublas "
-                       "-std=c++17 -gencode arch=compute_90,code=sm_90 --extended-lambda -lcudnn");
-  std::vector<std::string> want = {"-arch=native", "-lcublas", "-std=c++17",
-                                   "-gencode arch=compute_90,code=sm_90", "--extended-lambda",
-                                   "-lcudnn"};
+  auto f = probe_flags(
+      "nvcc -I include -o test.out solution.cu test/*.cu -arch=native -lcublas "
+      "-std=c++17 -gencode arch=compute_90,code=sm_90 --extended-lambda -lcudnn");
+  std::vector<std::string> want = {"-arch=native",      "-lcublas",
+                                   "-std=c++17",        "-gencode arch=compute_90,code=sm_90",
+                                   "--extended-lambda", "-lcudnn"};
   EXPECT_EQ(f, want);
   EXPECT_TRUE(probe_flags("echo No build step needed for Python").empty());
 }
@@ -46,7 +47,8 @@ TEST(EnvCheck, NoGpuFailsWhenEveryProblemNeedsOneAndWarnsOtherwise) {
   EXPECT_TRUE(any_failed(check_environment(m, {&gpu}, o)));
   auto mixed = check_environment(m, {&gpu, &host}, o);
   EXPECT_FALSE(any_failed(mixed));
-  EXPECT_NE(format_checks(mixed).find("1 problems need one and will be skipped"), std::string::npos);
+  EXPECT_NE(format_checks(mixed).find("1 problems need one and will be skipped"),
+            std::string::npos);
 }
 
 }  // namespace

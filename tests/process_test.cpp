@@ -64,8 +64,8 @@ TEST(Process, ReportsSignals) {
 
 TEST(Process, CapsFloodingOutputAndMarksTheCut) {
   // 20 MB of output, 4 KiB kept: the first and the last lines survive.
-  auto r = run_shell("echo FIRST; yes 0123456789abcdefghij | head -c 20000000; echo; echo LAST", "/",
-                     30, 4096);
+  auto r = run_shell("echo FIRST; yes 0123456789abcdefghij | head -c 20000000; echo; echo LAST",
+                     "/", 30, 4096);
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_TRUE(r.truncated);
   EXPECT_GT(r.output_bytes, 20000000u);

@@ -19,10 +19,14 @@ GradedSolution g(const std::string& task, int sample, Verdict v, const std::stri
 
 TEST(Summary, PassAtKPerGroupAndDifficulty) {
   std::vector<GradedSolution> r = {
-      g("a", 0, Verdict::pass, "k"),       g("a", 1, Verdict::test_fail, "k"),
-      g("b", 0, Verdict::build_error, "k", "hard"), g("b", 1, Verdict::build_error, "k", "hard"),
-      g("c", 0, Verdict::pass, "m"),       g("c", 1, Verdict::pass, "m"),
-      g("d", 0, Verdict::skipped, "m"),    g("d", 1, Verdict::skipped, "m"),
+      g("a", 0, Verdict::pass, "k"),
+      g("a", 1, Verdict::test_fail, "k"),
+      g("b", 0, Verdict::build_error, "k", "hard"),
+      g("b", 1, Verdict::build_error, "k", "hard"),
+      g("c", 0, Verdict::pass, "m"),
+      g("c", 1, Verdict::pass, "m"),
+      g("d", 0, Verdict::skipped, "m"),
+      g("d", 1, Verdict::skipped, "m"),
   };
   SummaryOptions o;
   o.ks = {1, 2, 3};
@@ -42,7 +46,8 @@ TEST(Summary, PassAtKPerGroupAndDifficulty) {
 }
 
 TEST(Summary, JudgeErrorsAreNotChargedToTheModel) {
-  std::vector<GradedSolution> r = {g("a", 0, Verdict::pass, "k"), g("a", 1, Verdict::judge_error, "k")};
+  std::vector<GradedSolution> r = {g("a", 0, Verdict::pass, "k"),
+                                   g("a", 1, Verdict::judge_error, "k")};
   SummaryOptions o;
   o.ks = {1};
   auto s = summarize(r, o);

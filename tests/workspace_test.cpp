@@ -56,7 +56,8 @@ TEST(Workspace, SolutionOverwritesContextButTestsStay) {
   EXPECT_EQ(testing::read_text(d / "ws/include/a.h"), "context");
   EXPECT_EQ(testing::read_text(d / "ws/test/main.cu"), "hidden");
   EXPECT_EQ(testing::read_text(d / "ws/extra/helper.h"), "h");
-  EXPECT_THROW(materialize_workspace(d / "ws", p, s), std::runtime_error) << "never reuse a workspace";
+  EXPECT_THROW(materialize_workspace(d / "ws", p, s), std::runtime_error)
+      << "never reuse a workspace";
 }
 
 }  // namespace

@@ -17,8 +17,9 @@ int run_cli(int argc, char** argv) {
   app.set_version_flag("--version", std::string("kjudge ") + KJUDGE_VERSION);
   app.require_subcommand(1);
   app.config_formatter(std::make_shared<YamlConfig>());
-  app.set_config("--config", "", "YAML file with options; nested maps name the subcommand "
-                                 "(evaluate: {workers: 8}); the command line wins");
+  app.set_config("--config", "",
+                 "YAML file with options; nested maps name the subcommand "
+                 "(evaluate: {workers: 8}); the command line wins");
   int rc = exit_code::ok;
   add_problems_commands(app, rc);
   add_solutions_commands(app, rc);

@@ -70,8 +70,9 @@ int doctor(const DoctorArgs& a) {
 
 void add_doctor_command(CLI::App& app, int& rc) {
   auto a = std::make_shared<DoctorArgs>();
-  auto* d = app.add_subcommand("doctor", "Check this machine: nvcc, GPUs, the packs' build flags, "
-                                         "tools of later stages");
+  auto* d = app.add_subcommand("doctor",
+                               "Check this machine: nvcc, GPUs, the packs' build flags, "
+                               "tools of later stages");
   d->add_option("--problems", a->problems, "Check the build flags this pack uses");
   add_filter_options(d, a->filter);
   d->add_flag("--json", a->json, "JSON on stdout");

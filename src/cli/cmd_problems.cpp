@@ -20,25 +20,26 @@ std::string refs_text(const Problem& p) {
   if (!p.source_references->all.empty())
     s += fmt::format("all of: {}", fmt::join(p.source_references->all, ", "));
   if (!p.source_references->any.empty())
-    s += fmt::format("{}one of: {}", s.empty() ? "" : "; ", fmt::join(p.source_references->any, ", "));
+    s += fmt::format("{}one of: {}", s.empty() ? "" : "; ",
+                     fmt::join(p.source_references->any, ", "));
   return s;
 }
 
 nlohmann::ordered_json brief_json(const Problem& p) {
-  return {{"task_id", p.task_id},
-          {"type", p.type},
-          {"group", p.group},
-          {"difficulty", p.difficulty},
-          {"tags", p.tags},
-          {"timeout_seconds", p.timeout_or_default()},
-          {"min_cuda_toolkit", p.min_cuda_toolkit ? nlohmann::ordered_json(*p.min_cuda_toolkit)
+  return {
+      {"task_id", p.task_id},
+      {"type", p.type},
+      {"group", p.group},
+      {"difficulty", p.difficulty},
+      {"tags", p.tags},
+      {"timeout_seconds", p.timeout_or_default()},
+      {"min_cuda_toolkit", p.min_cuda_toolkit ? nlohmann::ordered_json(*p.min_cuda_toolkit)
+                                              : nlohmann::ordered_json(nullptr)},
+      {"compute_capability", p.compute_capability ? nlohmann::ordered_json(*p.compute_capability)
                                                   : nlohmann::ordered_json(nullptr)},
-          {"compute_capability", p.compute_capability
-                                     ? nlohmann::ordered_json(*p.compute_capability)
-                                     : nlohmann::ordered_json(nullptr)},
-          {"has_benchmark", p.benchmark_command.has_value()},
-          {"has_source_references", p.source_references && !p.source_references->empty()},
-          {"has_baseline", p.baseline_solution.has_value()}};
+      {"has_benchmark", p.benchmark_command.has_value()},
+      {"has_source_references", p.source_references && !p.source_references->empty()},
+      {"has_baseline", p.baseline_solution.has_value()}};
 }
 
 struct ListArgs {
@@ -114,7 +115,8 @@ void cmd_show(const ShowArgs& a, int& rc) {
     if (auto r = refs_text(p); !r.empty()) fmt::print("must use:  {}\n", r);
     for (const auto& f : p.context_files)
       fmt::print("context:   {} ({} bytes)\n", f.path, f.content.size());
-    for (const auto& f : p.test_files) fmt::print("test file: {} ({} bytes, hidden)\n", f.path, f.content.size());
+    for (const auto& f : p.test_files)
+      fmt::print("test file: {} ({} bytes, hidden)\n", f.path, f.content.size());
     if (p.baseline_solution)
       for (const auto& f : p.baseline_solution->files)
         fmt::print("baseline:  {} ({} bytes)\n", f.path, f.content.size());
@@ -138,7 +140,8 @@ void cmd_verify(const std::string& path, bool json, int& rc) {
     j["load_errors"] = nlohmann::ordered_json::array();
     for (const auto& e : report.errors) j["load_errors"].push_back(e.what());
     j["issues"] = nlohmann::ordered_json::array();
-    for (const auto& i : issues) j["issues"].push_back({{"task_id", i.task_id}, {"message", i.message}});
+    for (const auto& i : issues)
+      j["issues"].push_back({{"task_id", i.task_id}, {"message", i.message}});
     fmt::print("{}\n", j.dump(2));
   } else {
     for (const auto& e : report.errors) fmt::print("unreadable: {}\n", e.what());
@@ -161,9 +164,9 @@ void cmd_pack_problems(const PackArgs& a, int& rc) {
     all.insert(all.end(), ps.begin(), ps.end());
   }
   int bad = print_load_errors(report);
-  write_problem_pack(a.out, a.release,
-                     a.description.empty() ? std::nullopt : std::optional<std::string>(a.description),
-                     all);
+  write_problem_pack(
+      a.out, a.release,
+      a.description.empty() ? std::nullopt : std::optional<std::string>(a.description), all);
   fmt::print(stderr, "wrote {} problems to {}\n", all.size(), a.out);
   rc = bad ? exit_code::findings : exit_code::ok;
 }
@@ -187,9 +190,10 @@ void cmd_pack_solutions(const PackArgs& a, int& rc) {
     all.insert(all.end(), ss.begin(), ss.end());
   }
   int bad = print_load_errors(report);
-  write_solution_pack(a.out, a.release,
-                      a.description.empty() ? std::nullopt : std::optional<std::string>(a.description),
-                      std::nullopt, all);
+  write_solution_pack(
+      a.out, a.release,
+      a.description.empty() ? std::nullopt : std::optional<std::string>(a.description),
+      std::nullopt, all);
   fmt::print(stderr, "wrote {} solutions to {}\n", all.size(), a.out);
   rc = bad ? exit_code::findings : exit_code::ok;
 }
@@ -236,8 +240,9 @@ void add_problems_commands(CLI::App& app, int& rc) {
   v->callback([verify, &rc] { cmd_verify(verify->first, verify->second, rc); });
 
   auto pack = std::make_shared<PackArgs>();
-  auto* p = problems->add_subcommand("pack", "Write a ComputeEval problems pack from problem "
-                                             "directories, JSONL files or other packs");
+  auto* p = problems->add_subcommand("pack",
+                                     "Write a ComputeEval problems pack from problem "
+                                     "directories, JSONL files or other packs");
   p->add_option("INPUT", pack->inputs, "Problem directories (or trees of them), packs, .jsonl")
       ->required();
   p->add_option("-o,--out", pack->out, "Output .tar.gz")->required();
@@ -250,7 +255,8 @@ void add_problems_commands(CLI::App& app, int& rc) {
     ProblemFilter filter;
   };
   auto exp = std::make_shared<ExportArgs>();
-  auto* e = problems->add_subcommand("export", "Write each problem of a pack as a problem directory");
+  auto* e =
+      problems->add_subcommand("export", "Write each problem of a pack as a problem directory");
   e->add_option("PACK", exp->pack, "Problems pack")->required();
   e->add_option("DIR", exp->out, "Output directory")->required();
   add_filter_options(e, exp->filter);
@@ -262,8 +268,9 @@ void add_solutions_commands(CLI::App& app, int& rc) {
   sols->require_subcommand(1);
 
   auto pack = std::make_shared<PackArgs>();
-  auto* p = sols->add_subcommand("pack", "Write a ComputeEval solutions pack from solution "
-                                         "directories, solutions.jsonl files or packs");
+  auto* p = sols->add_subcommand("pack",
+                                 "Write a ComputeEval solutions pack from solution "
+                                 "directories, solutions.jsonl files or packs");
   p->add_option("INPUT", pack->inputs, "Solution directories (or trees of them), packs, .jsonl")
       ->required();
   p->add_option("-o,--out", pack->out, "Output <name>-solutions.tar.gz")->required();
@@ -276,8 +283,9 @@ void add_solutions_commands(CLI::App& app, int& rc) {
     ProblemFilter filter;
   };
   auto base = std::make_shared<BaselineArgs>();
-  auto* b = sols->add_subcommand("baseline", "Write the problems' baseline solutions as a "
-                                             "solutions pack");
+  auto* b = sols->add_subcommand("baseline",
+                                 "Write the problems' baseline solutions as a "
+                                 "solutions pack");
   b->add_option("PACK", base->pack, "Problems pack")->required();
   b->add_option("-o,--out", base->out, "Output <name>-solutions.tar.gz")->required();
   add_filter_options(b, base->filter);

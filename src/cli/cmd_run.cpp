@@ -91,7 +91,8 @@ std::string jobs_fingerprint(const std::vector<EvalJob>& jobs) {
   for (const auto& j : jobs) {
     Sha256 h;
     h.update(j.problem->task_id).update("\n");
-    for (const auto& f : j.solution.files) h.update(f.path).update("\n").update(f.content).update("\n");
+    for (const auto& f : j.solution.files)
+      h.update(f.path).update("\n").update(f.content).update("\n");
     for (const auto& f : j.problem->test_files) h.update(f.path).update("\n").update(f.content);
     items.push_back(j.problem->task_id + "#" + std::to_string(j.solution.sample) + ":" + h.hex());
   }
@@ -165,7 +166,8 @@ int run_jobs(const std::string& command, const RunArgs& a) {
       for (const auto& p : read_problems_any(a.problems, &all_report)) in_pack.insert(p.task_id);
       for (const auto& u : unknown)
         if (!in_pack.count(u)) {
-          fmt::print(stderr, "kjudge: warning: solutions for '{}', which the problems pack lacks\n", u);
+          fmt::print(stderr, "kjudge: warning: solutions for '{}', which the problems pack lacks\n",
+                     u);
           notes.push_back("solutions for unknown task " + u);
         }
     }
@@ -179,12 +181,14 @@ int run_jobs(const std::string& command, const RunArgs& a) {
   }
 
   // The run directory.
-  fs::path out = a.out.empty() ? fs::path("kjudge-runs") / (command + "-" + timestamp()) : fs::path(a.out);
+  fs::path out =
+      a.out.empty() ? fs::path("kjudge-runs") / (command + "-" + timestamp()) : fs::path(a.out);
   fs::path journal_path = out / "results.jsonl";
   std::string fingerprint = jobs_fingerprint(jobs);
   if (fs::exists(journal_path) && !a.resume)
-    throw InputError(out.string(), 0, "", "holds an earlier run; pass --resume to finish it, or "
-                                          "choose another --out");
+    throw InputError(out.string(), 0, "",
+                     "holds an earlier run; pass --resume to finish it, or "
+                     "choose another --out");
   if (a.resume && fs::exists(out / "run.json")) {
     std::ifstream in(out / "run.json");
     auto prev = nlohmann::json::parse(in, nullptr, false);
@@ -204,8 +208,10 @@ int run_jobs(const std::string& command, const RunArgs& a) {
     eo.cache_dir = a.no_cache ? fs::path() : cache_dir;
     auto checks = check_environment(machine, ps, eo);
     if (any_failed(checks)) {
-      fmt::print(stderr, "{}kjudge: the environment check failed; fix the above or pass "
-                         "--skip-env-check\n", format_checks(checks));
+      fmt::print(stderr,
+                 "{}kjudge: the environment check failed; fix the above or pass "
+                 "--skip-env-check\n",
+                 format_checks(checks));
       return exit_code::environment;
     }
   }
@@ -247,7 +253,8 @@ int run_jobs(const std::string& command, const RunArgs& a) {
   int total = already + static_cast<int>(todo.size() + pre_todo.size());
   Progress progress(total, already, !a.quiet);
   if (a.resume && already)
-    fmt::print(stderr, "kjudge: resuming {}: {} of {} already graded\n", out.string(), already, total);
+    fmt::print(stderr, "kjudge: resuming {}: {} of {} already graded\n", out.string(), already,
+               total);
   auto record = [&](const GradedSolution& g) {
     journal.append(g);
     results.push_back(g);
@@ -292,7 +299,7 @@ int run_jobs(const std::string& command, const RunArgs& a) {
   if (!a.quiet) {
     fmt::print(stderr, "{}", summary_table(summary));
     fmt::print(stderr, "results: {}  summary: {}\n", journal_path.string(),
-                (out / "summary.json").string());
+               (out / "summary.json").string());
   }
 
   if (evaluator.stopped()) {
@@ -308,15 +315,17 @@ int run_jobs(const std::string& command, const RunArgs& a) {
 
 void add_run_options(CLI::App* c, RunArgs& a) {
   c->add_option("-k", a.ks, "pass@k values, e.g. -k 1,3,10")->delimiter(',');
-  c->add_option("--out", a.out, "Run directory (results.jsonl, summary.json, run.json); "
-                                "default kjudge-runs/<command>-<time>");
+  c->add_option("--out", a.out,
+                "Run directory (results.jsonl, summary.json, run.json); "
+                "default kjudge-runs/<command>-<time>");
   c->add_flag("--resume", a.resume, "Finish the run in --out: grade only what its journal lacks");
   add_filter_options(c, a.filter);
   c->add_option("--workers", a.workers, "Parallel builds (default: one per CPU)");
   c->add_option("--tests-per-gpu", a.tests_per_gpu, "Correctness runs sharing one GPU (default 4)");
   c->add_option("--gpus", a.gpus, "GPU indices to use (default: all)")->delimiter(',');
   c->add_flag("--no-cache", a.no_cache, "Build everything; neither read nor write the build cache");
-  c->add_option("--cache-dir", a.cache_dir, "Build cache (default $KJUDGE_CACHE_DIR or ~/.cache/kjudge)");
+  c->add_option("--cache-dir", a.cache_dir,
+                "Build cache (default $KJUDGE_CACHE_DIR or ~/.cache/kjudge)");
   c->add_option("--work-dir", a.work_dir, "Where workspaces are made (default: a temp dir)");
   c->add_flag("--keep-workspaces", a.keep_workspaces, "Leave each solution's workspace on disk");
   c->add_flag("--skip-env-check", a.skip_env_check, "Run even if `kjudge doctor` finds a failure");
@@ -332,8 +341,9 @@ void add_run_options(CLI::App* c, RunArgs& a) {
 
 void add_run_commands(CLI::App& app, int& rc) {
   auto val = std::make_shared<RunArgs>();
-  auto* v = app.add_subcommand("validate", "Evaluate every problem's baseline solution (the "
-                                           "benchmark's own integrity check)");
+  auto* v = app.add_subcommand("validate",
+                               "Evaluate every problem's baseline solution (the "
+                               "benchmark's own integrity check)");
   v->add_option("PACK", val->problems, "Problems pack, problems.jsonl or problem directories")
       ->required();
   add_run_options(v, *val);

@@ -23,7 +23,8 @@ std::vector<Problem> filter_problems(const std::vector<Problem>& problems, const
 }
 
 int print_load_errors(const LoadReport& report) {
-  for (const auto& e : report.errors) fmt::print(stderr, "kjudge: warning: skipped: {}\n", e.what());
+  for (const auto& e : report.errors)
+    fmt::print(stderr, "kjudge: warning: skipped: {}\n", e.what());
   return static_cast<int>(report.errors.size());
 }
 

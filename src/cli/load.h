@@ -1,17 +1,16 @@
 #pragma once
 // Loading inputs for commands: bad records are reported on stderr and left out, the rest goes on.
+#include <CLI/CLI.hpp>
 #include <filesystem>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "core/datapack.h"
 
 namespace kjudge {
 
 struct ProblemFilter {
-  std::vector<std::string> groups;          // keep only these (empty: all)
+  std::vector<std::string> groups;  // keep only these (empty: all)
   std::vector<std::string> exclude_groups;
   std::vector<std::string> difficulties;
   std::vector<std::string> task_ids;

@@ -36,9 +36,9 @@ std::string Progress::bar_line(int done, int total, int passed, int failed, int 
   if (filled < bar) b += '>' + std::string(bar - filled - 1, ' ');
   // ETA from this run's own pace; resumed work done earlier does not count.
   const std::string eta = done >= total ? std::string("0s")
-                         : (done > 0 && elapsed_s > 0)
-                             ? format_duration(elapsed_s / done * (total - done))
-                             : std::string("?");
+                          : (done > 0 && elapsed_s > 0)
+                              ? format_duration(elapsed_s / done * (total - done))
+                              : std::string("?");
   return fmt::format("[{}] {}/{}  pass {}  fail {}  other {}  {}  ETA {}", b, done, total, passed,
                      failed, other, format_duration(elapsed_s), eta);
 }
@@ -46,12 +46,11 @@ std::string Progress::bar_line(int done, int total, int passed, int failed, int 
 void Progress::draw() {
   struct winsize ws {};
   int width = (ioctl(fileno(out_), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) ? ws.ws_col : 100;
-  double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   // Pace from this run only, extrapolated over what is left.
   int left = total_ - done_;
-  std::string line = bar_line(done_this_run_, done_this_run_ + left, passed_, failed_, other_,
-                              elapsed, width);
+  std::string line =
+      bar_line(done_this_run_, done_this_run_ + left, passed_, failed_, other_, elapsed, width);
   if (static_cast<int>(line.size()) > width - 1) line.resize(width - 1);
   std::fprintf(out_, "\r\033[K%s", line.c_str());
   std::fflush(out_);
@@ -61,9 +60,12 @@ void Progress::update(const GradedSolution& g) {
   std::lock_guard<std::mutex> lock(mu_);
   ++done_;
   ++done_this_run_;
-  if (g.verdict == Verdict::pass) ++passed_;
-  else if (counts_for_model(g.verdict)) ++failed_;
-  else ++other_;
+  if (g.verdict == Verdict::pass)
+    ++passed_;
+  else if (counts_for_model(g.verdict))
+    ++failed_;
+  else
+    ++other_;
   if (!enabled_) return;
   if (tty_) {
     draw();

@@ -123,9 +123,11 @@ void BuildCache::store(const std::string& key, const fs::path& workspace, const 
       auto mode = static_cast<int>(fs::status(workspace / rel).permissions() & fs::perms::mask);
       files.push_back({{"path", rel}, {"mode", mode}});
     }
-    nlohmann::json j = {{"exit_code", record.exit_code}, {"log", record.log},
+    nlohmann::json j = {{"exit_code", record.exit_code},
+                        {"log", record.log},
                         {"log_truncated", record.log_truncated},
-                        {"log_bytes", record.log_bytes}, {"seconds", record.seconds},
+                        {"log_bytes", record.log_bytes},
+                        {"seconds", record.seconds},
                         {"files", files}};
     {
       std::ofstream out(tmp / "entry.json", std::ios::binary);

@@ -34,11 +34,13 @@ double CostModel::guess_build_s(const Problem& p) {
     return in(p.context_files) || in(p.test_files) ||
            (p.baseline_solution && in(p.baseline_solution->files));
   };
-  if (mentions("<cub/") || mentions("<thrust/") || mentions("<cuda/") || mentions("<cooperative_groups"))
+  if (mentions("<cub/") || mentions("<thrust/") || mentions("<cuda/") ||
+      mentions("<cooperative_groups"))
     s += 12.0;
   if (p.build_command) {
     const std::string& b = *p.build_command;
-    for (const char* lib : {"-lcublas", "-lcudnn", "-lcusolver", "-lcusparse", "-lcufft", "-lcurand"})
+    for (const char* lib :
+         {"-lcublas", "-lcudnn", "-lcusolver", "-lcusparse", "-lcufft", "-lcurand"})
       if (b.find(lib) != std::string::npos) s += 1.5;
     if (b.find("-rdc") != std::string::npos) s += 3.0;
   } else {

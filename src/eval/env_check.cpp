@@ -48,7 +48,8 @@ std::vector<std::string> probe_flags(const std::string& build_command) {
   auto words = split_words(build_command);
   for (std::size_t i = 0; i < words.size(); ++i) {
     const std::string& w = words[i];
-    if (w.rfind("-l", 0) == 0 && w.size() > 2) out.push_back(w);
+    if (w.rfind("-l", 0) == 0 && w.size() > 2)
+      out.push_back(w);
     else if (w.rfind("-arch", 0) == 0 || w.rfind("--gpu-architecture", 0) == 0 ||
              w.rfind("-std=", 0) == 0 || w == "--extended-lambda" ||
              w == "--expt-relaxed-constexpr" || w.rfind("-code", 0) == 0)
@@ -93,8 +94,8 @@ std::vector<EnvCheck> check_environment(const MachineInfo& m,
     }
     if (too_new) {
       nvcc.status = CheckStatus::warn;
-      nvcc.detail += fmt::format("; {} problems need a newer toolkit (up to {}) and will be skipped",
-                                 too_new, newest);
+      nvcc.detail += fmt::format(
+          "; {} problems need a newer toolkit (up to {}) and will be skipped", too_new, newest);
       nvcc.advice = "install CUDA " + newest + " or newer to judge them";
     }
   }
@@ -107,7 +108,8 @@ std::vector<EnvCheck> check_environment(const MachineInfo& m,
     gpus.detail = "no NVIDIA GPU found (nvidia-smi)";
     if (need_gpu && need_gpu == static_cast<int>(problems.size())) {
       gpus.status = CheckStatus::fail;
-      gpus.advice = "run on a machine with an NVIDIA GPU and driver; every selected problem needs one";
+      gpus.advice =
+          "run on a machine with an NVIDIA GPU and driver; every selected problem needs one";
     } else if (need_gpu) {
       gpus.status = CheckStatus::warn;
       gpus.detail += fmt::format("; {} problems need one and will be skipped", need_gpu);
@@ -116,7 +118,8 @@ std::vector<EnvCheck> check_environment(const MachineInfo& m,
   } else {
     std::string list;
     for (const auto& g : m.gpus)
-      list += fmt::format("{}{}: {} (sm {})", list.empty() ? "" : ", ", g.index, g.name, g.compute_cap);
+      list +=
+          fmt::format("{}{}: {} (sm {})", list.empty() ? "" : ", ", g.index, g.name, g.compute_cap);
     gpus.detail = list + "; driver " + m.driver_version;
   }
   checks.push_back(gpus);
@@ -133,7 +136,7 @@ std::vector<EnvCheck> check_environment(const MachineInfo& m,
       }
     }
     EnvCheck probe;
-  probe.name = "build flags";
+    probe.name = "build flags";
     fs::path dir = opt.scratch.empty()
                        ? fs::temp_directory_path() / ("kjudge-probe-" + std::to_string(getpid()))
                        : opt.scratch;
@@ -170,8 +173,9 @@ std::vector<EnvCheck> check_environment(const MachineInfo& m,
       for (const auto& b : broken)
         which += fmt::format("{}{} (used by {} problems)", which.empty() ? "" : ", ", b, users[b]);
       probe.detail = "these build flags fail here: " + which;
-      probe.advice = "install the missing CUDA libraries (e.g. cuBLAS, cuDNN) or filter the problems "
-                     "that need them with --exclude-group";
+      probe.advice =
+          "install the missing CUDA libraries (e.g. cuBLAS, cuDNN) or filter the problems "
+          "that need them with --exclude-group";
     }
     checks.push_back(probe);
   }
@@ -179,7 +183,7 @@ std::vector<EnvCheck> check_environment(const MachineInfo& m,
   // Caches and tools of later stages.
   if (!opt.cache_dir.empty()) {
     EnvCheck cache;
-  cache.name = "build cache";
+    cache.name = "build cache";
     std::error_code ec;
     fs::create_directories(opt.cache_dir, ec);
     if (ec || access(opt.cache_dir.c_str(), W_OK) != 0) {
@@ -197,7 +201,7 @@ std::vector<EnvCheck> check_environment(const MachineInfo& m,
            {"compute-sanitizer", "memory checks (from the CUDA toolkit)"},
            {"python3", "Triton operators"}}) {
     EnvCheck t;
-  t.name = tool;
+    t.name = tool;
     if (tool_on_path(tool)) {
       t.detail = "found";
     } else {
@@ -219,9 +223,12 @@ bool any_failed(const std::vector<EnvCheck>& checks) {
 std::string format_checks(const std::vector<EnvCheck>& checks) {
   std::string out;
   for (const auto& c : checks) {
-    const char* tag = c.status == CheckStatus::ok ? "ok  " : c.status == CheckStatus::warn ? "WARN" : "FAIL";
+    const char* tag = c.status == CheckStatus::ok     ? "ok  "
+                      : c.status == CheckStatus::warn ? "WARN"
+                                                      : "FAIL";
     out += fmt::format("[{}] {:<18} {}\n", tag, c.name, c.detail);
-    if (!c.advice.empty() && c.status != CheckStatus::ok) out += fmt::format("       fix: {}\n", c.advice);
+    if (!c.advice.empty() && c.status != CheckStatus::ok)
+      out += fmt::format("       fix: {}\n", c.advice);
   }
   return out;
 }

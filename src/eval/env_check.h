@@ -20,9 +20,9 @@ struct EnvCheck {
 };
 
 struct EnvCheckOptions {
-  bool probe_build = true;             // compile and link a probe with the packs' flags
-  std::filesystem::path scratch;       // where the probe is built; a temp dir when empty
-  std::filesystem::path cache_dir;     // must be writable when the cache is on
+  bool probe_build = true;          // compile and link a probe with the packs' flags
+  std::filesystem::path scratch;    // where the probe is built; a temp dir when empty
+  std::filesystem::path cache_dir;  // must be writable when the cache is on
 };
 
 std::vector<EnvCheck> check_environment(const MachineInfo& machine,

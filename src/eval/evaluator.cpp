@@ -78,7 +78,8 @@ std::string first_line(const std::string& s, std::size_t max = 200) {
   std::size_t start = s.find_first_not_of(" \t\r\n");
   if (start == std::string::npos) return {};
   std::size_t end = s.find('\n', start);
-  std::string line = s.substr(start, std::min(end == std::string::npos ? s.size() : end, start + max) - start);
+  std::string line =
+      s.substr(start, std::min(end == std::string::npos ? s.size() : end, start + max) - start);
   return line;
 }
 
@@ -94,7 +95,7 @@ struct Evaluator::Task {
   const Problem* problem = nullptr;
   Solution solution;
   std::vector<int> gpus;  // eligible GPU indices; empty = any slot
-  std::size_t rank = 0;  // position in the planned start order (schedule.h)
+  std::size_t rank = 0;   // position in the planned start order (schedule.h)
   double expected_test_s = 0;
   int attempt = 1;
   int judge_retries = 0;
@@ -115,7 +116,6 @@ struct Evaluator::State {
   int unfinished = 0;
   const std::function<void(const GradedSolution&)>* done = nullptr;
   std::mutex done_mu;
-  bool quiet_phase = false;
 };
 
 Evaluator::Evaluator(EvalOptions options, MachineInfo machine)
@@ -171,7 +171,8 @@ void Evaluator::run(std::vector<EvalJob> jobs,
   }
   std::vector<std::size_t> order = plan_order(costs);
   for (std::size_t r = 0; r < order.size(); ++r) tasks[order[r]]->rank = r;
-  std::sort(tasks.begin(), tasks.end(), [](const auto& a, const auto& b) { return a->rank < b->rank; });
+  std::sort(tasks.begin(), tasks.end(),
+            [](const auto& a, const auto& b) { return a->rank < b->rank; });
   st.unfinished = static_cast<int>(tasks.size());
   for (auto& t : tasks) st.build_queue.push_back(std::move(t));
 
@@ -193,7 +194,6 @@ void Evaluator::run(std::vector<EvalJob> jobs,
   for (auto& th : threads) th.join();
 
   // Timeouts seen under load, once more with nothing else running.
-  st.quiet_phase = true;
   std::vector<std::unique_ptr<Task>> quiet = std::move(st.quiet);
   for (auto& t : quiet) {
     if (stop_) break;
@@ -203,10 +203,10 @@ void Evaluator::run(std::vector<EvalJob> jobs,
     t->g.test = {};
     t->g.detail.clear();
     t->started = Clock::now();
-    bool go_on = check_and_build(st, *t, true);
+    bool go_on = check_and_build(*t, true);
     if (go_on) {
       int gpu = t->gpus.empty() ? (gpus.empty() ? -1 : gpus.front()) : t->gpus.front();
-      run_test(st, *t, gpu, true);
+      run_test(*t, gpu, true);
     }
     finish(st, *t);
   }
@@ -231,7 +231,7 @@ void Evaluator::build_worker(State& st) {
       st.build_queue.pop_front();
     }
     t->started = Clock::now();
-    bool go_on = check_and_build(st, *t, false);
+    bool go_on = check_and_build(*t, false);
     if (go_on && !t->needs_quiet) {
       std::lock_guard<std::mutex> lock(st.mu);
       insert_sorted(st.test_queue, std::move(t), /*by_test=*/true);
@@ -263,7 +263,7 @@ void Evaluator::test_worker(State& st, int gpu) {
       t = std::move(*it);
       st.test_queue.erase(it);
     }
-    run_test(st, *t, gpu, false);
+    run_test(*t, gpu, false);
     retry_or_finish(st, std::move(t));
   }
 }
@@ -302,10 +302,6 @@ void Evaluator::retry_or_finish(State& st, std::unique_ptr<Task> t) {
 }
 
 void Evaluator::finish(State& st, Task& t) {
-  if (t.needs_quiet) {
-    // Only reached with quiet retries off: the timeout stands as it was observed.
-    t.needs_quiet = false;
-  }
   t.g.total_s = std::chrono::duration<double>(Clock::now() - t.started).count();
   if (!opt_.keep_workspaces && !t.workspace.empty()) {
     std::error_code ec;
@@ -315,8 +311,7 @@ void Evaluator::finish(State& st, Task& t) {
   (*st.done)(t.g);
 }
 
-bool Evaluator::check_and_build(State& st, Task& t, bool quiet) {
-  (void)st;
+bool Evaluator::check_and_build(Task& t, bool quiet) {
   const Problem& p = *t.problem;
   GradedSolution& g = t.g;
 
@@ -438,8 +433,7 @@ bool Evaluator::check_and_build(State& st, Task& t, bool quiet) {
   return true;
 }
 
-void Evaluator::run_test(State& st, Task& t, int gpu, bool quiet) {
-  (void)st;
+void Evaluator::run_test(Task& t, int gpu, bool quiet) {
   const Problem& p = *t.problem;
   GradedSolution& g = t.g;
   g.gpu = gpu;

@@ -69,8 +69,8 @@ class Evaluator {
   void build_worker(State& st);
   void test_worker(State& st, int gpu);
   // Runs the pre-checks and the build of `t`; returns false when the job is final already.
-  bool check_and_build(State& st, Task& t, bool quiet);
-  void run_test(State& st, Task& t, int gpu, bool quiet);
+  bool check_and_build(Task& t, bool quiet);
+  void run_test(Task& t, int gpu, bool quiet);
   void finish(State& st, Task& t);
   void retry_or_finish(State& st, std::unique_ptr<Task> t);
   std::filesystem::path workspace_for(const Task& t) const;

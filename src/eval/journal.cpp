@@ -46,10 +46,9 @@ Journal::Journal(const std::filesystem::path& path, std::vector<GradedSolution>*
     }
   }
   fd_ = open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw std::runtime_error("cannot open journal " + path.string() + ": " +
-                                        std::strerror(errno));
-  if (ftruncate(fd_, static_cast<off_t>(keep)) != 0 ||
-      lseek(fd_, 0, SEEK_END) < 0) {
+  if (fd_ < 0)
+    throw std::runtime_error("cannot open journal " + path.string() + ": " + std::strerror(errno));
+  if (ftruncate(fd_, static_cast<off_t>(keep)) != 0 || lseek(fd_, 0, SEEK_END) < 0) {
     throw std::runtime_error("cannot prepare journal " + path.string() + ": " +
                              std::strerror(errno));
   }
@@ -60,7 +59,8 @@ Journal::~Journal() {
 }
 
 void Journal::append(const GradedSolution& g) {
-  std::string line = graded_to_json(g).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  std::string line =
+      graded_to_json(g).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   std::lock_guard<std::mutex> lock(mu_);
   const char* p = line.data();
   std::size_t left = line.size();

@@ -33,8 +33,8 @@ nlohmann::json pass_at_k_json(const std::map<std::string, Counts>& per_problem,
       sum += pass_at_k(cnt.n, cnt.c, k);
       ++problems;
     }
-    out[std::to_string(k)] = (enough && problems > 0) ? nlohmann::json(sum / problems)
-                                                      : nlohmann::json(nullptr);
+    out[std::to_string(k)] =
+        (enough && problems > 0) ? nlohmann::json(sum / problems) : nlohmann::json(nullptr);
   }
   return out;
 }
@@ -80,10 +80,14 @@ nlohmann::json summarize(const std::vector<GradedSolution>& graded, const Summar
     test_s += g.test.wall_s;
     cached += g.build.cached;
     quiet_retries += g.build.quiet_retry || g.test.quiet_retry;
-    nlohmann::json brief = {{"task_id", g.task_id}, {"sample", g.sample},
-                            {"verdict", std::string(to_string(g.verdict))}, {"detail", g.detail}};
-    if (g.verdict == Verdict::judge_error) judge_errors.push_back(brief);
-    else if (g.verdict != Verdict::pass && g.verdict != Verdict::skipped) failures.push_back(brief);
+    nlohmann::json brief = {{"task_id", g.task_id},
+                            {"sample", g.sample},
+                            {"verdict", std::string(to_string(g.verdict))},
+                            {"detail", g.detail}};
+    if (g.verdict == Verdict::judge_error)
+      judge_errors.push_back(brief);
+    else if (g.verdict != Verdict::pass && g.verdict != Verdict::skipped)
+      failures.push_back(brief);
   }
   nlohmann::json out = slice(all, opt.ks);
   out["schema_version"] = 1;
@@ -107,19 +111,19 @@ nlohmann::json summarize(const std::vector<GradedSolution>& graded, const Summar
 
 std::string summary_table(const nlohmann::json& s) {
   std::string out;
-  out += fmt::format("{} solutions of {} problems ({} evaluated), wall {:.1f} s, build {:.1f} s, "
-                     "test {:.1f} s summed, {} builds cached\n",
-                     s["solutions"].get<int>(), s["problems"].get<int>(),
-                     s["evaluated_problems"].get<int>(), s["timing"]["wall_s"].get<double>(),
-                     s["timing"]["build_s_sum"].get<double>(),
-                     s["timing"]["test_s_sum"].get<double>(),
-                     s["timing"]["cached_builds"].get<int>());
+  out += fmt::format(
+      "{} solutions of {} problems ({} evaluated), wall {:.1f} s, build {:.1f} s, "
+      "test {:.1f} s summed, {} builds cached\n",
+      s["solutions"].get<int>(), s["problems"].get<int>(), s["evaluated_problems"].get<int>(),
+      s["timing"]["wall_s"].get<double>(), s["timing"]["build_s_sum"].get<double>(),
+      s["timing"]["test_s_sum"].get<double>(), s["timing"]["cached_builds"].get<int>());
   out += "verdicts:";
   for (auto& [v, n] : s["verdicts"].items()) out += fmt::format("  {} {}", v, n.get<int>());
   out += "\n";
   if (!s["skipped_reasons"].empty()) {
     out += "skipped:";
-    for (auto& [v, n] : s["skipped_reasons"].items()) out += fmt::format("  {} {}", v, n.get<int>());
+    for (auto& [v, n] : s["skipped_reasons"].items())
+      out += fmt::format("  {} {}", v, n.get<int>());
     out += "\n";
   }
   auto row = [&out](const std::string& name, const nlohmann::json& slice) {

@@ -8,16 +8,16 @@ namespace kjudge {
 
 struct GpuInfo {
   int index = 0;
-  std::string name;          // "NVIDIA H100 80GB HBM3"
-  std::string compute_cap;   // "9.0"
+  std::string name;         // "NVIDIA H100 80GB HBM3"
+  std::string compute_cap;  // "9.0"
   std::string uuid;
 };
 
 struct MachineInfo {
-  std::string nvcc_path;                // empty when nvcc is not found
+  std::string nvcc_path;                    // empty when nvcc is not found
   std::optional<std::string> cuda_version;  // "13.0", from `nvcc --version`
-  std::string nvcc_version_line;        // the full release line, for cache keys and reports
-  std::string driver_version;           // empty without a driver
+  std::string nvcc_version_line;            // the full release line, for cache keys and reports
+  std::string driver_version;               // empty without a driver
   std::vector<GpuInfo> gpus;
   int cpu_count = 1;
 };

@@ -197,7 +197,9 @@ ProcessResult run_process(const ProcessSpec& spec) {
       exited_at = Clock::now();
     }
     if (pipe_open) {
-      struct pollfd pfd {pipe_fds[0], POLLIN, 0};
+      struct pollfd pfd {
+        pipe_fds[0], POLLIN, 0
+      };
       int pr = poll(&pfd, 1, exited ? 200 : 20);
       if (pr > 0) {
         ssize_t n = read(pipe_fds[0], buf, sizeof buf);

@@ -21,16 +21,16 @@ struct ProcessSpec {
 };
 
 struct ProcessResult {
-  bool started = false;       // false: fork/exec failed; `error` says why (a judge fault)
+  bool started = false;  // false: fork/exec failed; `error` says why (a judge fault)
   std::string error;
-  int exit_code = -1;         // valid when exited normally
-  int signal = 0;             // non-zero when killed by a signal (other than our timeout kill)
+  int exit_code = -1;  // valid when exited normally
+  int signal = 0;      // non-zero when killed by a signal (other than our timeout kill)
   bool timed_out = false;
-  std::string output;         // capped; a truncation marker stands in the middle when cut
+  std::string output;  // capped; a truncation marker stands in the middle when cut
   bool truncated = false;
   std::size_t output_bytes = 0;  // total bytes the process wrote
   double wall_s = 0;
-  double cpu_s = 0;           // user+system of the child and its waited-for descendants
+  double cpu_s = 0;  // user+system of the child and its waited-for descendants
 
   bool ok() const { return started && !timed_out && signal == 0 && exit_code == 0; }
 };
