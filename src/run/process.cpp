@@ -75,7 +75,7 @@ std::string next_marker() {
 }
 
 // SIGKILLs every process whose environment holds `marker`; returns how many.
-int kill_marked(const std::string& marker) {
+int kill_marked_once(const std::string& marker) {
   const std::string needle = std::string(kMarkerVar) + "=" + marker;
   int killed = 0;
   std::error_code ec;
@@ -99,6 +99,12 @@ int kill_marked(const std::string& marker) {
     }
   }
   return killed;
+}
+
+// A marked process may be forking while we look (a daemon's second fork): look again until a
+// pass finds none alive. Killed processes leave /proc or turn zombie, whose environ is empty.
+void kill_marked(const std::string& marker) {
+  for (int pass = 0; pass < 50 && kill_marked_once(marker) > 0; ++pass) usleep(2000);
 }
 
 }  // namespace
