@@ -88,6 +88,23 @@ TEST_F(ExamplePack, PackVerifiesAndListsAsJson) {
   EXPECT_EQ(s.out.find("int main"), std::string::npos) << "hidden tests are not printed by default";
 }
 
+TEST_F(ExamplePack, VerifyNamesATamperedProblemAndFails) {
+  // Edit one problem's line but keep the pack's metadata.json: its MD5 no longer matches.
+  fs::path x = dir_ / "x";
+  fs::create_directories(x);
+  ASSERT_EQ(sh("tar xzf " + problems_.string() + " -C " + x.string()).rc, 0);
+  ASSERT_EQ(
+      sh("sed -i '/example\\/saxpy/s/Implement/Write/' " + (x / "problems.jsonl").string()).rc, 0);
+  ASSERT_EQ(sh("tar czf " + (dir_ / "tampered.tar.gz").string() + " -C " + x.string() +
+               " metadata.json problems.jsonl")
+                .rc,
+            0);
+  auto v = sh(kBin + " problems verify " + (dir_ / "tampered.tar.gz").string());
+  EXPECT_EQ(v.rc, 1) << v.out;
+  EXPECT_NE(v.out.find("example/saxpy"), std::string::npos) << v.out;
+  EXPECT_EQ(v.out.find("example/prefix_sum"), std::string::npos) << "only the edited one";
+}
+
 TEST_F(ExamplePack, ValidatePassesEveryBaseline) {
   auto r = sh(kBin + " validate " + problems_.string() + " --out " + (dir_ / "v").string() +
               common() + " --json -q");
