@@ -12,33 +12,14 @@
 #include <vector>
 
 #include "core/problem_json.h"
+#include "test_util.h"
 
 namespace kjudge {
 namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = fs::temp_directory_path() /
-            ("kjudge-" + std::string(info->test_suite_name()) + "-" + info->name() + "-" +
-             std::to_string(getpid()) + "-" + std::to_string(counter++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-  fs::path operator/(const std::string& name) const { return path_ / name; }
-
- private:
-  fs::path path_;
-};
+using kjudge::testing::TempDir;
 
 void write_file(const fs::path& path, const std::string& data) {
   fs::create_directories(path.parent_path());

@@ -14,6 +14,7 @@
 #include "core/datapack.h"
 #include "core/problem_dir.h"
 #include "core/problem_json.h"
+#include "test_util.h"
 
 namespace kjudge {
 namespace {
@@ -42,26 +43,7 @@ fs::path pack_path(const char* release) {
     }                                                                             \
   } while (0)
 
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = fs::temp_directory_path() /
-            ("kjudge-" + std::string(info->test_suite_name()) + "-" + info->name() + "-" +
-             std::to_string(getpid()) + "-" + std::to_string(counter++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  fs::path operator/(const std::string& name) const { return path_ / name; }
-
- private:
-  fs::path path_;
-};
+using kjudge::testing::TempDir;
 
 std::string read_member(const fs::path& pack, const std::string& name) {
   std::string out;
