@@ -153,18 +153,29 @@ TEST_F(EvaluatorTest, SecondRunTakesBuildsFromTheCache) {
 }
 
 TEST_F(EvaluatorTest, TimeoutUnderLoadIsRetriedOnAQuietMachine) {
-  // Each test registers itself in a shared folder and waits about 2 s for a peer; with a live
-  // peer it stalls past its timeout, as a slow build or a shared GPU would make it. Alone (the
-  // quiet retry), it passes.
+  // On its first attempt each test holds a lock on a file of its own, waits until it sees its
+  // peer's file locked (the peer runs at the same time: the machine is loaded) and then stalls
+  // past its timeout, as a slow build or a shared GPU would make it. On the retry it passes at
+  // once. A lock dies with its holder, zombie or not, so liveness needs no PID checks.
   auto shared = dir_ / "running";
   std::filesystem::create_directories(shared);
   std::string d = shared.string();
-  // Liveness from /proc, as a killed peer may linger as a zombie nobody reaps.
-  std::string script = "touch " + d + "/$$; i=0; while [ $i -lt 20 ]; do n=0; for f in " + d +
-                       "/*; do s=$(awk '{print $3}' /proc/$(basename $f)/stat 2>/dev/null); "
-                       "[ -n \"$s\" ] && [ \"$s\" != Z ] && n=$((n+1)); done; "
-                       "if [ $n -gt 1 ]; then sleep 10; fi; sleep 0.1; i=$((i+1)); done; exit 0";
-  std::vector<Problem> ps = {shell_problem("q/a", 6), shell_problem("q/b", 6)};
+  std::string script =
+      "key=$(basename \"$PWD\" | sed 's/-a[0-9]*$//'); "
+      "if [ -e " +
+      d + "/done-$key ]; then exit 0; fi; touch " + d +
+      "/done-$key; "
+      "exec 9>" +
+      d +
+      "/lock-$key; flock -x 9; "
+      "while :; do for f in " +
+      d +
+      "/lock-*; do "
+      "[ \"$f\" = " +
+      d +
+      "/lock-$key ] && continue; "
+      "flock -n -x \"$f\" true || sleep 30; done; sleep 0.05; done";
+  std::vector<Problem> ps = {shell_problem("q/a", 4), shell_problem("q/b", 4)};
   auto r = run(ps, {sol("q/a", script), sol("q/b", script)});
   for (const auto& id : {"q/a", "q/b"}) {
     const auto& g = r[K(id, 0)];
