@@ -6,9 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <mutex>
 
+#include "run/sandbox.h"
 #include "test_util.h"
 
 namespace kjudge {
@@ -202,6 +204,26 @@ TEST_F(EvaluatorTest, MachineFaultsAreRetriedThenReportedAsJudgeErrors) {
   const auto& g = r[K("j/a", 0)];
   EXPECT_EQ(g.verdict, Verdict::judge_error);
   EXPECT_EQ(g.test.attempts, 3);
+}
+
+TEST_F(EvaluatorTest, SandboxedStepsSeeOnlyTheirWorkspace) {
+  opt_.sandbox = true;
+  std::string why;
+  SandboxPolicy probe;
+  probe.workspace = dir_.path();
+  if (!sandbox_available(probe, &why)) GTEST_SKIP() << "bubblewrap unusable here: " << why;
+  // A secret beside the workspaces: readable by the judge, not by a solution.
+  testing::write_text(dir_ / "secret.txt", "hidden answer");
+  Problem p = shell_problem("x/read");
+  p.build_command = "cp solution.sh run.sh";
+  std::string steal = "cat " + (dir_ / "secret.txt").string() + " && exit 0; exit 1";
+  auto r = run({p}, {sol("x/read", steal, 0), sol("x/read", "echo inside > mine.txt; exit 0", 1)});
+  EXPECT_EQ(r[K("x/read", 0)].verdict, Verdict::test_fail) << r[K("x/read", 0)].test.log;
+  EXPECT_EQ(r[K("x/read", 0)].test.log.find("hidden answer"), std::string::npos);
+  EXPECT_EQ(r[K("x/read", 1)].verdict, Verdict::pass) << r[K("x/read", 1)].test.log;
+  opt_.sandbox = false;
+  auto open = run({p}, {sol("x/read", steal, 0)});
+  EXPECT_EQ(open[K("x/read", 0)].verdict, Verdict::pass) << "without the sandbox it can";
 }
 
 TEST_F(EvaluatorTest, SkipRulesSkipInsteadOfFailing) {

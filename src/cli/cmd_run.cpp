@@ -23,6 +23,8 @@
 #include "eval/graded_json.h"
 #include "eval/journal.h"
 #include "eval/summary.h"
+#include "run/process.h"
+#include "run/sandbox.h"
 
 namespace kjudge {
 namespace fs = std::filesystem;
@@ -49,7 +51,22 @@ struct RunArgs {
   std::size_t log_cap = 16 * 1024;
   int retries = 2;
   bool no_quiet_retry = false;
+  std::string sandbox = "bwrap";
+  std::string bwrap;
 };
+
+// bwrap from --bwrap, $KJUDGE_BWRAP, PATH, or the copy scripts/gpu-bundle unpacks beside the
+// binary (the GPU machine has no bubblewrap package).
+fs::path find_bwrap(const std::string& flag) {
+  if (!flag.empty()) return flag;
+  if (const char* e = std::getenv("KJUDGE_BWRAP"); e && *e) return e;
+  if (run_shell("command -v bwrap", "/", 10).ok()) return "bwrap";
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  fs::path bundled = self.parent_path() / "bwrap/root/usr/bin/bwrap";
+  if (!ec && fs::exists(bundled)) return bundled;
+  return "bwrap";
+}
 
 std::atomic<Evaluator*> g_running{nullptr};
 
@@ -216,6 +233,30 @@ int run_jobs(const std::string& command, const RunArgs& a) {
     }
   }
 
+  // The sandbox: on unless the user says otherwise, and then said in every report.
+  const bool sandboxed = a.sandbox != "none";
+  const fs::path bwrap = find_bwrap(a.bwrap);
+  if (sandboxed) {
+    SandboxPolicy probe;
+    probe.bwrap = bwrap;
+    probe.workspace = fs::temp_directory_path();
+    std::string why;
+    if (!sandbox_available(probe, &why)) {
+      fmt::print(stderr,
+                 "kjudge: the sandbox (bubblewrap) does not work here: {}\n"
+                 "  install it with `apt-get install bubblewrap` (or point --bwrap at a bwrap "
+                 "binary); on a machine without user namespaces, --sandbox none runs solutions "
+                 "unconfined\n",
+                 why.empty() ? "bwrap failed" : why);
+      return exit_code::environment;
+    }
+  } else {
+    fmt::print(stderr,
+               "kjudge: WARNING: --sandbox none: solutions run unconfined, with the "
+               "judge's rights; every report of this run says so\n");
+  }
+  const std::string sandbox_mode = sandboxed ? "bwrap" : "none";
+
   nlohmann::json run_json = {{"schema_version", 1},
                              {"kind", "kjudge-run"},
                              {"command", command},
@@ -234,7 +275,7 @@ int run_jobs(const std::string& command, const RunArgs& a) {
                                {"cache", !a.no_cache},
                                {"quiet_retry", !a.no_quiet_retry},
                                {"judge_error_retries", a.retries},
-                               {"sandbox", "none"}}}};
+                               {"sandbox", sandbox_mode}}}};
   write_json_atomically(out / "run.json", run_json);
 
   // Resume: what the journal holds is done.
@@ -273,6 +314,8 @@ int run_jobs(const std::string& command, const RunArgs& a) {
   eo.log_cap = a.log_cap;
   eo.judge_error_retries = a.retries;
   eo.quiet_retry = !a.no_quiet_retry;
+  eo.sandbox = sandboxed;
+  eo.bwrap = bwrap;
   Evaluator evaluator(eo, machine);
   g_running.store(&evaluator);
   signal(SIGINT, on_interrupt);
@@ -292,7 +335,9 @@ int run_jobs(const std::string& command, const RunArgs& a) {
   summary["complete"] = static_cast<int>(results.size()) == total && !evaluator.stopped();
   summary["load_errors"] = load_errors;
   summary["notes"] = notes;
-  summary["sandbox"] = "none";
+  summary["sandbox"] = sandbox_mode;
+  if (!sandboxed)
+    summary["warnings"] = {"--sandbox none: solutions ran unconfined, with the judge's rights"};
   write_json_atomically(out / "summary.json", summary);
 
   if (a.json) fmt::print("{}\n", summary.dump(2));
@@ -333,6 +378,12 @@ void add_run_options(CLI::App* c, RunArgs& a) {
   c->add_flag("-q,--quiet", a.quiet, "No progress and no summary table on stderr");
   c->add_option("--log-cap", a.log_cap, "Bytes of each build/test log kept (default 16384)");
   c->add_option("--retries", a.retries, "Retries of a judge_error (default 2)");
+  c->add_option("--sandbox", a.sandbox,
+                "bwrap (default): every build and test in bubblewrap; none: unconfined, for "
+                "machines without user namespaces (said in every report)")
+      ->check(CLI::IsMember({"bwrap", "none"}));
+  c->add_option("--bwrap", a.bwrap,
+                "The bwrap binary (default: $KJUDGE_BWRAP, PATH, or beside kjudge)");
   c->add_flag("--no-quiet-retry", a.no_quiet_retry,
               "Take a timeout under load as final instead of retrying it on a quiet machine");
 }

@@ -196,7 +196,9 @@ std::vector<EnvCheck> check_environment(const MachineInfo& m,
     checks.push_back(cache);
   }
   for (const auto& [tool, why] : std::vector<std::pair<std::string, std::string>>{
-           {"bwrap", "the sandbox (Debian package bubblewrap)"},
+           {"bwrap",
+            "the sandbox, on by default (Debian package bubblewrap; --sandbox none runs "
+            "unconfined)"},
            {"ncu", "profile mode (Nsight Compute, from the CUDA toolkit)"},
            {"compute-sanitizer", "memory checks (from the CUDA toolkit)"},
            {"python3", "Triton operators"}}) {

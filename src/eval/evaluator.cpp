@@ -20,6 +20,7 @@
 #include "eval/source_refs.h"
 #include "eval/workspace.h"
 #include "run/process.h"
+#include "run/sandbox.h"
 
 namespace kjudge {
 namespace fs = std::filesystem;
@@ -396,10 +397,9 @@ bool Evaluator::check_and_build(Task& t, bool quiet) {
     }
   }
 
-  int before = running_steps_.fetch_add(1);
-  ProcessResult r = run_shell(*p.build_command, t.workspace, timeout, opt_.log_cap);
-  int after = running_steps_.fetch_sub(1);
-  bool loaded = before > 0 || after > 1;
+  StepLoad load = begin_step();
+  ProcessResult r = run_step(*p.build_command, t.workspace, timeout, {});
+  bool loaded = end_step(load);
   g.build = to_record(r, t.attempt);
   g.build.quiet_retry = quiet;
 
@@ -438,17 +438,12 @@ void Evaluator::run_test(Task& t, int gpu, bool quiet) {
   GradedSolution& g = t.g;
   g.gpu = gpu;
   std::vector<std::string> env;
-  for (char** e = environ; *e; ++e) {
-    if (std::strncmp(*e, "CUDA_VISIBLE_DEVICES=", 21) == 0) continue;
-    env.emplace_back(*e);
-  }
   if (gpu >= 0) env.push_back("CUDA_VISIBLE_DEVICES=" + std::to_string(gpu));
 
   const double timeout = p.timeout_or_default();
-  int before = running_steps_.fetch_add(1);
-  ProcessResult r = run_shell(p.test_command, t.workspace, timeout, opt_.log_cap, env);
-  int after = running_steps_.fetch_sub(1);
-  bool loaded = before > 0 || after > 1;
+  StepLoad load = begin_step();
+  ProcessResult r = run_step(p.test_command, t.workspace, timeout, env);
+  bool loaded = end_step(load);
   g.test = to_record(r, t.attempt);
   g.test.quiet_retry = quiet;
   if (r.wall_s > 0) costs_->observe(p.task_id, -1, r.wall_s);
@@ -484,6 +479,56 @@ void Evaluator::run_test(Task& t, int gpu, bool quiet) {
   }
   g.verdict = Verdict::test_fail;
   g.detail = "test exited with code " + std::to_string(r.exit_code);
+}
+
+Evaluator::StepLoad Evaluator::begin_step() {
+  StepLoad l;
+  l.running_before = running_steps_.fetch_add(1);
+  l.starts_before = step_starts_.fetch_add(1);
+  return l;
+}
+
+bool Evaluator::end_step(const StepLoad& l) {
+  int running_after = running_steps_.fetch_sub(1);
+  // Another step was running when this one began, still ran when it ended, or began in between.
+  return l.running_before > 0 || running_after > 1 || step_starts_.load() - l.starts_before > 1;
+}
+
+ProcessResult Evaluator::run_step(const std::string& command, const fs::path& workspace,
+                                  double timeout_s,
+                                  const std::vector<std::string>& extra_env) const {
+  if (!opt_.sandbox) {
+    std::vector<std::string> env;
+    for (char** e = environ; *e; ++e) {
+      bool overridden = false;
+      for (const auto& x : extra_env)
+        if (std::strncmp(*e, x.c_str(), x.find('=') + 1) == 0) overridden = true;
+      if (!overridden) env.emplace_back(*e);
+    }
+    env.insert(env.end(), extra_env.begin(), extra_env.end());
+    return run_shell(command, workspace, timeout_s, opt_.log_cap, env);
+  }
+  SandboxPolicy policy;
+  policy.bwrap = opt_.bwrap;
+  policy.workspace = workspace;
+  // Builds see the GPUs too: nvcc -arch=native asks the driver which one it has.
+  policy.gpu = !machine_.gpus.empty();
+  // A toolkit outside /usr (which is always there, read-only) is passed in read-only.
+  if (!machine_.nvcc_path.empty()) {
+    fs::path root = fs::weakly_canonical(machine_.nvcc_path).parent_path().parent_path();
+    if (root.string().rfind("/usr/", 0) != 0) policy.ro_paths.push_back(root);
+  }
+  std::string path = "/usr/local/cuda/bin:/usr/local/bin:/usr/bin:/bin";
+  if (!machine_.nvcc_path.empty())
+    path = fs::path(machine_.nvcc_path).parent_path().string() + ":" + path;
+  // The clean environment: what builds and tests need, nothing of the judge's.
+  policy.env = {"PATH=" + path, "HOME=/tmp", "TMPDIR=/tmp", "LANG=C.UTF-8"};
+  for (const char* var : {"NVCC_APPEND_FLAGS", "NVCC_PREPEND_FLAGS", "NVCC_CCBIN", "CUDA_HOME"})
+    if (const char* v = std::getenv(var)) policy.env.push_back(std::string(var) + "=" + v);
+  policy.env.insert(policy.env.end(), extra_env.begin(), extra_env.end());
+  // CPU time counts every thread: allow all cores for the whole wall-clock limit.
+  policy.limits.cpu_s = timeout_s * std::max(1, machine_.cpu_count) + 5;
+  return run_sandboxed(policy, {"/bin/sh", "-c", command}, timeout_s, opt_.log_cap);
 }
 
 void Evaluator::insert_sorted(std::deque<std::unique_ptr<Task>>& q, std::unique_ptr<Task> t,

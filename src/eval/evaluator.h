@@ -21,6 +21,7 @@
 #include "core/problem.h"
 #include "eval/graded.h"
 #include "run/machine.h"
+#include "run/process.h"
 
 namespace kjudge {
 
@@ -39,6 +40,10 @@ struct EvalOptions {
   std::size_t log_cap = 16 * 1024;
   int judge_error_retries = 2;
   bool quiet_retry = true;
+  // Builds and tests run inside bubblewrap (src/run/sandbox.h). Off here so that library users
+  // opt in; the kjudge command line turns it on unless --sandbox none.
+  bool sandbox = false;
+  std::filesystem::path bwrap = "bwrap";
 };
 
 struct EvalJob {
@@ -72,6 +77,10 @@ class Evaluator {
   bool check_and_build(Task& t, bool quiet);
   void run_test(Task& t, int gpu, bool quiet);
   void finish(State& st, Task& t);
+  // One build or test command, sandboxed or not; `extra_env` adds to the step's clean
+  // environment (sandboxed) or to the judge's (not).
+  ProcessResult run_step(const std::string& command, const std::filesystem::path& workspace,
+                         double timeout_s, const std::vector<std::string>& extra_env) const;
   void retry_or_finish(State& st, std::unique_ptr<Task> t);
   std::filesystem::path workspace_for(const Task& t) const;
   static void insert_sorted(std::deque<std::unique_ptr<Task>>& q, std::unique_ptr<Task> t,
@@ -84,6 +93,15 @@ class Evaluator {
   std::unique_ptr<CostModel> costs_;
   std::atomic<bool> stop_{false};
   std::atomic<int> running_steps_{0};
+  std::atomic<long> step_starts_{0};
+  // Whether a build or test shared the machine with another step at any moment of its run, so
+  // that its timeout cannot be trusted.
+  struct StepLoad {
+    int running_before = 0;
+    long starts_before = 0;
+  };
+  StepLoad begin_step();
+  bool end_step(const StepLoad& l);
 };
 
 // Workspace directory name for a task id: readable, and safe as one path component.

@@ -107,6 +107,42 @@ void kill_marked(const std::string& marker) {
   for (int pass = 0; pass < 50 && kill_marked_once(marker) > 0; ++pass) usleep(2000);
 }
 
+// setrlimit for both soft and hard, so the step cannot raise its own limits back.
+void set_limit(int resource, rlim_t value) {
+  struct rlimit rl {
+    value, value
+  };
+  setrlimit(resource, &rl);
+}
+
+// Runs in the forked child: only async-signal-safe calls (another thread may have held malloc's
+// lock at fork time). Returns false with errno set when the cgroup cannot be joined.
+bool prepare_child(const ProcessSpec& spec, const char* cgroup_procs) {
+  if (cgroup_procs) {
+    // "0" names the writer itself, in v1 and v2 alike.
+    int fd = open(cgroup_procs, O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || write(fd, "0", 1) != 1) return false;
+    close(fd);
+  }
+  if (spec.limits) {
+    const Limits& l = *spec.limits;
+    // CPU seconds round up: 0.5 s rounded down to 0 would kill the step before it starts.
+    set_limit(RLIMIT_CPU, static_cast<rlim_t>(l.cpu_s + 0.999));
+    set_limit(RLIMIT_NPROC, static_cast<rlim_t>(l.processes));
+    set_limit(RLIMIT_NOFILE, static_cast<rlim_t>(l.open_files));
+    set_limit(RLIMIT_FSIZE, static_cast<rlim_t>(l.file_size_bytes));
+    if (l.address_space_bytes > 0) {
+      set_limit(RLIMIT_AS, static_cast<rlim_t>(l.address_space_bytes));
+    }
+    set_limit(RLIMIT_CORE, 0);
+  }
+  for (int fd : spec.inherit_fds) {
+    int flags = fcntl(fd, F_GETFD);
+    if (flags >= 0) fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC);
+  }
+  return true;
+}
+
 }  // namespace
 
 ProcessResult run_process(const ProcessSpec& spec) {
@@ -139,6 +175,8 @@ ProcessResult run_process(const ProcessSpec& spec) {
   std::vector<char*> envp;
   for (const auto& e : env_strings) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
+  const std::string cgroup_procs =
+      spec.cgroup.empty() ? std::string() : (spec.cgroup / "cgroup.procs").string();
 
   // fork rather than posix_spawn: the child needs its own process group (so the whole tree can
   // be killed at once), a working directory and /dev/null on stdin, all before exec.
@@ -159,6 +197,11 @@ ProcessResult run_process(const ProcessSpec& spec) {
     signal(SIGPIPE, SIG_DFL);
     if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) {
       dprintf(STDERR_FILENO, "kjudge: cannot enter %s: %s\n", spec.cwd.c_str(), strerror(errno));
+      _exit(126);
+    }
+    if (!prepare_child(spec, cgroup_procs.empty() ? nullptr : cgroup_procs.c_str())) {
+      dprintf(STDERR_FILENO, "kjudge: cannot join cgroup %s: %s\n", cgroup_procs.c_str(),
+              strerror(errno));
       _exit(126);
     }
     environ = envp.data();

@@ -11,6 +11,16 @@
 
 namespace kjudge {
 
+// Kernel resource limits (setrlimit) the child takes on just before exec; its descendants
+// inherit them. RLIMIT_CORE is always 0 under limits: a crashing test must not write gigabytes.
+struct Limits {
+  double cpu_s = 600;               // RLIMIT_CPU, per process (SIGXCPU, then SIGKILL)
+  long processes = 512;             // RLIMIT_NPROC; not enforced for uid 0, see sandbox.h
+  long open_files = 4096;           // RLIMIT_NOFILE
+  long file_size_bytes = 4L << 30;  // RLIMIT_FSIZE, per file (SIGXFSZ / EFBIG)
+  long address_space_bytes = 0;     // RLIMIT_AS; 0 = unlimited (CUDA maps huge ranges)
+};
+
 struct ProcessSpec {
   std::vector<std::string> argv;  // argv[0] is looked up in PATH
   std::filesystem::path cwd;
@@ -18,6 +28,14 @@ struct ProcessSpec {
   std::optional<std::vector<std::string>> env;
   double timeout_s = 60.0;
   std::size_t output_cap = 64 * 1024;  // bytes kept: half from the start, half from the end
+  std::optional<Limits> limits;
+  // Descriptors the child keeps across exec (their FD_CLOEXEC is cleared in the child only), e.g.
+  // the seccomp program handed to bwrap as `--seccomp FD`. Everything else the judge opens is
+  // CLOEXEC, so nothing else leaks into the step.
+  std::vector<int> inherit_fds;
+  // A cgroup directory (v1 or v2) the child joins before exec, so every descendant is counted
+  // from its first instruction (see PidsCgroup in sandbox.h). Empty: stay where the judge is.
+  std::filesystem::path cgroup;
 };
 
 struct ProcessResult {

@@ -1,0 +1,216 @@
+#include "run/sandbox.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <fstream>
+#include <stdexcept>
+#include <system_error>
+
+#include "run/seccomp_filter.h"
+
+namespace kjudge {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The merged-/usr links (Debian 12, Ubuntu 24.04: /bin -> usr/bin and so on). Where the host
+// has a real directory instead (an unmerged system), it is bound read-only instead.
+constexpr const char* kTopLevelLinks[] = {"bin", "sbin", "lib", "lib32", "lib64", "libx32"};
+
+// The part of /etc a compiler and a CUDA program read: the dynamic loader's cache and config,
+// the user and group names (getpwuid, whoami), name-service config and hosts (localhost
+// resolves without a network), and the alternatives that /usr/bin/cc, c++ and friends point
+// through. Nothing else of /etc: no machine identity, credentials or service configuration.
+constexpr const char* kEtcFiles[] = {"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
+                                     "/etc/passwd",      "/etc/group",      "/etc/nsswitch.conf",
+                                     "/etc/hosts",       "/etc/host.conf",  "/etc/alternatives",
+                                     "/etc/localtime"};
+
+// The step's uid and gid inside the user namespace: nobody, never 0. bwrap drops every
+// capability for a non-zero uid, so the step cannot use CAP_SYS_ADMIN in its own namespace;
+// the mapping still points back to the judge's uid, so files it writes in the workspace belong
+// to the judge outside.
+constexpr const char* kSandboxId = "65534";
+
+void add(std::vector<std::string>& cmd, std::initializer_list<std::string> args) {
+  cmd.insert(cmd.end(), args);
+}
+
+}  // namespace
+
+std::vector<std::string> sandbox_command(const SandboxPolicy& policy,
+                                         const std::vector<std::string>& argv, int seccomp_fd) {
+  if (!policy.workspace.is_absolute()) {
+    throw std::invalid_argument("sandbox workspace must be absolute: " + policy.workspace.string());
+  }
+  const std::string ws = policy.workspace.lexically_normal().string();
+  std::vector<std::string> cmd = {policy.bwrap.string()};
+
+  // Namespaces. user: the mount and pid setup below needs no privilege the step keeps, and the
+  // step runs as nobody with no capabilities. pid: the step sees only its own processes and
+  // cannot signal the judge or a sibling step; when bwrap's pid 1 dies, the kernel kills all of
+  // them. ipc: no shared memory or semaphores with other steps. uts: its own hostname. net: only
+  // a loopback of its own, so no host service (the judge's, a database, the internet) is
+  // reachable. cgroup: its own cgroup root view, where the kernel supports it.
+  add(cmd, {"--unshare-user", "--uid", kSandboxId, "--gid", kSandboxId});
+  add(cmd,
+      {"--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net", "--unshare-cgroup-try"});
+  add(cmd, {"--hostname", "kjudge"});
+  // The sandbox dies with the judge (pdeathsig on bwrap's children), so a killed judge leaves no
+  // step running.
+  add(cmd, {"--die-with-parent"});
+  // A new session has no controlling terminal, so TIOCSTI cannot push keystrokes into one.
+  add(cmd, {"--new-session"});
+
+  // The filesystem starts empty (bwrap's new root is a tmpfs); only what is named here exists.
+  // The system, read-only: compilers, the CUDA toolkit (/usr/local/cuda) and libraries.
+  add(cmd, {"--ro-bind", "/usr", "/usr"});
+  for (const char* name : kTopLevelLinks) {
+    const fs::path host = fs::path("/") / name;
+    std::error_code ec;
+    auto status = fs::symlink_status(host, ec);
+    if (ec || !fs::exists(status)) continue;
+    if (fs::is_symlink(status)) {
+      add(cmd, {"--symlink", fs::read_symlink(host, ec).string(), host.string()});
+    } else {
+      add(cmd, {"--ro-bind", host.string(), host.string()});
+    }
+  }
+  for (const char* path : kEtcFiles) add(cmd, {"--ro-bind-try", path, path});
+  for (const fs::path& p : policy.ro_paths) {
+    add(cmd, {"--ro-bind", p.lexically_normal().string(), p.lexically_normal().string()});
+  }
+
+  // Kernel interfaces: a /proc of the new pid namespace (only the step's processes), and a
+  // minimal /dev (null, zero, full, random, urandom, tty, shm, pts) rather than the host's.
+  add(cmd, {"--proc", "/proc", "--dev", "/dev"});
+  // The GPU: the device nodes the CUDA driver opens, and nothing else of the host's /dev.
+  if (policy.gpu) {
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator("/dev", ec)) {
+      const std::string name = entry.path().filename().string();
+      if (name.rfind("nvidia", 0) == 0) {
+        add(cmd, {"--dev-bind", entry.path().string(), entry.path().string()});
+      }
+    }
+  }
+
+  // A private /tmp: the step's temporaries never meet another step's or the judge's. It comes
+  // before the workspace so that a workspace under /tmp is bound on top of it, not hidden.
+  add(cmd, {"--tmpfs", "/tmp"});
+  // The workspace, writable, at the same absolute path, so paths in build output and error
+  // messages read the same inside and out. Nothing beside it (other workspaces, the run's
+  // output, /work, /root, /home) is mounted.
+  add(cmd, {"--bind", ws, ws, "--chdir", ws});
+  // bwrap's new root is a writable tmpfs; once every mount point in it exists, it turns
+  // read-only, so the workspace and /tmp are the only places a step can write.
+  add(cmd, {"--remount-ro", "/"});
+
+  // Only the variables the policy names: no HOME, tokens or judge settings leak in.
+  add(cmd, {"--clearenv"});
+  for (const std::string& kv : policy.env) {
+    auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw std::invalid_argument("sandbox env entry is not KEY=VALUE: " + kv);
+    }
+    add(cmd, {"--setenv", kv.substr(0, eq), kv.substr(eq + 1)});
+  }
+
+  // Applied by bwrap last, just before exec, once every namespace and mount is in place: the
+  // filter may then deny mount and unshare that bwrap itself needed.
+  if (seccomp_fd >= 0) add(cmd, {"--seccomp", std::to_string(seccomp_fd)});
+
+  // The step's own arguments can never be read as bwrap options.
+  cmd.push_back("--");
+  cmd.insert(cmd.end(), argv.begin(), argv.end());
+  return cmd;
+}
+
+std::optional<PidsCgroup> PidsCgroup::create(long max_pids, const fs::path& root) {
+  static std::atomic<unsigned long> counter{0};
+  std::error_code ec;
+  if (!fs::exists(root / "cgroup.procs", ec) || access(root.c_str(), W_OK) != 0) {
+    return std::nullopt;
+  }
+  const fs::path parent = root / "kjudge";
+  fs::create_directory(parent, ec);
+  if (ec) return std::nullopt;
+  fs::path dir = parent / (std::to_string(getpid()) + "." + std::to_string(counter++));
+  // A leftover of a judge that died with the same pid: empty it first.
+  if (fs::exists(dir, ec)) PidsCgroup stale(dir);
+  if (!fs::create_directory(dir, ec) || ec) return std::nullopt;
+  PidsCgroup group(dir);
+  std::ofstream max(dir / "pids.max");
+  max << max_pids;
+  max.close();
+  if (!max) return std::nullopt;  // `group` removes the directory
+  return group;
+}
+
+PidsCgroup::PidsCgroup(PidsCgroup&& other) noexcept : path_(std::move(other.path_)) {
+  other.path_.clear();
+}
+
+std::vector<pid_t> PidsCgroup::pids() const {
+  std::vector<pid_t> out;
+  std::ifstream in(path_ / "cgroup.procs");
+  long pid;
+  while (in >> pid) out.push_back(static_cast<pid_t>(pid));
+  return out;
+}
+
+PidsCgroup::~PidsCgroup() {
+  if (path_.empty()) return;
+  // rmdir fails while a process is inside; what is left is killed until it has been reaped
+  // (a process forking as we kill is caught on the next pass, pids.max bounds the passes).
+  for (int pass = 0; pass < 500; ++pass) {
+    if (rmdir(path_.c_str()) == 0 || errno == ENOENT) return;
+    for (pid_t pid : pids()) kill(pid, SIGKILL);
+    usleep(2000);
+  }
+}
+
+ProcessResult run_sandboxed(const SandboxPolicy& policy, const std::vector<std::string>& argv,
+                            double timeout_s, std::size_t output_cap) {
+  ProcessResult failed;
+  int seccomp_fd = -1;
+  try {
+    seccomp_fd = seccomp_bpf_fd();
+  } catch (const std::exception& e) {
+    failed.error = e.what();
+    return failed;
+  }
+  ProcessSpec spec;
+  try {
+    spec.argv = sandbox_command(policy, argv, seccomp_fd);
+  } catch (const std::exception& e) {
+    close(seccomp_fd);
+    failed.error = e.what();
+    return failed;
+  }
+  spec.cwd = policy.workspace;
+  // bwrap's own environment: just enough to find it; the step's comes from --setenv.
+  spec.env = std::vector<std::string>{"PATH=/usr/bin:/bin"};
+  spec.timeout_s = timeout_s;
+  spec.output_cap = output_cap;
+  spec.limits = policy.limits;
+  spec.inherit_fds = {seccomp_fd};
+  // bwrap's two processes (the monitor outside, pid 1 inside) count against pids.max too.
+  std::optional<PidsCgroup> cgroup = PidsCgroup::create(policy.limits.processes + 2);
+  if (cgroup) spec.cgroup = cgroup->path();
+  ProcessResult result = run_process(spec);
+  close(seccomp_fd);
+  return result;
+}
+
+bool sandbox_available(const SandboxPolicy& policy, std::string* why) {
+  ProcessResult r = run_sandboxed(policy, {"true"}, 30);
+  if (r.ok()) return true;
+  if (why) *why = r.started ? r.output : r.error;
+  return false;
+}
+
+}  // namespace kjudge
