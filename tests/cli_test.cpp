@@ -163,6 +163,18 @@ TEST_F(ExamplePack, EvaluateGivesEveryExampleItsExpectedVerdict) {
   EXPECT_EQ(summary["solutions"], checked);
   EXPECT_FALSE(summary["pass_at_k"]["2"].is_null());
   EXPECT_EQ(summary["verdicts"]["invalid_solution"], 4);
+  EXPECT_EQ(summary["sandbox"], "bwrap") << "solutions run sandboxed by default";
+}
+
+TEST_F(ExamplePack, UnsandboxedRunsSaySoInTheirReports) {
+  auto r = sh(kBin + " validate " + problems_.string() + " --out " + (dir_ / "n").string() +
+              common() + " --sandbox none --task example/saxpy");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("WARNING: --sandbox none"), std::string::npos) << r.out;
+  std::ifstream in(dir_ / "n/summary.json");
+  auto summary = nlohmann::json::parse(in);
+  EXPECT_EQ(summary["sandbox"], "none");
+  EXPECT_FALSE(summary["warnings"].empty());
 }
 
 TEST_F(ExamplePack, KilledRunResumesWithoutRedoingOrDuplicating) {
