@@ -55,18 +55,6 @@ struct RunArgs {
   std::string bwrap;
 };
 
-// bwrap from --bwrap, $KJUDGE_BWRAP, PATH, or the copy scripts/gpu-bundle unpacks beside the
-// binary (the GPU machine has no bubblewrap package).
-fs::path find_bwrap(const std::string& flag) {
-  if (!flag.empty()) return flag;
-  if (const char* e = std::getenv("KJUDGE_BWRAP"); e && *e) return e;
-  if (run_shell("command -v bwrap", "/", 10).ok()) return "bwrap";
-  std::error_code ec;
-  fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  fs::path bundled = self.parent_path() / "bwrap/root/usr/bin/bwrap";
-  if (!ec && fs::exists(bundled)) return bundled;
-  return "bwrap";
-}
 
 std::atomic<Evaluator*> g_running{nullptr};
 
@@ -235,7 +223,7 @@ int run_jobs(const std::string& command, const RunArgs& a) {
 
   // The sandbox: on unless the user says otherwise, and then said in every report.
   const bool sandboxed = a.sandbox != "none";
-  const fs::path bwrap = find_bwrap(a.bwrap);
+  const fs::path bwrap = locate_bwrap(a.bwrap);
   if (sandboxed) {
     SandboxPolicy probe;
     probe.bwrap = bwrap;

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "run/process.h"
+#include "run/sandbox.h"
 
 namespace kjudge {
 namespace fs = std::filesystem;
@@ -204,7 +205,9 @@ std::vector<EnvCheck> check_environment(const MachineInfo& m,
            {"python3", "Triton operators"}}) {
     EnvCheck t;
     t.name = tool;
-    if (tool_on_path(tool)) {
+    // The sandbox may use the bwrap bundled beside kjudge rather than one on PATH.
+    const std::string found = tool == "bwrap" ? locate_bwrap().string() : tool;
+    if (tool_on_path(found)) {
       t.detail = "found";
     } else {
       t.status = CheckStatus::warn;

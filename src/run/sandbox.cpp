@@ -213,4 +213,25 @@ bool sandbox_available(const SandboxPolicy& policy, std::string* why) {
   return false;
 }
 
+std::filesystem::path locate_bwrap(const std::string& preferred) {
+  if (!preferred.empty()) return preferred;
+  if (const char* e = std::getenv("KJUDGE_BWRAP"); e && *e) return e;
+  if (const char* path = std::getenv("PATH")) {
+    std::string dirs = path;
+    std::size_t pos = 0;
+    while (pos <= dirs.size()) {
+      std::size_t end = dirs.find(':', pos);
+      if (end == std::string::npos) end = dirs.size();
+      std::filesystem::path candidate = std::filesystem::path(dirs.substr(pos, end - pos)) / "bwrap";
+      if (access(candidate.c_str(), X_OK) == 0) return "bwrap";
+      pos = end + 1;
+    }
+  }
+  std::error_code ec;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  std::filesystem::path bundled = self.parent_path() / "bwrap/root/usr/bin/bwrap";
+  if (!ec && access(bundled.c_str(), X_OK) == 0) return bundled;
+  return "bwrap";
+}
+
 }  // namespace kjudge

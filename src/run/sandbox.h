@@ -67,4 +67,8 @@ ProcessResult run_sandboxed(const SandboxPolicy& policy, const std::vector<std::
 // complaint when not. For tests and `kjudge doctor`.
 bool sandbox_available(const SandboxPolicy& policy, std::string* why = nullptr);
 
+// Which bwrap to use: `preferred` when given, else $KJUDGE_BWRAP, else bwrap on PATH, else the
+// copy scripts/gpu-bundle unpacks beside the kjudge binary (the GPU machine has no package).
+std::filesystem::path locate_bwrap(const std::string& preferred = "");
+
 }  // namespace kjudge
