@@ -226,6 +226,49 @@ TEST_F(EvaluatorTest, SandboxedStepsSeeOnlyTheirWorkspace) {
   EXPECT_EQ(open[K("x/read", 0)].verdict, Verdict::pass) << "without the sandbox it can";
 }
 
+TEST_F(EvaluatorTest, AGpuThatFailsItsProbeLeavesThePool) {
+  // Two (pretend) GPUs; the probe says GPU 0 is broken. Crashes make the judge probe.
+  machine_.gpus = {{0, "NVIDIA H100", "9.0", "GPU-a"}, {1, "NVIDIA H100", "9.0", "GPU-b"}};
+  opt_.tests_per_gpu = 1;
+  opt_.gpu_probe_command = "test \"$CUDA_VISIBLE_DEVICES\" != 0";
+  std::vector<Problem> ps;
+  std::vector<Solution> ss;
+  for (int i = 0; i < 8; ++i) {
+    std::string id = "g/" + std::to_string(i);
+    ps.push_back(shell_problem(id));
+    ss.push_back(sol(id, i % 2 ? "exit 0" : "kill -SEGV $$"));
+  }
+  Evaluator ev(opt_, machine_);
+  std::vector<EvalJob> jobs;
+  for (std::size_t i = 0; i < ps.size(); ++i) jobs.push_back({&ps[i], ss[i]});
+  std::map<std::string, GradedSolution> out;
+  std::mutex mu;
+  ev.run(jobs, [&](const GradedSolution& g) {
+    std::lock_guard<std::mutex> lock(mu);
+    out[g.task_id] = g;
+  });
+  ASSERT_EQ(out.size(), 8u) << "nothing lost";
+  EXPECT_EQ(ev.broken_gpus().count(0), 1u);
+  EXPECT_EQ(ev.broken_gpus().count(1), 0u);
+  for (int i = 0; i < 8; ++i) {
+    const auto& g = out["g/" + std::to_string(i)];
+    EXPECT_EQ(g.verdict, i % 2 ? Verdict::pass : Verdict::crash) << g.task_id << " " << g.detail;
+  }
+}
+
+TEST_F(EvaluatorTest, WhenEveryGpuIsOutTheRestAreJudgeErrorsNotLost) {
+  machine_.gpus = {{0, "NVIDIA H100", "9.0", "GPU-a"}};
+  opt_.tests_per_gpu = 1;
+  opt_.build_workers = 1;
+  opt_.gpu_probe_command = "exit 1";
+  std::vector<Problem> ps = {shell_problem("h/0"), shell_problem("h/1"), shell_problem("h/2")};
+  auto r = run(ps, {sol("h/0", "kill -SEGV $$"), sol("h/1", "exit 0"), sol("h/2", "exit 0")});
+  ASSERT_EQ(r.size(), 3u);
+  int judge_errors = 0;
+  for (const auto& [k, g] : r) judge_errors += g.verdict == Verdict::judge_error;
+  EXPECT_GE(judge_errors, 1) << "tests queued behind the broken GPU cannot run";
+}
+
 TEST_F(EvaluatorTest, SkipRulesSkipInsteadOfFailing) {
   Problem gpu = shell_problem("s/gpu");
   gpu.host_only = false;  // needs a GPU, and this machine has none

@@ -55,7 +55,6 @@ struct RunArgs {
   std::string bwrap;
 };
 
-
 std::atomic<Evaluator*> g_running{nullptr};
 
 extern "C" void on_interrupt(int) {
@@ -324,6 +323,12 @@ int run_jobs(const std::string& command, const RunArgs& a) {
   summary["load_errors"] = load_errors;
   summary["notes"] = notes;
   summary["sandbox"] = sandbox_mode;
+  nlohmann::json broken = nlohmann::json::array();
+  for (const auto& [gpu, why] : evaluator.broken_gpus()) {
+    broken.push_back({{"gpu", gpu}, {"reason", why}});
+    fmt::print(stderr, "kjudge: GPU {} was taken out of the pool: {}\n", gpu, why);
+  }
+  summary["broken_gpus"] = broken;
   if (!sandboxed)
     summary["warnings"] = {"--sandbox none: solutions ran unconfined, with the judge's rights"};
   write_json_atomically(out / "summary.json", summary);

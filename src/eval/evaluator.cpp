@@ -19,6 +19,7 @@
 #include "eval/skip_rules.h"
 #include "eval/source_refs.h"
 #include "eval/workspace.h"
+#include "run/gpu_probe.h"
 #include "run/process.h"
 #include "run/sandbox.h"
 
@@ -117,6 +118,7 @@ struct Evaluator::State {
   int unfinished = 0;
   const std::function<void(const GradedSolution&)>* done = nullptr;
   std::mutex done_mu;
+  std::map<int, std::string> broken;  // GPU index → why it left the pool
 };
 
 Evaluator::Evaluator(EvalOptions options, MachineInfo machine)
@@ -180,6 +182,19 @@ void Evaluator::run(std::vector<EvalJob> jobs,
   std::vector<int> gpus = opt_.gpus;
   if (gpus.empty())
     for (const auto& g : machine_.gpus) gpus.push_back(g.index);
+  pool_gpus_ = gpus;
+  broken_.clear();
+  probe_command_.clear();
+  if (!gpus.empty() && opt_.gpu_probe) {
+    if (!opt_.gpu_probe_command.empty()) {
+      probe_command_ = opt_.gpu_probe_command;
+    } else if (!machine_.nvcc_path.empty()) {
+      std::string error;
+      fs::path exe = build_gpu_probe(machine_.nvcc_path, opt_.cache_dir / "gpu-probe", &error);
+      // The probe is copied into each probe's scratch workspace (the sandbox sees only that).
+      if (!exe.empty()) probe_command_ = "cp '" + exe.string() + "' ./gpu-probe && ./gpu-probe";
+    }
+  }
 
   std::vector<std::thread> threads;
   for (int i = 0; i < opt_.build_workers; ++i)
@@ -206,11 +221,23 @@ void Evaluator::run(std::vector<EvalJob> jobs,
     t->started = Clock::now();
     bool go_on = check_and_build(*t, true);
     if (go_on) {
-      int gpu = t->gpus.empty() ? (gpus.empty() ? -1 : gpus.front()) : t->gpus.front();
-      run_test(*t, gpu, true);
+      // Any GPU the task may use that is still in the pool.
+      int gpu = -1;
+      for (int g : t->gpus.empty() ? gpus : t->gpus)
+        if (!st.broken.count(g)) {
+          gpu = g;
+          break;
+        }
+      if (gpu < 0 && !gpus.empty()) {
+        t->g.verdict = Verdict::judge_error;
+        t->g.detail = "every GPU this problem can use was taken out of the pool";
+      } else {
+        run_test(*t, gpu, true);
+      }
     }
     finish(st, *t);
   }
+  broken_ = st.broken;
   costs_->save();
   if (!opt_.keep_workspaces) {
     std::error_code ec;
@@ -234,10 +261,16 @@ void Evaluator::build_worker(State& st) {
     t->started = Clock::now();
     bool go_on = check_and_build(*t, false);
     if (go_on && !t->needs_quiet) {
-      std::lock_guard<std::mutex> lock(st.mu);
-      insert_sorted(st.test_queue, std::move(t), /*by_test=*/true);
-      st.cv.notify_all();
-      continue;
+      std::unique_lock<std::mutex> lock(st.mu);
+      if (!stranded(st, *t)) {
+        insert_sorted(st.test_queue, std::move(t), /*by_test=*/true);
+        st.cv.notify_all();
+        continue;
+      }
+      lock.unlock();
+      t->g.verdict = Verdict::judge_error;
+      t->g.detail = "every GPU this problem can use was taken out of the pool";
+      t->judge_retries = opt_.judge_error_retries;
     }
     retry_or_finish(st, std::move(t));
   }
@@ -253,10 +286,10 @@ void Evaluator::test_worker(State& st, int gpu) {
                std::find(x->gpus.begin(), x->gpus.end(), gpu) != x->gpus.end();
       };
       st.cv.wait(lock, [&] {
-        return stop_ || st.unfinished == 0 ||
+        return stop_ || st.unfinished == 0 || st.broken.count(gpu) ||
                std::any_of(st.test_queue.begin(), st.test_queue.end(), eligible);
       });
-      if (stop_ || (st.unfinished == 0)) {
+      if (stop_ || st.unfinished == 0 || st.broken.count(gpu)) {
         st.cv.notify_all();
         return;
       }
@@ -265,7 +298,61 @@ void Evaluator::test_worker(State& st, int gpu) {
       st.test_queue.erase(it);
     }
     run_test(*t, gpu, false);
+    if (gpu >= 0 && !probe_command_.empty() &&
+        gpu_may_be_unwell(t->g.test.timed_out, effective_signal(t->g.test), t->g.test.log)) {
+      std::string why;
+      if (!probe_gpu(gpu, &why)) take_gpu_out(st, gpu, why);
+    }
     retry_or_finish(st, std::move(t));
+  }
+}
+
+bool Evaluator::probe_gpu(int gpu, std::string* why) const {
+  fs::path scratch = opt_.work_root / ("gpu-probe-" + std::to_string(gpu));
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    std::error_code ec;
+    fs::remove_all(scratch, ec);
+    fs::create_directories(scratch, ec);
+    ProcessResult r =
+        run_step(probe_command_, scratch, 60, {"CUDA_VISIBLE_DEVICES=" + std::to_string(gpu)});
+    fs::remove_all(scratch, ec);
+    if (r.ok()) return true;
+    *why = r.timed_out ? "the GPU probe did not finish in 60 s" : first_line(r.output);
+    if (why->empty()) why->assign("the GPU probe failed");
+    std::this_thread::sleep_for(std::chrono::seconds(2));  // a reset may be in progress
+  }
+  return false;
+}
+
+bool Evaluator::stranded(const State& st, const Task& t) const {
+  const std::vector<int>& wanted = t.gpus.empty() ? pool_gpus_ : t.gpus;
+  if (wanted.empty()) return false;
+  for (int g : wanted)
+    if (!st.broken.count(g)) return false;
+  return true;
+}
+
+void Evaluator::take_gpu_out(State& st, int gpu, const std::string& why) {
+  std::vector<std::unique_ptr<Task>> orphans;
+  {
+    std::lock_guard<std::mutex> lock(st.mu);
+    st.broken[gpu] = why;
+    for (auto it = st.test_queue.begin(); it != st.test_queue.end();) {
+      if (stranded(st, **it)) {
+        orphans.push_back(std::move(*it));
+        it = st.test_queue.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    st.cv.notify_all();
+  }
+  for (auto& o : orphans) {
+    o->g.verdict = Verdict::judge_error;
+    o->g.detail = "every GPU this problem can use was taken out of the pool (GPU " +
+                  std::to_string(gpu) + ": " + why + ")";
+    o->judge_retries = opt_.judge_error_retries;  // nothing left to retry on
+    retry_or_finish(st, std::move(o));
   }
 }
 

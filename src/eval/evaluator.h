@@ -14,6 +14,7 @@
 #include <deque>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,6 +45,11 @@ struct EvalOptions {
   // opt in; the kjudge command line turns it on unless --sandbox none.
   bool sandbox = false;
   std::filesystem::path bwrap = "bwrap";
+  // After a test that may have left its GPU unwell (timeout, signal, sticky CUDA error), a probe
+  // (run/gpu_probe.h) must pass on that GPU before it takes new work; a GPU that fails it three
+  // times is taken out of the pool. The command overrides the built-in probe (tests use it).
+  bool gpu_probe = true;
+  std::string gpu_probe_command;
 };
 
 struct EvalJob {
@@ -64,6 +70,9 @@ class Evaluator {
   void request_stop() { stop_.store(true); }
   bool stopped() const { return stop_.load(); }
 
+  // GPUs taken out of the pool during the last run(), with why.
+  std::map<int, std::string> broken_gpus() const { return broken_; }
+
   // What goes into every build-cache key besides the workspace and the command.
   const std::string& build_environment() const { return build_env_; }
 
@@ -83,6 +92,11 @@ class Evaluator {
                          double timeout_s, const std::vector<std::string>& extra_env) const;
   void retry_or_finish(State& st, std::unique_ptr<Task> t);
   std::filesystem::path workspace_for(const Task& t) const;
+  // Runs the probe on `gpu`, up to three times; false with `why` when the GPU stays unwell.
+  bool probe_gpu(int gpu, std::string* why) const;
+  // A task none of whose GPUs is still in the pool can never be tested.
+  bool stranded(const State& st, const Task& t) const;
+  void take_gpu_out(State& st, int gpu, const std::string& why);
   static void insert_sorted(std::deque<std::unique_ptr<Task>>& q, std::unique_ptr<Task> t,
                             bool by_test);
 
@@ -94,6 +108,9 @@ class Evaluator {
   std::atomic<bool> stop_{false};
   std::atomic<int> running_steps_{0};
   std::atomic<long> step_starts_{0};
+  std::string probe_command_;  // empty: no probing (no GPUs, or turned off)
+  std::vector<int> pool_gpus_;
+  std::map<int, std::string> broken_;
   // Whether a build or test shared the machine with another step at any moment of its run, so
   // that its timeout cannot be trusted.
   struct StepLoad {

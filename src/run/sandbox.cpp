@@ -222,7 +222,8 @@ std::filesystem::path locate_bwrap(const std::string& preferred) {
     while (pos <= dirs.size()) {
       std::size_t end = dirs.find(':', pos);
       if (end == std::string::npos) end = dirs.size();
-      std::filesystem::path candidate = std::filesystem::path(dirs.substr(pos, end - pos)) / "bwrap";
+      std::filesystem::path candidate =
+          std::filesystem::path(dirs.substr(pos, end - pos)) / "bwrap";
       if (access(candidate.c_str(), X_OK) == 0) return "bwrap";
       pos = end + 1;
     }

@@ -1,0 +1,7 @@
+/* Sleeps past the time limit. */
+#include <unistd.h>
+
+int solve(void) {
+  sleep(1000);
+  return 42;
+}

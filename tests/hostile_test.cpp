@@ -1,0 +1,306 @@
+// The hostile corpus (tests/hostile/, issue 3): solutions that attack the judge, graded through the
+// Evaluator with the sandbox on. Each must get its verdict, and the host is checked afterwards for
+// the effect it attempted. Every probe *tries* and reports; none would harm the host if the
+// sandbox failed open (bogus module and reboot arguments, unroutable addresses, bounded writes).
+//
+// The probes answer right (solve() == 42, so `pass`) only when their attack worked as far as they
+// can see, so an unexpected `pass` is a breach. Writes whose landing place only the host can see
+// always answer wrong, and their markers are looked for on the host.
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <mutex>
+
+#include "eval/evaluator.h"
+#include "run/sandbox.h"
+#include "test_util.h"
+
+namespace kjudge {
+namespace {
+
+namespace fs = std::filesystem;
+using V = Verdict;
+
+const fs::path kCorpus = fs::path(KJUDGE_SOURCE_DIR) / "tests/hostile";
+constexpr const char* kSiblingSecret = "sibling-secret-7f3a";
+constexpr const char* kJournalSecret = "journal-secret-91bc";
+constexpr const char* kEnvSecret = "env-secret-c04d";
+constexpr double kTimeout = 3;
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+struct Case {
+  std::string name;              // directory under tests/hostile/
+  std::vector<Verdict> verdicts;  // any of these
+  // Checks of the case's own effect beyond the ones every case gets (see HostileCorpus).
+  std::function<void(const GradedSolution&)> check = nullptr;
+};
+
+void test_log_has(const GradedSolution& g, const std::string& text) {
+  EXPECT_TRUE(contains(g.test.log, text)) << g.test.log;
+}
+
+// The step was killed at the limit, not left to finish; wall_s is of the final attempt alone.
+void killed_at_timeout(const GradedSolution& g) {
+  EXPECT_TRUE(g.test.timed_out);
+  EXPECT_LT(g.test.wall_s, kTimeout + 2);
+}
+
+const std::vector<Case>& cases() {
+  static const std::vector<Case> table = {
+      {"read_sibling_workspace", {V::test_fail}},
+      {"read_journal", {V::test_fail}},
+      {"list_datasets", {V::test_fail}},
+      {"read_home", {V::test_fail}},
+      {"write_outside", {V::test_fail}},
+      {"connect_loopback", {V::test_fail}},
+      {"connect_outside", {V::test_fail}, [](auto& g) { test_log_has(g, "unreachable"); }},
+      {"dev_tcp_shell", {V::test_fail}},
+      {"fork_bomb", {V::test_fail, V::crash, V::test_timeout}},
+      {"fill_disk", {V::test_fail, V::crash}},
+      {"fill_tmp", {V::test_fail, V::crash}},
+      {"flood_stdout", {V::pass},
+       [](auto& g) {
+         EXPECT_TRUE(g.test.log_truncated);
+         EXPECT_LE(g.test.log.size(), 32u * 1024);
+         EXPECT_GE(g.test.log_bytes, 60u << 20);
+       }},
+      {"sleep_forever", {V::test_timeout}, killed_at_timeout},
+      {"ignore_sigterm", {V::test_timeout}, killed_at_timeout},
+      {"daemon", {V::pass}, [](auto& g) { EXPECT_LT(g.test.wall_s, kTimeout); }},
+      {"kill_judge", {V::pass, V::crash, V::test_fail}},
+      {"ptrace_sibling", {V::test_fail},
+       [](auto& g) { test_log_has(g, "attach sibling: Operation not permitted"); }},
+      {"raise_limits", {V::test_fail},
+       [](auto& g) { test_log_has(g, "raise RLIMIT_NOFILE past 4096: Operation not permitted"); }},
+      {"read_host_proc", {V::test_fail},
+       [](auto& g) { EXPECT_FALSE(contains(g.test.log, "firecracker")) << g.test.log; }},
+      {"load_module", {V::test_fail}},
+      {"mount_tmpfs", {V::test_fail}},
+      {"new_namespace", {V::test_fail}},
+      {"write_system", {V::test_fail}},
+      {"read_shadow", {V::test_fail}},
+      {"env_leak", {V::test_fail}},
+      {"include_shadow", {V::build_error},
+       [](auto& g) { EXPECT_TRUE(contains(g.build.log, "No such file")) << g.build.log; }},
+      {"include_shared", {V::build_error},
+       [](auto& g) { EXPECT_TRUE(contains(g.build.log, "No such file")) << g.build.log; }},
+      {"include_sibling", {V::build_error}},
+      {"symlink_escape", {V::test_fail}},
+      {"exhaust_fds", {V::test_fail}, [](auto& g) { test_log_has(g, "opened 40"); }},
+      {"keyctl", {V::test_fail}},
+      {"read_build_cache", {V::test_fail}},
+      {"escape_cgroup", {V::test_fail}},
+      {"reboot", {V::test_fail}},
+  };
+  return table;
+}
+
+// Calls the solution's solve() and passes when it returns 42.
+Problem host_problem(const std::string& id) {
+  Problem p;
+  p.task_id = id;
+  p.group = "hostile";
+  p.host_only = true;
+  p.build_command = "cc -O1 -o test.out solution.c test/main.c";
+  p.test_command = "./test.out";
+  p.test_files = {{"test/main.c",
+                   "#include <stdio.h>\nint solve(void);\nint main(void) {\n  int r = solve();\n"
+                   "  printf(\"solve() = %d\\n\", r);\n  return r == 42 ? 0 : 1;\n}\n"}};
+  p.timeout_seconds = kTimeout;
+  return p;
+}
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  for (std::size_t pos = 0; (pos = s.find(from, pos)) != std::string::npos; pos += to.size())
+    s.replace(pos, from.size(), to);
+  return s;
+}
+
+// Processes a step left behind: named like the probes' children, or still inside a workspace.
+std::vector<std::string> leftovers(const fs::path& work_root) {
+  std::vector<std::string> out;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string pid = entry.path().filename().string();
+    if (!std::all_of(pid.begin(), pid.end(), ::isdigit)) continue;
+    std::string comm = testing::read_text(entry.path() / "comm");
+    std::error_code ec;
+    fs::path cwd = fs::read_symlink(entry.path() / "cwd", ec);
+    if (contains(comm, "kjhostile") || (!ec && contains(cwd.string(), work_root.string())))
+      out.push_back(pid + " " + comm + " in " + cwd.string());
+  }
+  return out;
+}
+
+class HostileCorpus : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SandboxPolicy probe;
+    probe.workspace = dir_.path();
+    std::string why;
+    if (!sandbox_available(probe, &why)) GTEST_SKIP() << "bubblewrap unusable here: " << why;
+
+    opt_.sandbox = true;
+    opt_.build_workers = 2;
+    opt_.host_test_slots = 2;
+    opt_.work_root = dir_ / "work";
+    opt_.cache_dir = dir_ / "cache";
+    machine_.nvcc_path = "/usr/bin/true";
+    machine_.cuda_version = "13.0";
+    machine_.nvcc_version_line = "Cuda compilation tools, release 13.0";
+    machine_.cpu_count = 2;
+
+    // What the probes go after: another workspace beside the work root, the run's journal, a
+    // secret in the judge's environment, and a host service on loopback.
+    testing::write_text(dir_ / "sibling-ws/secret.txt", kSiblingSecret);
+    testing::write_text(dir_ / "sibling-ws/secret.h", "#define SECRET_ANSWER 42\n");
+    testing::write_text(dir_ / "results.jsonl", std::string("{\"log\": \"") + kJournalSecret +
+                                                    "\"}\n");
+    fs::create_directories(opt_.cache_dir / "builds");
+    setenv("KJ_SECRET", kEnvSecret, 1);
+    listener_ = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    ASSERT_GE(listener_, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    ASSERT_EQ(listen(listener_, 16), 0);
+    socklen_t len = sizeof addr;
+    ASSERT_EQ(getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+    port_ = ntohs(addr.sin_port);
+  }
+
+  void TearDown() override {
+    unsetenv("KJ_SECRET");
+    if (listener_ >= 0) close(listener_);
+  }
+
+  Solution load(const std::string& name) {
+    Solution s;
+    s.task_id = "hostile/" + name;
+    for (const auto& entry : fs::directory_iterator(kCorpus / name)) {
+      if (entry.path().extension() != ".c") continue;
+      std::string text = testing::read_text(entry.path());
+      for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+               {"@DIR@", dir_.path().string()},
+               {"@WORK@", opt_.work_root.string()},
+               {"@SIBLING@", (dir_ / "sibling-ws").string()},
+               {"@CACHE@", opt_.cache_dir.string()},
+               {"@PORT@", std::to_string(port_)},
+               {"@JUDGE_PID@", std::to_string(getpid())},
+               {"@PID@", std::to_string(getpid())}})
+        text = replace_all(text, from, to);
+      s.files.push_back({entry.path().filename().string(), text});
+    }
+    return s;
+  }
+
+  std::map<std::string, GradedSolution> grade(const std::vector<std::string>& names) {
+    std::vector<Problem> problems;
+    problems.reserve(names.size());  // jobs point into it
+    std::vector<EvalJob> jobs;
+    for (const auto& n : names) {
+      problems.push_back(host_problem("hostile/" + n));
+      jobs.push_back({&problems.back(), load(n)});
+    }
+    std::map<std::string, GradedSolution> out;
+    std::mutex mu;
+    Evaluator ev(opt_, machine_);
+    ev.run(std::move(jobs), [&](const GradedSolution& g) {
+      std::lock_guard<std::mutex> lock(mu);
+      out[g.task_id.substr(g.task_id.find('/') + 1)] = g;
+    });
+    return out;
+  }
+
+  int accepted_connections() {
+    int n = 0;
+    for (int fd; (fd = accept(listener_, nullptr, nullptr)) >= 0; ++n) close(fd);
+    return n;
+  }
+
+  testing::TempDir dir_;
+  EvalOptions opt_;
+  MachineInfo machine_;
+  int listener_ = -1;
+  int port_ = 0;
+};
+
+TEST_F(HostileCorpus, EveryAttackIsContained) {
+  std::vector<std::string> names;
+  for (const auto& c : cases()) names.push_back(c.name);
+  // Every directory of the corpus is in the table, so a new case cannot be silently skipped.
+  std::size_t dirs = 0;
+  for (const auto& e : fs::directory_iterator(kCorpus)) dirs += e.is_directory();
+  EXPECT_EQ(dirs, names.size());
+
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = grade(names);
+  std::printf("[ hostile  ] %zu solutions graded in %.1f s\n", names.size(),
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  ASSERT_EQ(r.size(), names.size());
+
+  for (const auto& c : cases()) {
+    SCOPED_TRACE(c.name);
+    const GradedSolution& g = r.at(c.name);
+    // What each probe saw, for whoever reads a failure (or audits a pass) of this test.
+    const std::string& log = g.build.log.empty() || g.test.ran ? g.test.log : g.build.log;
+    std::printf("[ hostile  ] %-24s %-13s %s\n", c.name.c_str(),
+                std::string(to_string(g.verdict)).c_str(),
+                log.substr(0, std::min<std::size_t>(log.find('\n'), 100)).c_str());
+    EXPECT_NE(std::find(c.verdicts.begin(), c.verdicts.end(), g.verdict), c.verdicts.end())
+        << "got " << g.verdict << " (" << g.detail << ")\nbuild log:\n"
+        << g.build.log.substr(0, 2000) << "\ntest log:\n"
+        << g.test.log.substr(0, 2000);
+    // No secret reaches any log, whatever the verdict.
+    for (const char* secret : {kSiblingSecret, kJournalSecret, kEnvSecret}) {
+      EXPECT_FALSE(contains(g.build.log, secret)) << secret;
+      EXPECT_FALSE(contains(g.test.log, secret)) << secret;
+    }
+    if (c.check) c.check(g);
+  }
+
+  // Host-side effects: nothing was written outside the workspaces, nothing connected to the
+  // host's loopback, no step is still running.
+  const std::string pid = std::to_string(getpid());
+  for (const fs::path& p :
+       {dir_ / "marker-write-outside", dir_ / "work/marker-write-outside", dir_ / "marker-symlink",
+        dir_ / "sibling-ws/planted.txt", fs::path("/tmp/kjhostile-write-outside-" + pid),
+        fs::path("/tmp/kjhostile-symlink-" + pid), fs::path("/tmp/kjhostile-fill"),
+        fs::path("/usr/kjhostile-" + pid), fs::path("/usr/lib/kjhostile-" + pid),
+        fs::path("/etc/kjhostile-" + pid), fs::path("/kjhostile-" + pid)}) {
+    EXPECT_FALSE(fs::exists(p)) << p << " was written by a sandboxed step";
+  }
+  EXPECT_EQ(testing::read_text(dir_ / "sibling-ws/secret.txt"), kSiblingSecret);
+  EXPECT_FALSE(contains(testing::read_text("/etc/passwd"), "kjhostile"));
+  EXPECT_EQ(accepted_connections(), 0) << "a step reached the host's 127.0.0.1:" << port_;
+  std::vector<std::string> left = leftovers(opt_.work_root);
+  EXPECT_TRUE(left.empty()) << left.size() << " processes outlived their step, first: "
+                            << (left.empty() ? "" : left.front());
+
+  // The judge is alive and grades the next solution normally.
+  Solution ok;
+  ok.task_id = "hostile/after";
+  ok.files = {{"solution.c", "int solve(void) { return 42; }\n"}};
+  Problem p = host_problem("hostile/after");
+  std::map<std::string, GradedSolution> after;
+  Evaluator ev(opt_, machine_);
+  ev.run({{&p, ok}}, [&](const GradedSolution& g) { after[g.task_id] = g; });
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_EQ(after["hostile/after"].verdict, V::pass) << after["hostile/after"].detail;
+  EXPECT_TRUE(leftovers(opt_.work_root).empty());
+}
+
+}  // namespace
+}  // namespace kjudge
