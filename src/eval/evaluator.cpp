@@ -185,14 +185,17 @@ void Evaluator::run(std::vector<EvalJob> jobs,
   pool_gpus_ = gpus;
   broken_.clear();
   probe_command_.clear();
+  probe_exe_.clear();
   if (!gpus.empty() && opt_.gpu_probe) {
     if (!opt_.gpu_probe_command.empty()) {
       probe_command_ = opt_.gpu_probe_command;
     } else if (!machine_.nvcc_path.empty()) {
       std::string error;
       fs::path exe = build_gpu_probe(machine_.nvcc_path, opt_.cache_dir / "gpu-probe", &error);
-      // The probe is copied into each probe's scratch workspace (the sandbox sees only that).
-      if (!exe.empty()) probe_command_ = "cp '" + exe.string() + "' ./gpu-probe && ./gpu-probe";
+      if (!exe.empty()) {
+        probe_exe_ = exe;
+        probe_command_ = "./gpu-probe";
+      }
     }
   }
 
@@ -313,6 +316,11 @@ bool Evaluator::probe_gpu(int gpu, std::string* why) const {
     std::error_code ec;
     fs::remove_all(scratch, ec);
     fs::create_directories(scratch, ec);
+    // The judge copies the probe in: the sandbox sees the scratch workspace and nothing else.
+    if (!probe_exe_.empty()) {
+      fs::copy_file(probe_exe_, scratch / "gpu-probe", ec);
+      if (ec) return true;  // a fault of the judge says nothing about the GPU
+    }
     ProcessResult r =
         run_step(probe_command_, scratch, 60, {"CUDA_VISIBLE_DEVICES=" + std::to_string(gpu)});
     fs::remove_all(scratch, ec);

@@ -109,6 +109,7 @@ class Evaluator {
   std::atomic<int> running_steps_{0};
   std::atomic<long> step_starts_{0};
   std::string probe_command_;  // empty: no probing (no GPUs, or turned off)
+  std::filesystem::path probe_exe_;  // the built-in probe, copied into each probe's workspace
   std::vector<int> pool_gpus_;
   std::map<int, std::string> broken_;
   // Whether a build or test shared the machine with another step at any moment of its run, so
