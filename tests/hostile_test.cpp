@@ -7,8 +7,6 @@
 // can see, so an unexpected `pass` is a breach. Writes whose landing place only the host can see
 // always answer wrong, and their markers are looked for on the host.
 #include <arpa/inet.h>
-#include <dirent.h>
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -16,6 +14,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -40,15 +39,25 @@ bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
+using Check = std::function<void(const GradedSolution&)>;
+
 struct Case {
-  std::string name;              // directory under tests/hostile/
+  std::string name;               // directory under tests/hostile/
   std::vector<Verdict> verdicts;  // any of these
   // Checks of the case's own effect beyond the ones every case gets (see HostileCorpus).
-  std::function<void(const GradedSolution&)> check = nullptr;
+  Check check = nullptr;
 };
 
-void test_log_has(const GradedSolution& g, const std::string& text) {
-  EXPECT_TRUE(contains(g.test.log, text)) << g.test.log;
+Check test_log_has(const std::string& text) {
+  return [text](const GradedSolution& g) { EXPECT_TRUE(contains(g.test.log, text)) << g.test.log; };
+}
+Check test_log_lacks(const std::string& text) {
+  return
+      [text](const GradedSolution& g) { EXPECT_FALSE(contains(g.test.log, text)) << g.test.log; };
+}
+Check build_log_has(const std::string& text) {
+  return
+      [text](const GradedSolution& g) { EXPECT_TRUE(contains(g.build.log, text)) << g.build.log; };
 }
 
 // The step was killed at the limit, not left to finish; wall_s is of the final attempt alone.
@@ -57,52 +66,52 @@ void killed_at_timeout(const GradedSolution& g) {
   EXPECT_LT(g.test.wall_s, kTimeout + 2);
 }
 
+// The judge kept a capped log of a 64 MiB flood, and counted all of it.
+void log_capped(const GradedSolution& g) {
+  EXPECT_TRUE(g.test.log_truncated);
+  EXPECT_LE(g.test.log.size(), 32u * 1024);
+  EXPECT_GE(g.test.log_bytes, 60u << 20);
+}
+
+// The daemon did not hold the step open: the test ended when solve() returned.
+void ended_at_once(const GradedSolution& g) { EXPECT_LT(g.test.wall_s, kTimeout); }
+
 const std::vector<Case>& cases() {
   static const std::vector<Case> table = {
       {"read_sibling_workspace", {V::test_fail}},
       {"read_journal", {V::test_fail}},
       {"list_datasets", {V::test_fail}},
       {"read_home", {V::test_fail}},
+      {"read_build_cache", {V::test_fail}},
       {"write_outside", {V::test_fail}},
-      {"connect_loopback", {V::test_fail}},
-      {"connect_outside", {V::test_fail}, [](auto& g) { test_log_has(g, "unreachable"); }},
+      {"symlink_escape", {V::test_fail}},
+      {"write_system", {V::test_fail}, test_log_has("Read-only file system")},
+      {"read_shadow", {V::test_fail}},
+      {"env_leak", {V::test_fail}},
+      {"read_host_proc", {V::test_fail}, test_log_lacks("firecracker")},
+      {"connect_loopback", {V::test_fail}, test_log_has("Connection refused")},
       {"dev_tcp_shell", {V::test_fail}},
+      {"connect_outside", {V::test_fail}, test_log_has("Network is unreachable")},
       {"fork_bomb", {V::test_fail, V::crash, V::test_timeout}},
       {"fill_disk", {V::test_fail, V::crash}},
       {"fill_tmp", {V::test_fail, V::crash}},
-      {"flood_stdout", {V::pass},
-       [](auto& g) {
-         EXPECT_TRUE(g.test.log_truncated);
-         EXPECT_LE(g.test.log.size(), 32u * 1024);
-         EXPECT_GE(g.test.log_bytes, 60u << 20);
-       }},
+      {"exhaust_fds", {V::test_fail}, test_log_has("opened 409")},
+      {"flood_stdout", {V::pass}, log_capped},
       {"sleep_forever", {V::test_timeout}, killed_at_timeout},
       {"ignore_sigterm", {V::test_timeout}, killed_at_timeout},
-      {"daemon", {V::pass}, [](auto& g) { EXPECT_LT(g.test.wall_s, kTimeout); }},
-      {"kill_judge", {V::pass, V::crash, V::test_fail}},
-      {"ptrace_sibling", {V::test_fail},
-       [](auto& g) { test_log_has(g, "attach sibling: Operation not permitted"); }},
-      {"raise_limits", {V::test_fail},
-       [](auto& g) { test_log_has(g, "raise RLIMIT_NOFILE past 4096: Operation not permitted"); }},
-      {"read_host_proc", {V::test_fail},
-       [](auto& g) { EXPECT_FALSE(contains(g.test.log, "firecracker")) << g.test.log; }},
+      {"daemon", {V::pass}, ended_at_once},
+      {"kill_judge", {V::pass, V::crash, V::test_fail}, test_log_has("judge=No such process")},
+      {"ptrace_sibling", {V::test_fail}, test_log_has("sibling: Operation not permitted")},
+      {"raise_limits", {V::test_fail}, test_log_has("NOFILE past 4096: Operation not permitted")},
       {"load_module", {V::test_fail}},
       {"mount_tmpfs", {V::test_fail}},
       {"new_namespace", {V::test_fail}},
-      {"write_system", {V::test_fail}},
-      {"read_shadow", {V::test_fail}},
-      {"env_leak", {V::test_fail}},
-      {"include_shadow", {V::build_error},
-       [](auto& g) { EXPECT_TRUE(contains(g.build.log, "No such file")) << g.build.log; }},
-      {"include_shared", {V::build_error},
-       [](auto& g) { EXPECT_TRUE(contains(g.build.log, "No such file")) << g.build.log; }},
-      {"include_sibling", {V::build_error}},
-      {"symlink_escape", {V::test_fail}},
-      {"exhaust_fds", {V::test_fail}, [](auto& g) { test_log_has(g, "opened 40"); }},
       {"keyctl", {V::test_fail}},
-      {"read_build_cache", {V::test_fail}},
       {"escape_cgroup", {V::test_fail}},
       {"reboot", {V::test_fail}},
+      {"include_shadow", {V::build_error}, build_log_has("No such file")},
+      {"include_shared", {V::build_error}, build_log_has("No such file")},
+      {"include_sibling", {V::build_error}},
   };
   return table;
 }
@@ -165,8 +174,8 @@ class HostileCorpus : public ::testing::Test {
     // secret in the judge's environment, and a host service on loopback.
     testing::write_text(dir_ / "sibling-ws/secret.txt", kSiblingSecret);
     testing::write_text(dir_ / "sibling-ws/secret.h", "#define SECRET_ANSWER 42\n");
-    testing::write_text(dir_ / "results.jsonl", std::string("{\"log\": \"") + kJournalSecret +
-                                                    "\"}\n");
+    testing::write_text(dir_ / "results.jsonl",
+                        std::string("{\"log\": \"") + kJournalSecret + "\"}\n");
     fs::create_directories(opt_.cache_dir / "builds");
     setenv("KJ_SECRET", kEnvSecret, 1);
     listener_ = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -197,8 +206,8 @@ class HostileCorpus : public ::testing::Test {
                {"@WORK@", opt_.work_root.string()},
                {"@SIBLING@", (dir_ / "sibling-ws").string()},
                {"@CACHE@", opt_.cache_dir.string()},
-               {"@PORT@", std::to_string(port_)},
-               {"@JUDGE_PID@", std::to_string(getpid())},
+               {"KJ_PORT", std::to_string(port_)},
+               {"KJ_JUDGE_PID", std::to_string(getpid())},
                {"@PID@", std::to_string(getpid())}})
         text = replace_all(text, from, to);
       s.files.push_back({entry.path().filename().string(), text});
@@ -288,6 +297,10 @@ TEST_F(HostileCorpus, EveryAttackIsContained) {
   std::vector<std::string> left = leftovers(opt_.work_root);
   EXPECT_TRUE(left.empty()) << left.size() << " processes outlived their step, first: "
                             << (left.empty() ? "" : left.front());
+  // Each step's pids cgroup is gone too (a group that cannot be removed still holds a process).
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(PidsCgroup::default_root() / "kjudge", ec))
+    EXPECT_NE(e.path().filename().string().rfind(pid + ".", 0), 0u) << e.path() << " left behind";
 
   // The judge is alive and grades the next solution normally.
   Solution ok;

@@ -503,6 +503,11 @@ bool Evaluator::check_and_build(Task& t, bool quiet) {
     g.detail = "could not start the build: " + r.error;
     return false;
   }
+  if (!r.limit_exceeded.empty()) {
+    g.verdict = Verdict::build_error;
+    g.detail = "the build was stopped: it " + r.limit_exceeded;
+    return false;
+  }
   if (r.timed_out) {
     if (loaded && !quiet && opt_.quiet_retry) {
       t.needs_quiet = true;
@@ -546,6 +551,11 @@ void Evaluator::run_test(Task& t, int gpu, bool quiet) {
   if (!r.started) {
     g.verdict = Verdict::judge_error;
     g.detail = "could not start the test: " + r.error;
+    return;
+  }
+  if (!r.limit_exceeded.empty()) {
+    g.verdict = Verdict::test_fail;
+    g.detail = "the test was stopped: it " + r.limit_exceeded;
     return;
   }
   if (r.timed_out) {
@@ -617,7 +627,12 @@ ProcessResult Evaluator::run_step(const std::string& command, const fs::path& wo
   if (!machine_.nvcc_path.empty())
     path = fs::path(machine_.nvcc_path).parent_path().string() + ":" + path;
   // The clean environment: what builds and tests need, nothing of the judge's.
-  policy.env = {"PATH=" + path, "HOME=/tmp", "TMPDIR=/tmp", "LANG=C.UTF-8"};
+  // Temporaries (nvcc's among them) go to the workspace, where the workspace limit counts
+  // them; /tmp is a small tmpfs in host memory.
+  std::error_code ec;
+  fs::create_directories(workspace / ".kjudge-tmp", ec);
+  policy.env = {"PATH=" + path, "HOME=/tmp", "TMPDIR=" + (workspace / ".kjudge-tmp").string(),
+                "LANG=C.UTF-8"};
   for (const char* var : {"NVCC_APPEND_FLAGS", "NVCC_PREPEND_FLAGS", "NVCC_CCBIN", "CUDA_HOME"})
     if (const char* v = std::getenv(var)) policy.env.push_back(std::string(var) + "=" + v);
   policy.env.insert(policy.env.end(), extra_env.begin(), extra_env.end());

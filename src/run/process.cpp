@@ -143,6 +143,19 @@ bool prepare_child(const ProcessSpec& spec, const char* cgroup_procs) {
   return true;
 }
 
+// Bytes of regular files under `dir`, without following links.
+std::uintmax_t tree_bytes(const std::filesystem::path& dir) {
+  std::uintmax_t total = 0;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(
+           dir, std::filesystem::directory_options::skip_permission_denied, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    std::error_code fe;
+    if (it->is_regular_file(fe) && !it->is_symlink(fe)) total += it->file_size(fe);
+  }
+  return total;
+}
+
 }  // namespace
 
 ProcessResult run_process(const ProcessSpec& spec) {
@@ -219,6 +232,8 @@ ProcessResult run_process(const ProcessSpec& spec) {
                               std::chrono::duration<double>(spec.timeout_s));
   bool pipe_open = true;
   bool exited = false;
+  const bool watching = !spec.watch_dir.empty() && spec.watch_dir_max_bytes > 0;
+  Clock::time_point next_watch = start;
   Clock::time_point exited_at{};
   int status = 0;
   struct rusage ru {};
@@ -235,6 +250,19 @@ ProcessResult run_process(const ProcessSpec& spec) {
         // waiting for them.
         kill(-pid, SIGKILL);
         kill_marked(marker);
+      }
+    }
+    if (!exited && watching && Clock::now() >= next_watch) {
+      next_watch = Clock::now() + std::chrono::milliseconds(250);
+      if (tree_bytes(spec.watch_dir) > spec.watch_dir_max_bytes) {
+        result.limit_exceeded = "wrote more than " +
+                                std::to_string(spec.watch_dir_max_bytes >> 20) +
+                                " MiB into its workspace";
+        kill(-pid, SIGKILL);
+        kill_marked(marker);
+        wait4(pid, &status, 0, &ru);
+        exited = true;
+        exited_at = Clock::now();
       }
     }
     if (!exited && Clock::now() >= deadline) {
@@ -267,6 +295,13 @@ ProcessResult run_process(const ProcessSpec& spec) {
   }
   close(pipe_fds[0]);
 
+  // A step may have written its fill between two looks: one more, after the fact.
+  if (watching && result.limit_exceeded.empty() &&
+      tree_bytes(spec.watch_dir) > spec.watch_dir_max_bytes) {
+    result.limit_exceeded =
+        "wrote more than " + std::to_string(spec.watch_dir_max_bytes >> 20) +
+        " MiB into its workspace";
+  }
   result.wall_s = seconds_since(start);
   result.cpu_s = rusage_seconds(ru);
   if (!result.timed_out) {

@@ -17,7 +17,7 @@ struct Limits {
   double cpu_s = 600;               // RLIMIT_CPU, per process (SIGXCPU, then SIGKILL)
   long processes = 512;             // RLIMIT_NPROC; not enforced for uid 0, see sandbox.h
   long open_files = 4096;           // RLIMIT_NOFILE
-  long file_size_bytes = 4L << 30;  // RLIMIT_FSIZE, per file (SIGXFSZ / EFBIG)
+  long file_size_bytes = 1L << 30;  // RLIMIT_FSIZE, per file (SIGXFSZ / EFBIG)
   long address_space_bytes = 0;     // RLIMIT_AS; 0 = unlimited (CUDA maps huge ranges)
 };
 
@@ -36,6 +36,11 @@ struct ProcessSpec {
   // A cgroup directory (v1 or v2) the child joins before exec, so every descendant is counted
   // from its first instruction (see PidsCgroup in sandbox.h). Empty: stay where the judge is.
   std::filesystem::path cgroup;
+  // A directory whose total size is checked while the step runs and once after: past the
+  // limit the step is killed (or, after the fact, marked) with limit_exceeded set. It bounds
+  // what a step can write to disk, which RLIMIT_FSIZE (per file) does not.
+  std::filesystem::path watch_dir;
+  std::uintmax_t watch_dir_max_bytes = 0;
 };
 
 struct ProcessResult {
@@ -44,13 +49,16 @@ struct ProcessResult {
   int exit_code = -1;  // valid when exited normally
   int signal = 0;      // non-zero when killed by a signal (other than our timeout kill)
   bool timed_out = false;
+  std::string limit_exceeded;  // why the judge stopped the step (other than the wall clock)
   std::string output;  // capped; a truncation marker stands in the middle when cut
   bool truncated = false;
   std::size_t output_bytes = 0;  // total bytes the process wrote
   double wall_s = 0;
   double cpu_s = 0;  // user+system of the child and its waited-for descendants
 
-  bool ok() const { return started && !timed_out && signal == 0 && exit_code == 0; }
+  bool ok() const {
+    return started && !timed_out && limit_exceeded.empty() && signal == 0 && exit_code == 0;
+  }
 };
 
 ProcessResult run_process(const ProcessSpec& spec);

@@ -100,7 +100,7 @@ std::vector<std::string> sandbox_command(const SandboxPolicy& policy,
 
   // A private /tmp: the step's temporaries never meet another step's or the judge's. It comes
   // before the workspace so that a workspace under /tmp is bound on top of it, not hidden.
-  add(cmd, {"--tmpfs", "/tmp"});
+  add(cmd, {"--size", std::to_string(policy.tmp_bytes), "--tmpfs", "/tmp"});
   // The workspace, writable, at the same absolute path, so paths in build output and error
   // messages read the same inside and out. Nothing beside it (other workspaces, the run's
   // output, /work, /root, /home) is mounted.
@@ -198,6 +198,8 @@ ProcessResult run_sandboxed(const SandboxPolicy& policy, const std::vector<std::
   spec.output_cap = output_cap;
   spec.limits = policy.limits;
   spec.inherit_fds = {seccomp_fd};
+  spec.watch_dir = policy.workspace;
+  spec.watch_dir_max_bytes = policy.workspace_bytes;
   // bwrap's two processes (the monitor outside, pid 1 inside) count against pids.max too.
   std::optional<PidsCgroup> cgroup = PidsCgroup::create(policy.limits.processes + 2);
   if (cgroup) spec.cgroup = cgroup->path();

@@ -11,6 +11,7 @@
 //      uid maps back to kernel uid 0, which the fork check exempts).
 #include <sys/types.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -27,6 +28,11 @@ struct SandboxPolicy {
   bool gpu = false;                             // the /dev/nvidia* nodes
   std::vector<std::string> env;                 // KEY=VALUE: the only variables the step sees
   Limits limits;
+  // The private /tmp is a tmpfs, i.e. host memory: kept small. Steps get TMPDIR inside their
+  // workspace (the evaluator sets it), where the workspace limit below counts it.
+  std::uint64_t tmp_bytes = 64ull << 20;
+  // Everything in the workspace together; the step is killed when it grows past this.
+  std::uint64_t workspace_bytes = 1ull << 30;
 };
 
 // The bwrap argv (bwrap first) that runs `argv` under `policy`. `seccomp_fd` >= 0 adds

@@ -12,10 +12,10 @@ int solve(void) {
   struct sockaddr_in a;
   memset(&a, 0, sizeof a);
   a.sin_family = AF_INET;
-  a.sin_port = htons(@PORT@);
+  a.sin_port = htons(KJ_PORT);
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   int rc = connect(s, (struct sockaddr*)&a, sizeof a);
-  printf("connect 127.0.0.1:@PORT@: %s\n", rc == 0 ? "connected" : strerror(errno));
+  printf("connect 127.0.0.1:KJ_PORT: %s\n", rc == 0 ? "connected" : strerror(errno));
   close(s);
   return rc == 0 ? 42 : 0;
 }

@@ -2,6 +2,6 @@
 #include <stdlib.h>
 
 int solve(void) {
-  int rc = system("bash -c 'echo kjhostile > /dev/tcp/127.0.0.1/@PORT@' 2>&1");
+  int rc = system("bash -c 'echo kjhostile > /dev/tcp/127.0.0.1/KJ_PORT' 2>&1");
   return rc == 0 ? 42 : 0;
 }

@@ -19,6 +19,6 @@ int solve(void) {
   const char* v = getenv("KJ_SECRET");
   if (v) printf("KJ_SECRET=%s\n", v);
   int found = (v != 0) + scan("/proc/self/environ") + scan("/proc/1/environ") +
-              scan("/proc/@JUDGE_PID@/environ");
+              scan("/proc/KJ_JUDGE_PID/environ");
   return found ? 42 : 0;
 }

@@ -1,4 +1,4 @@
-/* Moves itself out of the pids cgroup that bounds its fork bomb, and looks at the host's devices. */
+/* Leaves the pids cgroup that bounds its fork bomb, and looks for the host's devices. */
 #include <stdio.h>
 #include <unistd.h>
 

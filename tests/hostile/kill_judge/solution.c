@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 int solve(void) {
-  int judge = kill(@JUDGE_PID@, SIGKILL) == 0 ? 0 : errno;
+  int judge = kill(KJ_JUDGE_PID, SIGKILL) == 0 ? 0 : errno;
   int parent = kill(getppid(), SIGKILL) == 0 ? 0 : errno;
   int init = kill(1, SIGKILL) == 0 ? 0 : errno;
   int all = kill(-1, SIGKILL) == 0 ? 0 : errno;

@@ -17,7 +17,7 @@ int solve(void) {
   int sibling = ptrace(PTRACE_ATTACH, child, 0, 0) == 0 ? 0 : errno;
   kill(child, SIGKILL);
   waitpid(child, 0, 0);
-  int judge = ptrace(PTRACE_ATTACH, @JUDGE_PID@, 0, 0) == 0 ? 0 : errno;
+  int judge = ptrace(PTRACE_ATTACH, KJ_JUDGE_PID, 0, 0) == 0 ? 0 : errno;
   printf("attach sibling: %s, judge: %s\n", strerror(sibling), strerror(judge));
   return (sibling == 0 || judge == 0) ? 42 : 0;
 }

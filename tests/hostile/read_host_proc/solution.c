@@ -17,8 +17,8 @@ static void show(const char* path) {
 
 int solve(void) {
   show("/proc/1/cmdline");
-  show("/proc/@JUDGE_PID@/cmdline");
-  show("/proc/@JUDGE_PID@/environ");
+  show("/proc/KJ_JUDGE_PID/cmdline");
+  show("/proc/KJ_JUDGE_PID/environ");
   int pids = 0;
   DIR* d = opendir("/proc");
   struct dirent* e;
@@ -26,7 +26,7 @@ int solve(void) {
     if (isdigit((unsigned char)e->d_name[0])) ++pids;
   if (d) closedir(d);
   printf("processes visible: %d\n", pids);
-  FILE* judge = fopen("/proc/@JUDGE_PID@/cmdline", "r");
+  FILE* judge = fopen("/proc/KJ_JUDGE_PID/cmdline", "r");
   char exe[256] = {0};
   if (judge) fread(exe, 1, sizeof exe - 1, judge), fclose(judge);
   return (strstr(exe, "kjudge") || pids > 20) ? 42 : 0;

@@ -1,4 +1,4 @@
-/* Reads a file of another workspace by its absolute path (placeholders are filled in by the test). */
+/* Reads a file of another workspace by its absolute path (the test fills in @SIBLING@). */
 #include <stdio.h>
 #include <string.h>
 
