@@ -21,6 +21,8 @@
 namespace kjudge {
 namespace {
 
+using kjudge::testing::expect_input_error;
+
 namespace fs = std::filesystem;
 using nlohmann::json;
 
@@ -125,17 +127,6 @@ void make_problem_pack(const fs::path& path, const std::vector<std::string>& lin
   }
   make_tar(path, {{"metadata.json", metadata_for(hashes, static_cast<int>(lines.size()))},
                   {"problems.jsonl", body}});
-}
-
-template <typename F>
-InputError expect_input_error(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected an InputError";
-  return InputError("", 0, "", "");
 }
 
 bool contains(const std::string& haystack, const std::string& needle) {

@@ -17,6 +17,8 @@
 namespace kjudge {
 namespace {
 
+using kjudge::testing::expect_input_error;
+
 namespace fs = std::filesystem;
 
 using kjudge::testing::TempDir;
@@ -31,17 +33,6 @@ std::string read_file(const fs::path& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-template <typename F>
-InputError expect_input_error(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected an InputError";
-  return InputError("", 0, "", "");
 }
 
 // Directories list files by path, so compare problems with their files in that order.

@@ -5,8 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "test_util.h"
+
 namespace kjudge {
 namespace {
+
+using kjudge::testing::expect_input_error;
 
 using nlohmann::json;
 
@@ -50,17 +54,6 @@ json minimal_json() {
 }
 
 // Runs f, expecting an InputError; returns it for inspection.
-template <typename F>
-InputError expect_input_error(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected an InputError";
-  return InputError("", 0, "", "");
-}
-
 InputError problem_error(const json& j) {
   return expect_input_error([&] { problem_from_json(j, "pack:problems.jsonl", 7); });
 }

@@ -1,5 +1,6 @@
 #pragma once
 // Small helpers shared by the tests: a temporary directory removed at scope exit, file IO.
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -7,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+
+#include "core/input_error.h"
 
 namespace kjudge::testing {
 
@@ -43,6 +46,18 @@ inline std::string read_text(const std::filesystem::path& p) {
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// Runs `f`, which must throw InputError, and returns the error for its file/line/field.
+template <typename F>
+InputError expect_input_error(F&& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "expected an InputError";
+  return InputError("", 0, "", "");
 }
 
 }  // namespace kjudge::testing
