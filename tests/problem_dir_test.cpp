@@ -17,6 +17,8 @@
 namespace kjudge {
 namespace {
 
+using kjudge::testing::canon;
+
 using kjudge::testing::expect_input_error;
 
 namespace fs = std::filesystem;
@@ -33,17 +35,6 @@ std::string read_file(const fs::path& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-// Directories list files by path, so compare problems with their files in that order.
-std::string canon(Problem p) {
-  auto by_path = [](const SourceFile& a, const SourceFile& b) { return a.path < b.path; };
-  std::sort(p.context_files.begin(), p.context_files.end(), by_path);
-  std::sort(p.test_files.begin(), p.test_files.end(), by_path);
-  if (p.baseline_solution) {
-    std::sort(p.baseline_solution->files.begin(), p.baseline_solution->files.end(), by_path);
-  }
-  return problem_to_json_line(p);
 }
 
 Problem full_problem(const std::string& task_id = "CUDA/42") {

@@ -19,6 +19,8 @@
 namespace kjudge {
 namespace {
 
+using kjudge::testing::canon;
+
 namespace fs = std::filesystem;
 using nlohmann::ordered_json;
 
@@ -74,16 +76,6 @@ void strip_nulls(ordered_json& j, const std::string& path = "") {
       ++it;
     }
   }
-}
-
-std::string canon(Problem p) {
-  auto by_path = [](const SourceFile& a, const SourceFile& b) { return a.path < b.path; };
-  std::sort(p.context_files.begin(), p.context_files.end(), by_path);
-  std::sort(p.test_files.begin(), p.test_files.end(), by_path);
-  if (p.baseline_solution) {
-    std::sort(p.baseline_solution->files.begin(), p.baseline_solution->files.end(), by_path);
-  }
-  return problem_to_json_line(p);
 }
 
 TEST(SharedDatasets, RealPacksLoadAndVerify) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "core/input_error.h"
+#include "core/problem_json.h"
 
 namespace kjudge::testing {
 
@@ -58,6 +60,17 @@ InputError expect_input_error(F&& f) {
   }
   ADD_FAILURE() << "expected an InputError";
   return InputError("", 0, "", "");
+}
+
+// A problem's pack line with its files sorted by path: directories list files by path, so
+// problems that went through one compare equal this way.
+inline std::string canon(Problem p) {
+  auto by_path = [](const SourceFile& a, const SourceFile& b) { return a.path < b.path; };
+  std::sort(p.context_files.begin(), p.context_files.end(), by_path);
+  std::sort(p.test_files.begin(), p.test_files.end(), by_path);
+  if (p.baseline_solution)
+    std::sort(p.baseline_solution->files.begin(), p.baseline_solution->files.end(), by_path);
+  return problem_to_json_line(p);
 }
 
 }  // namespace kjudge::testing
