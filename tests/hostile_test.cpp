@@ -20,6 +20,7 @@
 #include <mutex>
 
 #include "eval/evaluator.h"
+#include "run/cgroup.h"
 #include "run/sandbox.h"
 #include "test_util.h"
 
@@ -73,6 +74,16 @@ void log_capped(const GradedSolution& g) {
   EXPECT_GE(g.test.log_bytes, 60u << 20);
 }
 
+// A memory hog is stopped by the step's memory cgroup, where there is one, or else by the
+// per-process RLIMIT_DATA (malloc fails).
+void memory_stopped(const GradedSolution& g) {
+  if (cgroup_place().has_memory()) {
+    EXPECT_TRUE(contains(g.detail, "more memory than its limit of 256 MiB")) << g.detail;
+  } else {
+    EXPECT_TRUE(contains(g.test.log, "malloc failed")) << g.test.log;
+  }
+}
+
 // The daemon did not hold the step open: the test ended when solve() returned.
 void ended_at_once(const GradedSolution& g) { EXPECT_LT(g.test.wall_s, kTimeout); }
 
@@ -95,6 +106,15 @@ const std::vector<Case>& cases() {
       {"fork_bomb", {V::test_fail, V::crash, V::test_timeout}},
       {"fill_disk", {V::test_fail, V::crash}},
       {"fill_tmp", {V::test_fail, V::crash}},
+      {"memory_hog", {V::test_fail}, memory_stopped},
+      // Only a cgroup sees the sum of processes; RLIMIT_DATA, the fallback, is per process.
+      {"memory_hog_children",
+       {cgroup_place().has_memory() ? V::test_fail : V::pass},
+       [](const GradedSolution& g) {
+         if (cgroup_place().has_memory()) {
+           EXPECT_TRUE(contains(g.detail, "more memory than its limit")) << g.detail;
+         }
+       }},
       {"exhaust_fds", {V::test_fail}, test_log_has("descriptors (limit 4096)")},
       {"flood_stdout", {V::pass}, log_capped},
       {"sleep_forever", {V::test_timeout}, killed_at_timeout},
@@ -165,6 +185,7 @@ class HostileCorpus : public ::testing::Test {
     opt_.host_test_slots = 2;
     opt_.work_root = dir_ / "work";
     opt_.cache_dir = dir_ / "cache";
+    opt_.memory_limit_bytes = 256ull << 20;
     machine_.nvcc_path = "/usr/bin/true";
     machine_.cuda_version = "13.0";
     machine_.nvcc_version_line = "Cuda compilation tools, release 13.0";
@@ -297,10 +318,13 @@ TEST_F(HostileCorpus, EveryAttackIsContained) {
   std::vector<std::string> left = leftovers(opt_.work_root);
   EXPECT_TRUE(left.empty()) << left.size() << " processes outlived their step, first: "
                             << (left.empty() ? "" : left.front());
-  // Each step's pids cgroup is gone too (a group that cannot be removed still holds a process).
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(PidsCgroup::default_root() / "kjudge", ec))
-    EXPECT_NE(e.path().filename().string().rfind(pid + ".", 0), 0u) << e.path() << " left behind";
+  // Each step's cgroup is gone too (a group that cannot be removed still holds a process).
+  for (const fs::path& parent : {cgroup_place().pids_parent, cgroup_place().memory_parent}) {
+    std::error_code ec;
+    if (parent.empty()) continue;
+    for (const auto& e : fs::directory_iterator(parent, ec))
+      EXPECT_NE(e.path().filename().string().rfind(pid + ".", 0), 0u) << e.path() << " left behind";
+  }
 
   // The judge is alive and grades the next solution normally.
   Solution ok;

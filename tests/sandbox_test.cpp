@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "run/cgroup.h"
 #include "run/seccomp_filter.h"
 #include "test_util.h"
 
@@ -244,9 +245,9 @@ int main(void) {
 )";
 
 TEST_F(Sandbox, ForkBombStopsAtTheProcessLimit) {
-  if (!PidsCgroup::create(1)) {
-    GTEST_SKIP() << "no writable cgroup v1 pids hierarchy at " << PidsCgroup::default_root()
-                 << "; RLIMIT_NPROC alone does not bind uid 0";
+  if (!cgroup_place().has_pids()) {
+    GTEST_SKIP() << "no pids cgroup here (" << cgroup_place().describe()
+                 << "); RLIMIT_NPROC alone does not bind uid 0";
   }
   policy_.limits.processes = 64;
   compile_c("forks", kForkCounter);
@@ -279,6 +280,20 @@ TEST_F(Sandbox, FileBiggerThanTheLimitFails) {
   auto r = run("head -c 3000000 /dev/zero > big");
   EXPECT_FALSE(r.ok()) << r.output;
   EXPECT_LE(fs::file_size(ws_ / "big"), 1u << 20);
+}
+
+// The memory limit covers the whole step: here a shell pipeline whose `tail` holds 512 MiB.
+TEST_F(Sandbox, MemoryLimitStopsTheStepAndSaysSo) {
+  policy_.memory_bytes = 128ull << 20;
+  auto r = run("head -c 536870912 /dev/zero | tail -c 536870912 | wc -c");
+  ASSERT_TRUE(r.started) << r.error;
+  EXPECT_FALSE(r.ok()) << r.output;
+  EXPECT_EQ(r.output.find("536870912"), std::string::npos) << r.output;
+  if (cgroup_place().has_memory()) {
+    EXPECT_EQ(r.limit_exceeded, "used more memory than its limit of 128 MiB") << r.output;
+    EXPECT_GT(r.memory_peak_bytes, 100ull << 20);
+    EXPECT_LE(r.memory_peak_bytes, (128ull << 20) + (1 << 20));
+  }
 }
 
 TEST_F(Sandbox, CpuLimitKillsASpinningProcess) {

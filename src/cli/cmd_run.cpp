@@ -15,6 +15,7 @@
 #include "cli/exit_codes.h"
 #include "cli/load.h"
 #include "cli/progress.h"
+#include "core/byte_size.h"
 #include "core/problem_json.h"
 #include "core/sha256.h"
 #include "eval/build_cache.h"
@@ -23,6 +24,7 @@
 #include "eval/graded_json.h"
 #include "eval/journal.h"
 #include "eval/summary.h"
+#include "run/cgroup.h"
 #include "run/process.h"
 #include "run/sandbox.h"
 
@@ -53,6 +55,7 @@ struct RunArgs {
   bool no_quiet_retry = false;
   std::string sandbox = "bwrap";
   std::string bwrap;
+  std::string memory_limit = "8GiB";
 };
 
 std::atomic<Evaluator*> g_running{nullptr};
@@ -243,6 +246,16 @@ int run_jobs(const std::string& command, const RunArgs& a) {
                "judge's rights; every report of this run says so\n");
   }
   const std::string sandbox_mode = sandboxed ? "bwrap" : "none";
+  std::optional<std::uint64_t> memory_limit =
+      a.memory_limit == "none" ? std::optional<std::uint64_t>(0) : parse_byte_size(a.memory_limit);
+  if (!memory_limit) {
+    fmt::print(stderr,
+               "kjudge: --memory-limit '{}' is not a size (write e.g. 8GiB, 512M, or none)\n",
+               a.memory_limit);
+    return exit_code::usage;
+  }
+  // How the limits are enforced here: a cgroup per step, or per-process rlimits only.
+  const std::string limits_how = sandboxed ? cgroup_place().describe() : "no sandbox";
 
   nlohmann::json run_json = {{"schema_version", 1},
                              {"kind", "kjudge-run"},
@@ -262,7 +275,9 @@ int run_jobs(const std::string& command, const RunArgs& a) {
                                {"cache", !a.no_cache},
                                {"quiet_retry", !a.no_quiet_retry},
                                {"judge_error_retries", a.retries},
-                               {"sandbox", sandbox_mode}}}};
+                               {"sandbox", sandbox_mode},
+                               {"memory_limit_bytes", *memory_limit},
+                               {"sandbox_limits", limits_how}}}};
   write_json_atomically(out / "run.json", run_json);
 
   // Resume: what the journal holds is done.
@@ -303,6 +318,7 @@ int run_jobs(const std::string& command, const RunArgs& a) {
   eo.quiet_retry = !a.no_quiet_retry;
   eo.sandbox = sandboxed;
   eo.bwrap = bwrap;
+  eo.memory_limit_bytes = *memory_limit;
   Evaluator evaluator(eo, machine);
   g_running.store(&evaluator);
   signal(SIGINT, on_interrupt);
@@ -323,6 +339,7 @@ int run_jobs(const std::string& command, const RunArgs& a) {
   summary["load_errors"] = load_errors;
   summary["notes"] = notes;
   summary["sandbox"] = sandbox_mode;
+  summary["sandbox_limits"] = limits_how;
   nlohmann::json broken = nlohmann::json::array();
   for (const auto& [gpu, why] : evaluator.broken_gpus()) {
     broken.push_back({{"gpu", gpu}, {"reason", why}});
@@ -375,6 +392,10 @@ void add_run_options(CLI::App* c, RunArgs& a) {
                 "bwrap (default): every build and test in bubblewrap; none: unconfined, for "
                 "machines without user namespaces (said in every report)")
       ->check(CLI::IsMember({"bwrap", "none"}));
+  c->add_option("--memory-limit", a.memory_limit,
+                "Memory of one sandboxed build or test, all its processes together: a memory "
+                "cgroup where the machine offers one, else RLIMIT_DATA per process "
+                "(default 8GiB; none: no limit)");
   c->add_option("--bwrap", a.bwrap,
                 "The bwrap binary (default: $KJUDGE_BWRAP, PATH, or beside kjudge)");
   c->add_flag("--no-quiet-retry", a.no_quiet_retry,

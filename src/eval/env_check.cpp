@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "run/cgroup.h"
 #include "run/process.h"
 #include "run/sandbox.h"
 
@@ -215,6 +216,21 @@ std::vector<EnvCheck> check_environment(const MachineInfo& m,
       t.advice = "install it to use that stage";
     }
     checks.push_back(t);
+  }
+  {
+    // Processes and memory of a sandboxed step are only bounded for real by a cgroup.
+    EnvCheck cg;
+    cg.name = "cgroup";
+    const CgroupPlace& place = cgroup_place();
+    cg.detail = place.describe();
+    if (!place.has_pids() || !place.has_memory()) {
+      cg.status = CheckStatus::warn;
+      cg.advice =
+          "run kjudge as root where cgroup v2 (or v1 pids and memory hierarchies) is mounted "
+          "writable; without it memory is limited per process (RLIMIT_DATA) and a fork bomb "
+          "only by the wall clock";
+    }
+    checks.push_back(cg);
   }
   return checks;
 }

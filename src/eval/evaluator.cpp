@@ -60,6 +60,7 @@ StepRecord to_record(const ProcessResult& r, int attempts) {
   s.log = r.output;
   s.log_truncated = r.truncated;
   s.log_bytes = r.output_bytes;
+  s.memory_peak_bytes = r.memory_peak_bytes;
   s.attempts = attempts;
   return s;
 }
@@ -638,6 +639,7 @@ ProcessResult Evaluator::run_step(const std::string& command, const fs::path& wo
   policy.env.insert(policy.env.end(), extra_env.begin(), extra_env.end());
   // CPU time counts every thread: allow all cores for the whole wall-clock limit.
   policy.limits.cpu_s = timeout_s * std::max(1, machine_.cpu_count) + 5;
+  policy.memory_bytes = opt_.memory_limit_bytes;
   return run_sandboxed(policy, {"/bin/sh", "-c", command}, timeout_s, opt_.log_cap);
 }
 

@@ -45,6 +45,9 @@ struct EvalOptions {
   // opt in; the kjudge command line turns it on unless --sandbox none.
   bool sandbox = false;
   std::filesystem::path bwrap = "bwrap";
+  // Memory of one sandboxed step (build or test, all its processes); 0: no limit. See
+  // SandboxPolicy::memory_bytes for how it is enforced.
+  std::uint64_t memory_limit_bytes = 8ull << 30;
   // After a test that may have left its GPU unwell (timeout, signal, sticky CUDA error), a probe
   // (run/gpu_probe.h) must pass on that GPU before it takes new work; a GPU that fails it three
   // times is taken out of the pool. The command overrides the built-in probe (tests use it).
@@ -108,7 +111,7 @@ class Evaluator {
   std::atomic<bool> stop_{false};
   std::atomic<int> running_steps_{0};
   std::atomic<long> step_starts_{0};
-  std::string probe_command_;  // empty: no probing (no GPUs, or turned off)
+  std::string probe_command_;        // empty: no probing (no GPUs, or turned off)
   std::filesystem::path probe_exe_;  // the built-in probe, copied into each probe's workspace
   std::vector<int> pool_gpus_;
   std::map<int, std::string> broken_;

@@ -1,6 +1,7 @@
 #pragma once
 // The record of grading one solution: what the journal stores and the summary reads.
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "eval/verdict.h"
@@ -16,9 +17,10 @@ struct StepRecord {
   double wall_s = 0;
   std::string log;  // capped; see log_truncated
   bool log_truncated = false;
-  std::size_t log_bytes = 0;  // what the step wrote in total
-  int attempts = 0;           // > 1 when retried (judge error, or a timeout under load)
-  bool quiet_retry = false;   // the final attempt ran with the machine otherwise idle
+  std::size_t log_bytes = 0;            // what the step wrote in total
+  int attempts = 0;                     // > 1 when retried (judge error, or a timeout under load)
+  bool quiet_retry = false;             // the final attempt ran with the machine otherwise idle
+  std::uint64_t memory_peak_bytes = 0;  // peak memory of the step; 0 where not measured
 };
 
 struct GradedSolution {

@@ -17,6 +17,7 @@ nlohmann::json step_to_json(const StepRecord& s) {
                       {"log_bytes", s.log_bytes}};
   if (s.cached) j["cached"] = true;
   if (s.quiet_retry) j["quiet_retry"] = true;
+  if (s.memory_peak_bytes) j["memory_peak_bytes"] = s.memory_peak_bytes;
   return j;
 }
 
@@ -33,6 +34,7 @@ StepRecord step_from_json(const nlohmann::json& j) {
   s.log_truncated = j.value("log_truncated", false);
   s.log_bytes = j.value("log_bytes", std::size_t{0});
   s.quiet_retry = j.value("quiet_retry", false);
+  s.memory_peak_bytes = j.value("memory_peak_bytes", std::uint64_t{0});
   return s;
 }
 

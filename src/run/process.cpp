@@ -116,12 +116,12 @@ void set_limit(int resource, rlim_t value) {
 }
 
 // Runs in the forked child: only async-signal-safe calls (another thread may have held malloc's
-// lock at fork time). Returns false with errno set when the cgroup cannot be joined.
-bool prepare_child(const ProcessSpec& spec, const char* cgroup_procs) {
-  if (cgroup_procs) {
+// lock at fork time). Returns the cgroup.procs file it could not join, with errno set, or null.
+const char* prepare_child(const ProcessSpec& spec, const std::vector<const char*>& cgroup_procs) {
+  for (const char* procs : cgroup_procs) {
     // "0" names the writer itself, in v1 and v2 alike.
-    int fd = open(cgroup_procs, O_WRONLY | O_CLOEXEC);
-    if (fd < 0 || write(fd, "0", 1) != 1) return false;
+    int fd = open(procs, O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || write(fd, "0", 1) != 1) return procs;
     close(fd);
   }
   if (spec.limits) {
@@ -134,13 +134,14 @@ bool prepare_child(const ProcessSpec& spec, const char* cgroup_procs) {
     if (l.address_space_bytes > 0) {
       set_limit(RLIMIT_AS, static_cast<rlim_t>(l.address_space_bytes));
     }
+    if (l.data_bytes > 0) set_limit(RLIMIT_DATA, static_cast<rlim_t>(l.data_bytes));
     set_limit(RLIMIT_CORE, 0);
   }
   for (int fd : spec.inherit_fds) {
     int flags = fcntl(fd, F_GETFD);
     if (flags >= 0) fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC);
   }
-  return true;
+  return nullptr;
 }
 
 // Bytes of regular files under `dir`, without following links.
@@ -188,8 +189,11 @@ ProcessResult run_process(const ProcessSpec& spec) {
   std::vector<char*> envp;
   for (const auto& e : env_strings) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
-  const std::string cgroup_procs =
-      spec.cgroup.empty() ? std::string() : (spec.cgroup / "cgroup.procs").string();
+  std::vector<std::string> cgroup_procs_files;
+  for (const auto& dir : spec.cgroups)
+    cgroup_procs_files.push_back((dir / "cgroup.procs").string());
+  std::vector<const char*> cgroup_procs;
+  for (const auto& f : cgroup_procs_files) cgroup_procs.push_back(f.c_str());
 
   // fork rather than posix_spawn: the child needs its own process group (so the whole tree can
   // be killed at once), a working directory and /dev/null on stdin, all before exec.
@@ -212,9 +216,8 @@ ProcessResult run_process(const ProcessSpec& spec) {
       dprintf(STDERR_FILENO, "kjudge: cannot enter %s: %s\n", spec.cwd.c_str(), strerror(errno));
       _exit(126);
     }
-    if (!prepare_child(spec, cgroup_procs.empty() ? nullptr : cgroup_procs.c_str())) {
-      dprintf(STDERR_FILENO, "kjudge: cannot join cgroup %s: %s\n", cgroup_procs.c_str(),
-              strerror(errno));
+    if (const char* failed = prepare_child(spec, cgroup_procs)) {
+      dprintf(STDERR_FILENO, "kjudge: cannot join cgroup %s: %s\n", failed, strerror(errno));
       _exit(126);
     }
     environ = envp.data();
@@ -298,9 +301,8 @@ ProcessResult run_process(const ProcessSpec& spec) {
   // A step may have written its fill between two looks: one more, after the fact.
   if (watching && result.limit_exceeded.empty() &&
       tree_bytes(spec.watch_dir) > spec.watch_dir_max_bytes) {
-    result.limit_exceeded =
-        "wrote more than " + std::to_string(spec.watch_dir_max_bytes >> 20) +
-        " MiB into its workspace";
+    result.limit_exceeded = "wrote more than " + std::to_string(spec.watch_dir_max_bytes >> 20) +
+                            " MiB into its workspace";
   }
   result.wall_s = seconds_since(start);
   result.cpu_s = rusage_seconds(ru);

@@ -4,6 +4,7 @@
 // after the child exits, so nothing it spawned outlives the run.
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -18,7 +19,10 @@ struct Limits {
   long processes = 512;             // RLIMIT_NPROC; not enforced for uid 0, see sandbox.h
   long open_files = 4096;           // RLIMIT_NOFILE
   long file_size_bytes = 1L << 30;  // RLIMIT_FSIZE, per file (SIGXFSZ / EFBIG)
-  long address_space_bytes = 0;     // RLIMIT_AS; 0 = unlimited (CUDA maps huge ranges)
+  long address_space_bytes = 0;     // RLIMIT_AS; 0 = unlimited (CUDA reserves ~14 GiB)
+  // RLIMIT_DATA (heap and private writable mappings; not CUDA's reservations, which are
+  // PROT_NONE): the memory limit where no memory cgroup is available. 0 = unlimited.
+  long data_bytes = 0;
 };
 
 struct ProcessSpec {
@@ -33,9 +37,10 @@ struct ProcessSpec {
   // the seccomp program handed to bwrap as `--seccomp FD`. Everything else the judge opens is
   // CLOEXEC, so nothing else leaks into the step.
   std::vector<int> inherit_fds;
-  // A cgroup directory (v1 or v2) the child joins before exec, so every descendant is counted
-  // from its first instruction (see PidsCgroup in sandbox.h). Empty: stay where the judge is.
-  std::filesystem::path cgroup;
+  // Cgroup directories (v1: one per hierarchy; v2: one) the child joins before exec, so every
+  // descendant is counted from its first instruction (StepCgroup, cgroup.h). Empty: stay where
+  // the judge is.
+  std::vector<std::filesystem::path> cgroups;
   // A directory whose total size is checked while the step runs and once after: past the
   // limit the step is killed (or, after the fact, marked) with limit_exceeded set. It bounds
   // what a step can write to disk, which RLIMIT_FSIZE (per file) does not.
@@ -50,11 +55,12 @@ struct ProcessResult {
   int signal = 0;      // non-zero when killed by a signal (other than our timeout kill)
   bool timed_out = false;
   std::string limit_exceeded;  // why the judge stopped the step (other than the wall clock)
-  std::string output;  // capped; a truncation marker stands in the middle when cut
+  std::string output;          // capped; a truncation marker stands in the middle when cut
   bool truncated = false;
   std::size_t output_bytes = 0;  // total bytes the process wrote
   double wall_s = 0;
-  double cpu_s = 0;  // user+system of the child and its waited-for descendants
+  double cpu_s = 0;                     // user+system of the child and its waited-for descendants
+  std::uint64_t memory_peak_bytes = 0;  // the step's peak memory where a cgroup measured it
 
   bool ok() const {
     return started && !timed_out && limit_exceeded.empty() && signal == 0 && exit_code == 0;

@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "core/byte_size.h"
+#include "run/cgroup.h"
 #include "run/seccomp_filter.h"
 
 namespace kjudge {
@@ -129,50 +131,6 @@ std::vector<std::string> sandbox_command(const SandboxPolicy& policy,
   return cmd;
 }
 
-std::optional<PidsCgroup> PidsCgroup::create(long max_pids, const fs::path& root) {
-  static std::atomic<unsigned long> counter{0};
-  std::error_code ec;
-  if (!fs::exists(root / "cgroup.procs", ec) || access(root.c_str(), W_OK) != 0) {
-    return std::nullopt;
-  }
-  const fs::path parent = root / "kjudge";
-  fs::create_directory(parent, ec);
-  if (ec) return std::nullopt;
-  fs::path dir = parent / (std::to_string(getpid()) + "." + std::to_string(counter++));
-  // A leftover of a judge that died with the same pid: empty it first.
-  if (fs::exists(dir, ec)) PidsCgroup stale(dir);
-  if (!fs::create_directory(dir, ec) || ec) return std::nullopt;
-  PidsCgroup group(dir);
-  std::ofstream max(dir / "pids.max");
-  max << max_pids;
-  max.close();
-  if (!max) return std::nullopt;  // `group` removes the directory
-  return group;
-}
-
-PidsCgroup::PidsCgroup(PidsCgroup&& other) noexcept : path_(std::move(other.path_)) {
-  other.path_.clear();
-}
-
-std::vector<pid_t> PidsCgroup::pids() const {
-  std::vector<pid_t> out;
-  std::ifstream in(path_ / "cgroup.procs");
-  long pid;
-  while (in >> pid) out.push_back(static_cast<pid_t>(pid));
-  return out;
-}
-
-PidsCgroup::~PidsCgroup() {
-  if (path_.empty()) return;
-  // rmdir fails while a process is inside; what is left is killed until it has been reaped
-  // (a process forking as we kill is caught on the next pass, pids.max bounds the passes).
-  for (int pass = 0; pass < 500; ++pass) {
-    if (rmdir(path_.c_str()) == 0 || errno == ENOENT) return;
-    for (pid_t pid : pids()) kill(pid, SIGKILL);
-    usleep(2000);
-  }
-}
-
 ProcessResult run_sandboxed(const SandboxPolicy& policy, const std::vector<std::string>& argv,
                             double timeout_s, std::size_t output_cap) {
   ProcessResult failed;
@@ -201,10 +159,19 @@ ProcessResult run_sandboxed(const SandboxPolicy& policy, const std::vector<std::
   spec.watch_dir = policy.workspace;
   spec.watch_dir_max_bytes = policy.workspace_bytes;
   // bwrap's two processes (the monitor outside, pid 1 inside) count against pids.max too.
-  std::optional<PidsCgroup> cgroup = PidsCgroup::create(policy.limits.processes + 2);
-  if (cgroup) spec.cgroup = cgroup->path();
+  CgroupLimits cl{policy.limits.processes + 2, policy.memory_bytes};
+  std::optional<StepCgroup> cgroup = StepCgroup::create(cl);
+  if (cgroup) spec.cgroups = cgroup->dirs();
+  if (policy.memory_bytes > 0 && !(cgroup && cgroup->limits_memory()))
+    spec.limits->data_bytes = static_cast<long>(policy.memory_bytes);
   ProcessResult result = run_process(spec);
   close(seccomp_fd);
+  if (cgroup) {
+    if (auto peak = cgroup->memory_peak()) result.memory_peak_bytes = *peak;
+    if (cgroup->oom_killed() && result.limit_exceeded.empty() && !result.timed_out)
+      result.limit_exceeded =
+          "used more memory than its limit of " + format_byte_size(policy.memory_bytes);
+  }
   return result;
 }
 

@@ -6,9 +6,10 @@
 //   2. a seccomp filter against the syscalls that would undo the namespaces or reach the kernel's
 //      larger surfaces (seccomp_filter.h), handed to bwrap as `--seccomp FD`;
 //   3. resource limits: setrlimit in the child before exec (Limits, process.h) and, where the
-//      cgroup v1 pids hierarchy exists, a pids cgroup (PidsCgroup), because RLIMIT_NPROC is
-//      never enforced for the judge's uid 0, inside a user namespace or not (the namespace's
-//      uid maps back to kernel uid 0, which the fork check exempts).
+//      machine lets the judge make one, a cgroup per step (StepCgroup, cgroup.h) for processes
+//      and memory: RLIMIT_NPROC is never enforced for the judge's uid 0, inside a user
+//      namespace or not (the namespace's uid maps back to kernel uid 0, which the fork check
+//      exempts), and no rlimit measures memory the way a cgroup does.
 #include <sys/types.h>
 
 #include <cstdint>
@@ -33,6 +34,9 @@ struct SandboxPolicy {
   std::uint64_t tmp_bytes = 64ull << 20;
   // Everything in the workspace together; the step is killed when it grows past this.
   std::uint64_t workspace_bytes = 1ull << 30;
+  // Memory of the whole step (all its processes), through a memory cgroup; where there is none,
+  // RLIMIT_DATA per process instead (CUDA tolerates it: its reservations are not data). 0: none.
+  std::uint64_t memory_bytes = 0;
 };
 
 // The bwrap argv (bwrap first) that runs `argv` under `policy`. `seccomp_fd` >= 0 adds
@@ -40,31 +44,8 @@ struct SandboxPolicy {
 std::vector<std::string> sandbox_command(const SandboxPolicy& policy,
                                          const std::vector<std::string>& argv, int seccomp_fd = -1);
 
-// A pids cgroup (v1) for one step: a fork bomb stops at pids.max whatever the uid, and what is
-// left in it when the step ends is killed and the group removed.
-class PidsCgroup {
- public:
-  // Creates <root>/kjudge/<judge pid>.<n> with pids.max = max_pids; nullopt where the hierarchy
-  // is missing (cgroup v2 only, or not mounted) or not writable (not root).
-  static std::optional<PidsCgroup> create(long max_pids,
-                                          const std::filesystem::path& root = default_root());
-  static std::filesystem::path default_root() { return "/sys/fs/cgroup/pids"; }
-
-  PidsCgroup(PidsCgroup&& other) noexcept;
-  PidsCgroup& operator=(PidsCgroup&&) = delete;
-  PidsCgroup(const PidsCgroup&) = delete;
-  PidsCgroup& operator=(const PidsCgroup&) = delete;
-  ~PidsCgroup();
-
-  const std::filesystem::path& path() const { return path_; }
-  std::vector<pid_t> pids() const;  // the processes in it now
-
- private:
-  explicit PidsCgroup(std::filesystem::path path) : path_(std::move(path)) {}
-  std::filesystem::path path_;
-};
-
-// Runs `argv` in the sandbox: seccomp filter, limits, pids cgroup where available. A failure to
+// Runs `argv` in the sandbox: seccomp filter, limits, a step cgroup where available. A step the
+// kernel killed for memory gets limit_exceeded saying so. A failure to
 // set the sandbox up is a judge fault: started = false, `error` says why.
 ProcessResult run_sandboxed(const SandboxPolicy& policy, const std::vector<std::string>& argv,
                             double timeout_s, std::size_t output_cap = 64 * 1024);
