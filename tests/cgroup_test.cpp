@@ -35,6 +35,20 @@ TEST_F(CgroupLayout, V2UsesTheJudgesOwnGroup) {
   EXPECT_NE(p.describe().find("pids memory"), std::string::npos) << p.describe();
 }
 
+// A shell an earlier judge moved into <group>/judge starts the next judge there: same place.
+TEST_F(CgroupLayout, V2JudgeLeafReusesThePlaceAboveIt) {
+  const fs::path v2 = dir_ / "v2";
+  testing::write_text(v2 / "cgroup.controllers", "memory pids\n");
+  testing::write_text(v2 / "job/cgroup.controllers", "memory pids\n");
+  testing::write_text(v2 / "job/kjudge/cgroup.controllers", "memory pids\n");
+  testing::write_text(v2 / "job/judge/cgroup.controllers", "\n");
+  testing::write_text(mounts(), "cgroup2 " + v2.string() + " cgroup2 rw 0 0\n");
+  testing::write_text(self(), "0::/job/judge\n");
+  CgroupPlace p = find_cgroup_place(mounts(), self(), false);
+  EXPECT_EQ(p.version, 2);
+  EXPECT_EQ(p.memory_parent, v2 / "job/kjudge");
+}
+
 TEST_F(CgroupLayout, V2WithoutTheControllersHasNoPlace) {
   const fs::path v2 = dir_ / "v2";
   testing::write_text(v2 / "cgroup.controllers", "cpu io pids memory\n");

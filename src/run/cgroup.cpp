@@ -162,8 +162,31 @@ fs::path prepare_v1(const fs::path& mount, const std::string& own, bool prepare,
 // all the way down from the judge's own group.
 std::vector<std::string> prepare_v2(const fs::path& mount, const std::string& own, bool prepare,
                                     fs::path& parent, std::string& why) {
-  const fs::path self = join(mount, own);
+  fs::path self = join(mount, own);
+  // A judge started from a shell an earlier judge moved into its `judge` leaf uses the same
+  // place rather than nesting one level deeper each time.
+  if (self.filename() == "judge" && fs::exists(self.parent_path() / "kjudge"))
+    self = self.parent_path();
   std::vector<std::string> available = words(read_file(self / "cgroup.controllers"));
+  if (prepare) {
+    // A controller the machine has but the judge's group was not given (a supervisor enabled
+    // only memory, say) is switched on down the ancestry. This sets no limit on anything; it
+    // fails, harmlessly, where an ancestor holds processes itself.
+    const std::vector<std::string> machine_has = words(read_file(mount / "cgroup.controllers"));
+    const fs::path rel = self.lexically_relative(mount);
+    for (const char* c : {"pids", "memory"}) {
+      if (!contains(machine_has, c) || contains(available, c)) continue;
+      fs::path at = mount;
+      for (const auto& part : rel) {
+        if (part == "." || part.empty()) break;
+        if (!contains(words(read_file(at / "cgroup.subtree_control")), c) &&
+            !write_file(at / "cgroup.subtree_control", std::string("+") + c))
+          break;
+        at /= part;
+      }
+    }
+    available = words(read_file(self / "cgroup.controllers"));
+  }
   std::vector<std::string> wanted;
   for (const char* c : {"pids", "memory"})
     if (contains(available, c)) wanted.push_back(c);

@@ -149,6 +149,8 @@ ProcessResult run_sandboxed(const SandboxPolicy& policy, const std::vector<std::
     failed.error = e.what();
     return failed;
   }
+  // The step's PATH is not the judge's: a bare "bwrap" is found here, where the judge looks.
+  if (!policy.bwrap.has_parent_path()) spec.argv[0] = locate_bwrap().string();
   spec.cwd = policy.workspace;
   // bwrap's own environment: just enough to find it; the step's comes from --setenv.
   spec.env = std::vector<std::string>{"PATH=/usr/bin:/bin"};
@@ -193,7 +195,7 @@ std::filesystem::path locate_bwrap(const std::string& preferred) {
       if (end == std::string::npos) end = dirs.size();
       std::filesystem::path candidate =
           std::filesystem::path(dirs.substr(pos, end - pos)) / "bwrap";
-      if (access(candidate.c_str(), X_OK) == 0) return "bwrap";
+      if (access(candidate.c_str(), X_OK) == 0) return candidate;
       pos = end + 1;
     }
   }

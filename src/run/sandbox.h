@@ -23,7 +23,7 @@
 namespace kjudge {
 
 struct SandboxPolicy {
-  std::filesystem::path bwrap = "bwrap";        // looked up in PATH when not absolute
+  std::filesystem::path bwrap = "bwrap";  // a bare name: found by locate_bwrap()
   std::filesystem::path workspace;              // absolute; the only writable host directory
   std::vector<std::filesystem::path> ro_paths;  // more host paths, read-only at the same place
   bool gpu = false;                             // the /dev/nvidia* nodes
