@@ -296,6 +296,16 @@ TEST_F(Sandbox, MemoryLimitStopsTheStepAndSaysSo) {
   }
 }
 
+// The check runs in a workspace of its own: a full one (here 2 MiB against a 1 MiB limit; in CI
+// it was /tmp holding a build) says nothing about whether bwrap works.
+TEST_F(Sandbox, AvailabilityCheckIgnoresWhatTheWorkspaceHolds) {
+  testing::write_text(ws_ / "big", std::string(2 << 20, 'x'));
+  policy_.workspace_bytes = 1 << 20;
+  std::string why;
+  EXPECT_TRUE(sandbox_available(policy_, &why)) << why;
+  EXPECT_TRUE(fs::exists(ws_ / "big"));
+}
+
 TEST_F(Sandbox, CpuLimitKillsASpinningProcess) {
   policy_.limits.cpu_s = 1;
   auto r = run_sandboxed(policy_, {"/bin/sh", "-c", "while :; do :; done"}, 30);

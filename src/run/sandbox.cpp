@@ -178,9 +178,27 @@ ProcessResult run_sandboxed(const SandboxPolicy& policy, const std::vector<std::
 }
 
 bool sandbox_available(const SandboxPolicy& policy, std::string* why) {
-  ProcessResult r = run_sandboxed(policy, {"true"}, 30);
+  // A fresh empty workspace: the workspace limit counts what is already there, and a shared
+  // directory such as /tmp may hold more than the limit.
+  std::string tmpl = (fs::temp_directory_path() / "kjudge-sandbox-check-XXXXXX").string();
+  if (!mkdtemp(tmpl.data())) {
+    if (why)
+      *why = "cannot create a temporary directory under " + fs::temp_directory_path().string();
+    return false;
+  }
+  SandboxPolicy check = policy;
+  check.workspace = tmpl;
+  ProcessResult r = run_sandboxed(check, {"true"}, 30);
+  std::error_code ec;
+  fs::remove_all(tmpl, ec);
   if (r.ok()) return true;
-  if (why) *why = r.started ? r.output : r.error;
+  if (why) {
+    *why = !r.started                  ? r.error
+           : !r.limit_exceeded.empty() ? "the check step " + r.limit_exceeded
+           : !r.output.empty()         ? r.output
+                                       : "exit " + std::to_string(r.exit_code) +
+                                     (r.signal ? ", signal " + std::to_string(r.signal) : "");
+  }
   return false;
 }
 

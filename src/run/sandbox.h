@@ -50,8 +50,8 @@ std::vector<std::string> sandbox_command(const SandboxPolicy& policy,
 ProcessResult run_sandboxed(const SandboxPolicy& policy, const std::vector<std::string>& argv,
                             double timeout_s, std::size_t output_cap = 64 * 1024);
 
-// Whether bwrap can build the sandbox on this machine (runs `true` in it); `why` gets bwrap's
-// complaint when not. For tests and `kjudge doctor`.
+// Whether bwrap can build the sandbox on this machine (runs `true` in it, in a fresh empty
+// workspace of its own; policy.workspace is ignored); `why` gets bwrap's complaint when not.
 bool sandbox_available(const SandboxPolicy& policy, std::string* why = nullptr);
 
 // Which bwrap to use: `preferred` when given, else $KJUDGE_BWRAP, else bwrap on PATH, else the
