@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "cli/bench_stage.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/load.h"
@@ -56,6 +57,10 @@ struct RunArgs {
   std::string sandbox = "bwrap";
   std::string bwrap;
   std::string memory_limit = "8GiB";
+  bool benchmark = false;
+  int runs = 5;
+  int warmups = 1;
+  std::string profiler;
 };
 
 std::atomic<Evaluator*> g_running{nullptr};
@@ -277,8 +282,16 @@ int run_jobs(const std::string& command, const RunArgs& a) {
                                {"judge_error_retries", a.retries},
                                {"sandbox", sandbox_mode},
                                {"memory_limit_bytes", *memory_limit},
-                               {"sandbox_limits", limits_how}}}};
+                               {"sandbox_limits", limits_how},
+                               {"benchmark", a.benchmark},
+                               {"runs", a.runs},
+                               {"warmups", a.warmups}}}};
   write_json_atomically(out / "run.json", run_json);
+
+  // The benchmark stage rebuilds solutions after the correctness stage has consumed the jobs.
+  std::map<std::pair<std::string, int>, Solution> solution_files;
+  if (a.benchmark)
+    for (const auto& j : jobs) solution_files[{j.problem->task_id, j.solution.sample}] = j.solution;
 
   // Resume: what the journal holds is done.
   std::vector<GradedSolution> results;
@@ -329,6 +342,25 @@ int run_jobs(const std::string& command, const RunArgs& a) {
   signal(SIGTERM, SIG_DFL);
   progress.finish();
 
+  nlohmann::json performance;
+  if (a.benchmark && !evaluator.stopped()) {
+    BenchStageInput bi;
+    bi.problems = &problems;
+    bi.solutions = &solution_files;
+    bi.results = &results;
+    bi.eval = eo;
+    bi.eval.keep_workspaces = a.keep_workspaces;
+    bi.bench.runs = a.runs;
+    bi.bench.warmups = a.warmups;
+    bi.bench.gpus = a.gpus;
+    bi.bench.profiler = a.profiler.empty() ? locate_profiler() : fs::path(a.profiler);
+    bi.bench.step = {sandboxed, bwrap, *memory_limit, a.log_cap};
+    bi.machine = machine;
+    bi.run_dir = out;
+    bi.progress = !a.quiet;
+    performance = run_bench_stage(bi);
+  }
+
   SummaryOptions so;
   so.ks = a.ks;
   so.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -346,8 +378,15 @@ int run_jobs(const std::string& command, const RunArgs& a) {
     fmt::print(stderr, "kjudge: GPU {} was taken out of the pool: {}\n", gpu, why);
   }
   summary["broken_gpus"] = broken;
+  nlohmann::json warnings = nlohmann::json::array();
   if (!sandboxed)
-    summary["warnings"] = {"--sandbox none: solutions ran unconfined, with the judge's rights"};
+    warnings.push_back("--sandbox none: solutions ran unconfined, with the judge's rights");
+  if (!performance.is_null()) {
+    summary["performance"] = performance;
+    for (const auto& w : performance.value("warnings", nlohmann::json::array()))
+      warnings.push_back(w);
+  }
+  if (!warnings.empty()) summary["warnings"] = warnings;
   write_json_atomically(out / "summary.json", summary);
 
   if (a.json) fmt::print("{}\n", summary.dump(2));
@@ -398,6 +437,16 @@ void add_run_options(CLI::App* c, RunArgs& a) {
                 "(default 8GiB; none: no limit)");
   c->add_option("--bwrap", a.bwrap,
                 "The bwrap binary (default: $KJUDGE_BWRAP, PATH, or beside kjudge)");
+  c->add_flag("--benchmark", a.benchmark,
+              "After the tests: time every passing solution's benchmark_command against the "
+              "problem's baseline, interleaved on a GPU held alone (perf.jsonl)");
+  c->add_option("--runs", a.runs, "Timed runs per side with --benchmark (default 5)")
+      ->check(CLI::Range(1, 1000));
+  c->add_option("--warmups", a.warmups, "Discarded runs per side first (default 1)")
+      ->check(CLI::Range(0, 100));
+  c->add_option("--profiler", a.profiler,
+                "The profiler library (default: $KJUDGE_PROFILER, or libkjudge_profiler.so "
+                "beside kjudge)");
   c->add_flag("--no-quiet-retry", a.no_quiet_retry,
               "Take a timeout under load as final instead of retrying it on a quiet machine");
 }

@@ -18,6 +18,7 @@
 #include "eval/schedule.h"
 #include "eval/skip_rules.h"
 #include "eval/source_refs.h"
+#include "eval/step_runner.h"
 #include "eval/workspace.h"
 #include "run/gpu_probe.h"
 #include "run/process.h"
@@ -106,6 +107,8 @@ struct Evaluator::Task {
   bool loaded_during_step = false;
   Clock::time_point started{};
   fs::path workspace;
+  bool build_only = false;
+  bool keep_workspace = false;  // when it passes: a later stage (benchmarks) runs in it
   GradedSolution g;
 };
 
@@ -165,6 +168,8 @@ void Evaluator::run(std::vector<EvalJob> jobs,
     auto t = std::make_unique<Task>();
     t->problem = job.problem;
     t->solution = std::move(job.solution);
+    t->build_only = job.build_only;
+    t->keep_workspace = job.keep_workspace;
     t->expected_test_s = costs_->expected_test_s(*job.problem);
     costs.push_back({costs_->expected_build_s(*job.problem), t->expected_test_s});
     t->g.task_id = job.problem->task_id;
@@ -400,7 +405,10 @@ void Evaluator::retry_or_finish(State& st, std::unique_ptr<Task> t) {
 
 void Evaluator::finish(State& st, Task& t) {
   t.g.total_s = std::chrono::duration<double>(Clock::now() - t.started).count();
-  if (!opt_.keep_workspaces && !t.workspace.empty()) {
+  const bool keep = opt_.keep_workspaces || (t.keep_workspace && t.g.verdict == Verdict::pass);
+  if (keep && !t.workspace.empty()) {
+    t.g.workspace = t.workspace.string();
+  } else if (!t.workspace.empty()) {
     std::error_code ec;
     fs::remove_all(t.workspace, ec);
   }
@@ -531,6 +539,11 @@ bool Evaluator::check_and_build(Task& t, bool quiet) {
                         : "build failed: " + first_line(r.output);
     return false;
   }
+  if (t.build_only) {
+    g.verdict = Verdict::pass;
+    g.detail = "built only (not tested in this pass)";
+    return false;
+  }
   return true;
 }
 
@@ -603,44 +616,10 @@ bool Evaluator::end_step(const StepLoad& l) {
 ProcessResult Evaluator::run_step(const std::string& command, const fs::path& workspace,
                                   double timeout_s,
                                   const std::vector<std::string>& extra_env) const {
-  if (!opt_.sandbox) {
-    std::vector<std::string> env;
-    for (char** e = environ; *e; ++e) {
-      bool overridden = false;
-      for (const auto& x : extra_env)
-        if (std::strncmp(*e, x.c_str(), x.find('=') + 1) == 0) overridden = true;
-      if (!overridden) env.emplace_back(*e);
-    }
-    env.insert(env.end(), extra_env.begin(), extra_env.end());
-    return run_shell(command, workspace, timeout_s, opt_.log_cap, env);
-  }
-  SandboxPolicy policy;
-  policy.bwrap = opt_.bwrap;
-  policy.workspace = workspace;
-  // Builds see the GPUs too: nvcc -arch=native asks the driver which one it has.
-  policy.gpu = !machine_.gpus.empty();
-  // A toolkit outside /usr (which is always there, read-only) is passed in read-only.
-  if (!machine_.nvcc_path.empty()) {
-    fs::path root = fs::weakly_canonical(machine_.nvcc_path).parent_path().parent_path();
-    if (root.string().rfind("/usr/", 0) != 0) policy.ro_paths.push_back(root);
-  }
-  std::string path = "/usr/local/cuda/bin:/usr/local/bin:/usr/bin:/bin";
-  if (!machine_.nvcc_path.empty())
-    path = fs::path(machine_.nvcc_path).parent_path().string() + ":" + path;
-  // The clean environment: what builds and tests need, nothing of the judge's.
-  // Temporaries (nvcc's among them) go to the workspace, where the workspace limit counts
-  // them; /tmp is a small tmpfs in host memory.
-  std::error_code ec;
-  fs::create_directories(workspace / ".kjudge-tmp", ec);
-  policy.env = {"PATH=" + path, "HOME=/tmp", "TMPDIR=" + (workspace / ".kjudge-tmp").string(),
-                "LANG=C.UTF-8"};
-  for (const char* var : {"NVCC_APPEND_FLAGS", "NVCC_PREPEND_FLAGS", "NVCC_CCBIN", "CUDA_HOME"})
-    if (const char* v = std::getenv(var)) policy.env.push_back(std::string(var) + "=" + v);
-  policy.env.insert(policy.env.end(), extra_env.begin(), extra_env.end());
-  // CPU time counts every thread: allow all cores for the whole wall-clock limit.
-  policy.limits.cpu_s = timeout_s * std::max(1, machine_.cpu_count) + 5;
-  policy.memory_bytes = opt_.memory_limit_bytes;
-  return run_sandboxed(policy, {"/bin/sh", "-c", command}, timeout_s, opt_.log_cap);
+  StepSettings settings{opt_.sandbox, opt_.bwrap, opt_.memory_limit_bytes, opt_.log_cap};
+  StepExtras extras;
+  extras.env = extra_env;
+  return kjudge::run_step(settings, machine_, command, workspace, timeout_s, extras);
 }
 
 void Evaluator::insert_sorted(std::deque<std::unique_ptr<Task>>& q, std::unique_ptr<Task> t,

@@ -58,6 +58,8 @@ struct EvalOptions {
 struct EvalJob {
   const Problem* problem = nullptr;
   Solution solution;
+  bool build_only = false;      // stop after a successful build (verdict pass, test not run)
+  bool keep_workspace = false;  // keep it when the job passes (GradedSolution::workspace)
 };
 
 class Evaluator {

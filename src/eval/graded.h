@@ -35,6 +35,8 @@ struct GradedSolution {
   StepRecord test;
   int gpu = -1;  // GPU index the test ran on; -1 without one
   double total_s = 0;
+  // Where the job's workspace was kept (EvalJob::keep_workspace); not part of the journal.
+  std::string workspace;
 };
 
 }  // namespace kjudge

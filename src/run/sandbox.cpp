@@ -158,6 +158,7 @@ ProcessResult run_sandboxed(const SandboxPolicy& policy, const std::vector<std::
   spec.output_cap = output_cap;
   spec.limits = policy.limits;
   spec.inherit_fds = {seccomp_fd};
+  spec.inherit_fds.insert(spec.inherit_fds.end(), policy.keep_fds.begin(), policy.keep_fds.end());
   spec.watch_dir = policy.workspace;
   spec.watch_dir_max_bytes = policy.workspace_bytes;
   // bwrap's two processes (the monitor outside, pid 1 inside) count against pids.max too.

@@ -23,7 +23,7 @@
 namespace kjudge {
 
 struct SandboxPolicy {
-  std::filesystem::path bwrap = "bwrap";  // a bare name: found by locate_bwrap()
+  std::filesystem::path bwrap = "bwrap";        // a bare name: found by locate_bwrap()
   std::filesystem::path workspace;              // absolute; the only writable host directory
   std::vector<std::filesystem::path> ro_paths;  // more host paths, read-only at the same place
   bool gpu = false;                             // the /dev/nvidia* nodes
@@ -37,6 +37,8 @@ struct SandboxPolicy {
   // Memory of the whole step (all its processes), through a memory cgroup; where there is none,
   // RLIMIT_DATA per process instead (CUDA tolerates it: its reservations are not data). 0: none.
   std::uint64_t memory_bytes = 0;
+  // Descriptors the step keeps open (e.g. the profiler's result channel); all others close.
+  std::vector<int> keep_fds;
 };
 
 // The bwrap argv (bwrap first) that runs `argv` under `policy`. `seccomp_fd` >= 0 adds

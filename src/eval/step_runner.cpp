@@ -1,0 +1,73 @@
+#include "eval/step_runner.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "run/sandbox.h"
+
+extern char** environ;
+
+namespace kjudge {
+
+namespace fs = std::filesystem;
+
+ProcessResult run_step(const StepSettings& settings, const MachineInfo& machine,
+                       const std::string& command, const fs::path& workspace, double timeout_s,
+                       const StepExtras& extras) {
+  if (!settings.sandbox) {
+    std::vector<std::string> env;
+    for (char** e = environ; *e; ++e) {
+      bool overridden = false;
+      for (const auto& x : extras.env)
+        if (std::strncmp(*e, x.c_str(), x.find('=') + 1) == 0) overridden = true;
+      if (!overridden) env.emplace_back(*e);
+    }
+    env.insert(env.end(), extras.env.begin(), extras.env.end());
+    ProcessSpec spec;
+    spec.argv =
+        extras.argv.empty() ? std::vector<std::string>{"/bin/sh", "-c", command} : extras.argv;
+    spec.cwd = workspace;
+    spec.env = env;
+    spec.timeout_s = timeout_s;
+    spec.output_cap = settings.log_cap;
+    spec.inherit_fds = extras.inherit_fds;
+    return run_process(spec);
+  }
+  SandboxPolicy policy;
+  policy.bwrap = settings.bwrap;
+  policy.workspace = workspace;
+  // Builds see the GPUs too: nvcc -arch=native asks the driver which one it has.
+  policy.gpu = !machine.gpus.empty();
+  // A toolkit outside /usr (which is always there, read-only) is passed in read-only.
+  if (!machine.nvcc_path.empty()) {
+    fs::path root = fs::weakly_canonical(machine.nvcc_path).parent_path().parent_path();
+    if (root.string().rfind("/usr/", 0) != 0) policy.ro_paths.push_back(root);
+  }
+  policy.ro_paths.insert(policy.ro_paths.end(), extras.ro_paths.begin(), extras.ro_paths.end());
+  std::string path = "/usr/local/cuda/bin:/usr/local/bin:/usr/bin:/bin";
+  if (!machine.nvcc_path.empty())
+    path = fs::path(machine.nvcc_path).parent_path().string() + ":" + path;
+  // The clean environment: what builds and tests need, nothing of the judge's.
+  // Temporaries (nvcc's among them) go to the workspace, where the workspace limit counts
+  // them; /tmp is a small tmpfs in host memory.
+  std::error_code ec;
+  fs::create_directories(workspace / ".kjudge-tmp", ec);
+  policy.env = {"PATH=" + path, "HOME=/tmp", "TMPDIR=" + (workspace / ".kjudge-tmp").string(),
+                "LANG=C.UTF-8"};
+  for (const char* var : {"NVCC_APPEND_FLAGS", "NVCC_PREPEND_FLAGS", "NVCC_CCBIN", "CUDA_HOME"})
+    if (const char* v = std::getenv(var)) policy.env.push_back(std::string(var) + "=" + v);
+  policy.env.insert(policy.env.end(), extras.env.begin(), extras.env.end());
+  policy.keep_fds = extras.inherit_fds;
+  // CPU time counts every thread: allow all cores for the whole wall-clock limit.
+  policy.limits.cpu_s = timeout_s * std::max(1, machine.cpu_count) + 5;
+  policy.memory_bytes = settings.memory_limit_bytes;
+  return run_sandboxed(
+      policy,
+      extras.argv.empty() ? std::vector<std::string>{"/bin/sh", "-c", command} : extras.argv,
+      timeout_s, settings.log_cap);
+}
+
+}  // namespace kjudge

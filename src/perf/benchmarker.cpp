@@ -1,0 +1,310 @@
+#include "perf/benchmarker.h"
+
+#include <openssl/rand.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include "perf/gpu_conditions.h"
+#include "perf/interleave.h"
+#include "perf/profile_record.h"
+#include "perf/timing_select.h"
+
+namespace kjudge {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string random_nonce() {
+  unsigned char bytes[16];
+  if (RAND_bytes(bytes, sizeof bytes) != 1) {
+    // Without OpenSSL's generator the nonce still differs per run and process.
+    auto t = std::chrono::steady_clock::now().time_since_epoch().count();
+    for (std::size_t i = 0; i < sizeof bytes; ++i)
+      bytes[i] = static_cast<unsigned char>((t >> (8 * (i % 8))) ^ (getpid() >> (i % 4)));
+  }
+  static const char* hex = "0123456789abcdef";
+  std::string s;
+  for (unsigned char b : bytes) {
+    s += hex[b >> 4];
+    s += hex[b & 15];
+  }
+  return s;
+}
+
+std::string read_all(int fd) {
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || st.st_size <= 0) return "";
+  std::string out(static_cast<std::size_t>(st.st_size), '\0');
+  std::size_t got = 0;
+  while (got < out.size()) {
+    ssize_t n = pread(fd, out.data() + got, out.size() - got, static_cast<off_t>(got));
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  out.resize(got);
+  return out;
+}
+
+std::string first_line(const std::string& s) {
+  std::size_t a = s.find_first_not_of("\n\r ");
+  if (a == std::string::npos) return "";
+  return s.substr(a, s.find('\n', a) - a).substr(0, 200);
+}
+
+nlohmann::json spread_json(const std::optional<Spread>& s) {
+  if (!s) return nullptr;
+  return {{"n", s->n},        {"median_ms", s->median}, {"mean_ms", s->mean},
+          {"q1_ms", s->q1},   {"q3_ms", s->q3},         {"iqr_ms", s->iqr},
+          {"mad_ms", s->mad}, {"min_ms", s->min},       {"max_ms", s->max}};
+}
+
+}  // namespace
+
+nlohmann::json to_json(const BenchResult& r) {
+  nlohmann::json j = {{"task_id", r.task_id},
+                      {"sample", r.sample},
+                      {"group", r.group},
+                      {"gpu", r.gpu},
+                      {"timed", r.speedup.has_value()},
+                      {"solution_ms", r.solution_ms},
+                      {"baseline_ms", r.baseline_ms},
+                      {"solution", spread_json(r.solution)},
+                      {"baseline", spread_json(r.baseline)},
+                      {"how", r.how},
+                      {"seconds", r.wall_s}};
+  if (r.speedup) {
+    j["speedup"] = {{"estimate", r.speedup->estimate},
+                    {"low", r.speedup->low},
+                    {"high", r.speedup->high},
+                    {"confidence", r.speedup->confidence}};
+  } else {
+    j["speedup"] = nullptr;
+    j["not_timed"] = r.not_timed;
+  }
+  return j;
+}
+
+std::optional<std::vector<std::string>> simple_command_words(const std::string& command) {
+  static const std::string kShellSyntax = "|&;<>()$`\\\"'*?[]#~=%{}!\n";
+  if (command.find_first_of(kShellSyntax) != std::string::npos) return std::nullopt;
+  std::vector<std::string> words;
+  std::size_t i = 0;
+  while (i < command.size()) {
+    i = command.find_first_not_of(" \t", i);
+    if (i == std::string::npos) break;
+    std::size_t e = command.find_first_of(" \t", i);
+    if (e == std::string::npos) e = command.size();
+    words.push_back(command.substr(i, e - i));
+    i = e;
+  }
+  if (words.empty()) return std::nullopt;
+  return words;
+}
+
+std::string bench_unavailable(const Problem& problem, const fs::path& profiler) {
+  if (!problem.benchmark_command || problem.benchmark_command->empty())
+    return "the problem has no benchmark_command";
+  if (std::string bad = timing_mode_problem(problem.timing_mode); !bad.empty())
+    return "timing_mode cannot be used: " + bad;
+  if (needs_profiler(problem.timing_mode) && profiler.empty())
+    return "timing mode '" + problem.timing_mode.type +
+           "' needs the profiler library (libkjudge_profiler.so), which was not found "
+           "(built only where CUPTI is installed; set KJUDGE_PROFILER)";
+  return "";
+}
+
+fs::path locate_profiler() {
+  if (const char* e = std::getenv("KJUDGE_PROFILER"); e && *e) return e;
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  for (const fs::path& p : {self.parent_path() / "lib/libkjudge_profiler.so",
+                            self.parent_path() / "libkjudge_profiler.so"})
+    if (fs::exists(p, ec)) return fs::canonical(p, ec);
+  return {};
+}
+
+Benchmarker::Benchmarker(BenchOptions options, MachineInfo machine)
+    : opt_(std::move(options)), machine_(std::move(machine)) {
+  if (opt_.runs < 1) opt_.runs = 1;
+  if (opt_.warmups < 0) opt_.warmups = 0;
+}
+
+TimedRun Benchmarker::time_once(const Problem& problem, const fs::path& workspace, int gpu) const {
+  TimedRun out;
+  const TimingMode& mode = problem.timing_mode;
+  const std::string& command = *problem.benchmark_command;
+  StepExtras extras;
+  if (gpu >= 0) extras.env.push_back("CUDA_VISIBLE_DEVICES=" + std::to_string(gpu));
+  // The shell would load the profiler too and take its channel; a simple command runs alone.
+  if (auto words = simple_command_words(command)) extras.argv = *words;
+
+  int fd = -1;
+  std::string nonce;
+  if (needs_profiler(mode)) {
+    // A memfd: no path anyone else can open; the timed process inherits it, the judge reads it.
+    fd = memfd_create("kjudge-profile", MFD_CLOEXEC);
+    if (fd < 0) {
+      out.failure = "judge: cannot create the profiler channel";
+      return out;
+    }
+    nonce = random_nonce();
+    const std::string lib = opt_.profiler.string();
+    extras.env.insert(extras.env.end(),
+                      {"LD_PRELOAD=" + lib, "NVTX_INJECTION64_PATH=" + lib,
+                       "KJUDGE_PROFILE_FD=" + std::to_string(fd), "KJUDGE_PROFILE_NONCE=" + nonce});
+    extras.ro_paths.push_back(opt_.profiler);
+    extras.inherit_fds.push_back(fd);
+  }
+  ProcessResult r =
+      run_step(opt_.step, machine_, command, workspace, problem.timeout_or_default(), extras);
+  std::string record_text = fd >= 0 ? read_all(fd) : "";
+  if (fd >= 0) close(fd);
+
+  if (!r.started) {
+    out.failure = "judge: could not start the benchmark: " + r.error;
+  } else if (r.timed_out) {
+    out.failure = "the benchmark did not finish within " +
+                  std::to_string(static_cast<int>(problem.timeout_or_default())) + " s";
+  } else if (!r.limit_exceeded.empty()) {
+    out.failure = "the benchmark was stopped: it " + r.limit_exceeded;
+  } else if (r.signal != 0 || r.exit_code != 0) {
+    out.failure =
+        "the benchmark failed (" +
+        (r.signal ? "signal " + std::to_string(r.signal) : "exit " + std::to_string(r.exit_code)) +
+        "): " + first_line(r.output);
+  }
+  if (!out.failure.empty()) return out;
+
+  std::optional<ProfileRecord> record;
+  if (needs_profiler(mode) && !record_text.empty()) {
+    try {
+      record = parse_profile_record(record_text, nonce);
+    } catch (const std::exception& e) {
+      out.failure = std::string("the profile record is unusable: ") + e.what();
+      return out;
+    }
+  }
+  TimeSelection sel = select_time(mode, record ? &*record : nullptr, r.output);
+  if (!sel.ms) {
+    out.failure = sel.not_timed;
+    return out;
+  }
+  out.ms = sel.ms;
+  out.how = sel.how;
+  return out;
+}
+
+BenchResult Benchmarker::time_pair(const BenchPair& pair, int gpu) const {
+  const Problem& p = *pair.problem;
+  BenchResult res;
+  res.task_id = p.task_id;
+  res.sample = pair.sample;
+  res.group = p.group;
+  res.gpu = gpu;
+  auto t0 = std::chrono::steady_clock::now();
+  auto finish = [&]() -> BenchResult {
+    res.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return res;
+  };
+  if (!pair.baseline_problem.empty()) {
+    res.not_timed = pair.baseline_problem;
+    return finish();
+  }
+  if (std::string why = bench_unavailable(p, opt_.profiler); !why.empty()) {
+    res.not_timed = why;
+    return finish();
+  }
+  for (const PlannedRun& step : interleave_plan(opt_.runs, opt_.warmups)) {
+    const bool baseline = step.who == 0;
+    TimedRun run = time_once(p, baseline ? pair.baseline_ws : pair.solution_ws, gpu);
+    if (!run.ms) {
+      // One failed run makes the comparison unfair: stop here and say which side failed.
+      res.not_timed = std::string(baseline ? "baseline" : "solution") +
+                      (step.warmup ? " warm-up run: " : " run: ") + run.failure;
+      return finish();
+    }
+    if (step.warmup) continue;
+    (baseline ? res.baseline_ms : res.solution_ms).push_back(*run.ms);
+    if (res.how.empty()) res.how = run.how;
+  }
+  try {
+    res.baseline = describe(res.baseline_ms);
+    res.solution = describe(res.solution_ms);
+    res.speedup = speedup_interval(res.baseline_ms, res.solution_ms, opt_.confidence);
+  } catch (const std::exception& e) {
+    res.speedup.reset();
+    res.not_timed = std::string("no speedup: ") + e.what();
+  }
+  return finish();
+}
+
+void Benchmarker::run(const std::vector<BenchPair>& pairs,
+                      const std::function<void(const BenchResult&)>& done) {
+  std::vector<int> gpus = opt_.gpus;
+  if (gpus.empty())
+    for (const auto& g : machine_.gpus) gpus.push_back(g.index);
+  if (gpus.empty()) gpus.push_back(-1);  // host-only problems: one run at a time
+
+  std::mutex mu;
+  std::deque<const BenchPair*> queue;
+  for (const auto& p : pairs) queue.push_back(&p);
+  std::mutex done_mu;
+  std::map<int, nlohmann::json> per_gpu;
+
+  auto worker = [&](int gpu) {
+    nlohmann::json cond;
+    if (gpu >= 0)
+      if (auto s = take_gpu_snapshot(gpu)) cond["start"] = to_json(*s);
+    std::optional<GpuWatcher> watcher;
+    if (gpu >= 0) watcher.emplace(gpu);
+    for (;;) {
+      const BenchPair* pair = nullptr;
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (queue.empty()) break;
+        pair = queue.front();
+        queue.pop_front();
+      }
+      BenchResult r = time_pair(*pair, gpu);
+      std::lock_guard<std::mutex> lock(done_mu);
+      done(r);
+    }
+    if (watcher) cond["during"] = to_json(watcher->stop());
+    if (gpu >= 0)
+      if (auto s = take_gpu_snapshot(gpu)) cond["end"] = to_json(*s);
+    std::lock_guard<std::mutex> lock(done_mu);
+    per_gpu[gpu] = cond;
+  };
+  std::vector<std::thread> threads;
+  for (int g : gpus) threads.emplace_back(worker, g);
+  for (auto& t : threads) t.join();
+
+  conditions_ = nlohmann::json::object();
+  warnings_.clear();
+  for (auto& [gpu, cond] : per_gpu) {
+    conditions_[std::to_string(gpu)] = cond;
+    std::vector<std::string> slow;
+    for (const char* phase : {"start", "during", "end"})
+      if (cond.contains(phase))
+        for (const auto& s : cond[phase]["slowdowns"]) slow.push_back(s.get<std::string>());
+    if (!slow.empty()) {
+      std::string list;
+      for (const auto& s : slow)
+        if (list.find(s) == std::string::npos) list += (list.empty() ? "" : ", ") + s;
+      warnings_.push_back("GPU " + std::to_string(gpu) +
+                          " was slowed down during the measurement (" + list +
+                          "): timings on it may be off");
+    }
+  }
+}
+
+}  // namespace kjudge

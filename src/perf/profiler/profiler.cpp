@@ -1,0 +1,68 @@
+// The library's life: set up when the loader runs its constructor (LD_PRELOAD), write the
+// record when the process exits normally. Nothing here runs unless the judge (or a person)
+// named an output channel, so the processes a profiled program starts are left alone.
+#include <pthread.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "clock.h"
+#include "cupti_tracer.h"
+#include "output_channel.h"
+#include "record_writer.h"
+#include "store.h"
+
+namespace kjudge::profiler {
+
+namespace {
+
+// Plain pointers, never freed: CUPTI may still call back while the process tears down, after
+// any destructor of ours would have run.
+OutputChannel* g_channel = nullptr;
+Store* g_store = nullptr;
+bool g_tracing = false;
+std::uint64_t g_app_start = 0;
+pid_t g_pid = 0;
+std::atomic<bool> g_written{false};
+
+void write_record() {
+  if (g_written.exchange(true) || getpid() != g_pid) return;
+  std::uint64_t app_end = now_ns();
+  if (g_tracing) flush_tracing(*g_store);
+  Profile profile = g_store->take();
+  set_active_store(nullptr);
+  std::string record = format_record(g_channel->nonce, g_app_start, app_end, profile);
+  write_all(g_channel->fd, record);
+  close(g_channel->fd);
+}
+
+// A forked child shares the descriptor: it must not write a second record into it.
+void forget_in_child() {
+  set_active_store(nullptr);
+  g_written.store(true);
+  if (g_channel != nullptr) close(g_channel->fd);
+}
+
+__attribute__((constructor)) void start_profiler() {
+  std::optional<OutputChannel> channel = take_output_channel();
+  if (!channel) return;
+  g_app_start = now_ns();
+  g_pid = getpid();
+  g_channel = new OutputChannel(std::move(*channel));
+  g_store = new Store;
+  set_active_store(g_store);
+  g_tracing = start_tracing(*g_store);
+  pthread_atfork(nullptr, nullptr, forget_in_child);
+  // Registered before main, so it runs after the program's own exit handlers and static
+  // destructors, which may still launch work or close ranges.
+  std::atexit(write_record);
+}
+
+}  // namespace
+
+}  // namespace kjudge::profiler
