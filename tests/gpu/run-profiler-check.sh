@@ -97,9 +97,12 @@ for line in plain.stdout.splitlines():
     f = line.split()
     if f and f[0] == "EVENT":
         plain_events.setdefault(f[1], []).append(float(f[4]))
+bench = next((r for r in rec["R"] if r["name"] == "bench_region"), None)
 by_tag = {}
 for k in rec["K"]:
     m = re.search(r"spin<(\d)>", k["name"])
+    if bench and not (bench["start"] <= k["start"] and k["end"] <= bench["end"]):
+        continue  # warm-ups
     if m:
         by_tag.setdefault(f"spin<{m.group(1)}>", []).append(k)
 print(f"kernel names as written: {sorted({k['name'] for k in rec['K']})}")
@@ -133,8 +136,8 @@ for name in sorted(events):
         print(f"   {name}: {len(ks)} in profile, {len(events[name])} timed")
 print("\nlargest |profiler - event| per case (%):",
       ", ".join(f"{c} {v:.2f}" for c, v in worst.items()))
-warm = by_tag.get("spin<9>", [])
-print(f"warm-up kernels (spin<9>) in profile: {len(warm)}")
+warm = [k for k in rec["K"] if bench and k["end"] < bench["start"]]
+print(f"warm-up kernels (before bench_region) in profile: {len(warm)}")
 unattributed = [k for k in rec["K"] if k["launch"] == 0 or k["tid"] == 0]
 print(f"kernels without a launch call: {len(unattributed)} "
       f"{sorted({k['name'] for k in unattributed})}")
@@ -164,7 +167,8 @@ for line in p.stdout.splitlines():
         copy_events[f[1]] = (int(f[2]), float(f[3]))
 for m in rec["M"]:
     dur = (m["end"] - m["start"]) / 1000
-    ev = copy_events.get(m["kind"], (0, float("nan")))[1]
+    size, ev = copy_events.get(m["kind"], (0, float("nan")))
+    ev = ev if size == m["bytes"] else float("nan")  # the check's own small copies
     gbs = m["bytes"] / dur / 1e3 if dur > 0 else float("nan")
     print(f"  {m['kind']:7} {m['bytes']:>10} B {dur:9.1f} us ({gbs:6.1f} GB/s) event {ev:9.1f} "
           f"launch {'yes' if m['launch'] else 'no'} tid {'main' if m['tid'] == main_tid else m['tid']}")
@@ -188,9 +192,18 @@ true_profile = os.path.join(out, "true-profile.txt")
 p, _ = run(["/bin/true"], profile=true_profile)
 print(open(true_profile).read().strip())
 
+print("\n== 3b. cudaDeviceReset() before exit; exit with a 20 ms kernel still running")
+for mode in ("reset", "nosync"):
+    path = os.path.join("/tmp", f"{mode}.txt")
+    p, wall = run([check, mode], profile=path)
+    r = parse(open(path).read())
+    durs = [round((k["end"] - k["start"]) / 1000, 1) for k in r["K"]]
+    print(f"  {mode}: {summary(r)} kernel us {durs} wall {wall:.2f}s")
+
 print("\n== 4. overhead, 5 runs each, interleaved; medians")
 rows = {"tiny": {False: [], True: []}, "true": {False: [], True: []}}
 loops = {False: [], True: []}
+submits = {False: [], True: []}
 tiny_recs = []
 for i in range(5):
     for prof in (False, True):
@@ -198,6 +211,7 @@ for i in range(5):
         p, wall = run([check, "tiny", "10000"], profile=path if prof else None)
         rows["tiny"][prof].append(wall)
         loops[prof].append(float(p.stdout.split()[1]))
+        submits[prof].append(float(p.stdout.split()[2]))
         if prof:
             tiny_recs.append(parse(open(path).read()))
         p, wall = run(["/bin/true"], profile="/tmp/true-o.txt" if prof else None)
@@ -208,6 +222,8 @@ print(f"check tiny 10000, program wall: {med(rows['tiny'][False]) * 1e3:.1f} ms 
 print(f"  10000-launch loop + sync: {med(loops[False]):.1f} us without "
       f"({med(loops[False]) / 10000:.2f} us/launch), {med(loops[True]):.1f} us with "
       f"({med(loops[True]) / 10000:.2f} us/launch)")
+print(f"  of which submitting the launches: {med(submits[False]):.1f} us without, "
+      f"{med(submits[True]):.1f} us with")
 print(f"  all runs (ms): without {[round(x * 1e3) for x in rows['tiny'][False]]}, "
       f"with {[round(x * 1e3) for x in rows['tiny'][True]]}")
 print(f"  loop (us): without {loops[False]}, with {loops[True]}")

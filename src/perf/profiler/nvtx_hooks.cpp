@@ -136,7 +136,7 @@ int pop(nvtxDomainHandle_t domain) {
   return -1;
 }
 
-nvtxRangeId_t start(nvtxDomainHandle_t domain, std::string name) {
+nvtxRangeId_t start_range(nvtxDomainHandle_t domain, std::string name) {
   if (active_store() == nullptr) return 0;
   auto& ranges = started();
   nvtxRangeId_t id = ranges.next_id.fetch_add(1, std::memory_order_relaxed);
@@ -146,7 +146,7 @@ nvtxRangeId_t start(nvtxDomainHandle_t domain, std::string name) {
   return id;
 }
 
-void end(nvtxRangeId_t id) {
+void end_range(nvtxRangeId_t id) {
   std::uint64_t end = now_ns();
   Store* store = active_store();
   if (store == nullptr) return;
@@ -170,13 +170,15 @@ int NVTX_API range_push_ex(const nvtxEventAttributes_t* attributes) {
 int NVTX_API range_pop() { return pop(nullptr); }
 
 nvtxRangeId_t NVTX_API range_start_a(const char* text) {
-  return start(nullptr, text != nullptr ? text : "");
+  return start_range(nullptr, text != nullptr ? text : "");
 }
-nvtxRangeId_t NVTX_API range_start_w(const wchar_t* text) { return start(nullptr, utf8(text)); }
+nvtxRangeId_t NVTX_API range_start_w(const wchar_t* text) {
+  return start_range(nullptr, utf8(text));
+}
 nvtxRangeId_t NVTX_API range_start_ex(const nvtxEventAttributes_t* attributes) {
-  return start(nullptr, message(attributes));
+  return start_range(nullptr, message(attributes));
 }
-void NVTX_API range_end(nvtxRangeId_t id) { end(id); }
+void NVTX_API range_end(nvtxRangeId_t id) { end_range(id); }
 
 int NVTX_API domain_range_push_ex(nvtxDomainHandle_t domain,
                                   const nvtxEventAttributes_t* attributes) {
@@ -185,9 +187,9 @@ int NVTX_API domain_range_push_ex(nvtxDomainHandle_t domain,
 int NVTX_API domain_range_pop(nvtxDomainHandle_t domain) { return pop(domain); }
 nvtxRangeId_t NVTX_API domain_range_start_ex(nvtxDomainHandle_t domain,
                                              const nvtxEventAttributes_t* attributes) {
-  return start(domain, message(attributes));
+  return start_range(domain, message(attributes));
 }
-void NVTX_API domain_range_end(nvtxDomainHandle_t /*domain*/, nvtxRangeId_t id) { end(id); }
+void NVTX_API domain_range_end(nvtxDomainHandle_t /*domain*/, nvtxRangeId_t id) { end_range(id); }
 
 // Domains and registered strings live as long as the process: NVTX never says when the last
 // range that names them has ended (domain destruction included).
