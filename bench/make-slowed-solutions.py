@@ -47,6 +47,6 @@ with open(args.out, "w") as out:
                 done = True
         if not done:
             continue
-        out.write(json.dumps({"task_id": p["task_id"], "sample": 0, "files": files}) + "\n")
+        out.write(json.dumps({"type": "file", "task_id": p["task_id"], "sample": 0, "files": files}) + "\n")
         written += 1
 print(f"wrote {written} slowed solutions to {args.out}")

@@ -38,7 +38,7 @@ PY
     ;;
   slowed)
     python3 bench/make-slowed-solutions.py "$pack" "$out/slowed.jsonl" --limit "${LIMIT:-12}"
-    "$k" evaluate --problems "$pack" --solutions "$out/slowed.jsonl" "${common[@]}" --out "$out/run" "$@" > "$out/summary.json"
+    timeout ${TLIM:-480} "$k" evaluate --problems "$pack" --solutions "$out/slowed.jsonl" "${common[@]}" --out "$out/run" "$@" > "$out/summary.json"
     echo "exit $?"
     python3 - "$out/run/perf.jsonl" "$out/run/results.jsonl" <<'PY'
 import json, sys
@@ -54,6 +54,8 @@ PY
     ;;
   repeat)
     task=${TASK:?set TASK}
+    out=$out/${task//\//-}
+    mkdir -p "$out"
     for i in 1 2 3 4 5; do
       "$k" validate "$pack" --task "$task" "${common[@]}" --out "$out/run$i" "$@" > /dev/null
     done
