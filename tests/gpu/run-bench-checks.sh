@@ -17,7 +17,7 @@ case "$what" in
   self)
     "$k" validate "$pack" "${common[@]}" --out "$out/run" "$@" > "$out/summary.json"
     echo "exit $?"
-    python3 - "$out/run/perf.jsonl" <<'PY'
+    python3 - "$run_dir/perf.jsonl" <<'PY'
 import json, sys, statistics
 rows = [json.loads(l) for l in open(sys.argv[1])]
 timed = [r for r in rows if r["speedup"]]
