@@ -15,7 +15,8 @@ mkdir -p "$out"
 common=(--cache-dir /tmp/kb-cache -q --json --benchmark)
 case "$what" in
   self)
-    "$k" validate "$pack" "${common[@]}" --out "$out/run" "$@" > "$out/summary.json"
+    run_dir=$out/${RUN_NAME:-run}
+    timeout "${TLIM:-480}" "$k" validate "$pack" "${common[@]}" --out "$run_dir" "$@" > "$out/summary.json"
     echo "exit $?"
     python3 - "$run_dir/perf.jsonl" <<'PY'
 import json, sys, statistics
