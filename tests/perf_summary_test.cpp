@@ -27,6 +27,21 @@ PerfOutcome not_timed(const std::string& task, const std::string& group, bool co
   return o;
 }
 
+// A copy of the baseline is as often "faster" as slower by its estimate; only the confident
+// count stays at zero.
+TEST(PerfSummary, ConfidentFastPIgnoresNoise) {
+  PerfOutcome a = timed("T/1", "g", 1.0003);
+  a.speedup->low = 0.9991;
+  a.speedup->high = 1.0012;
+  PerfOutcome b = timed("T/2", "g", 1.25);
+  b.speedup->low = 1.2;
+  b.speedup->high = 1.3;
+  nlohmann::json s = summarize_perf({a, b});
+  EXPECT_DOUBLE_EQ(s["fast_p"]["1"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(s["fast_p_confident"]["1"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(s["groups"]["g"]["fast_p_confident"]["1"].get<double>(), 0.5);
+}
+
 TEST(PerfSummary, OverallAndPerGroup) {
   const std::string no_range = "no NVTX range matches bench_region";
   std::vector<PerfOutcome> outcomes = {
@@ -48,6 +63,11 @@ TEST(PerfSummary, OverallAndPerGroup) {
   EXPECT_DOUBLE_EQ(s["fast_p"]["1"].get<double>(), 3 / 8.0);
   EXPECT_DOUBLE_EQ(s["fast_p"]["1.5"].get<double>(), 3 / 8.0);
   EXPECT_DOUBLE_EQ(s["fast_p"]["2"].get<double>(), 1 / 8.0);
+  // Intervals are estimate x [0.95, 1.05]: 1.6's lower end (1.52) is above 1.5, 2.0's (1.9) is
+  // not above 2; so confidently faster than 1x: 2.0, 1.6, 8.0; than 1.5x: 2.0, 1.6, 8.0 — and
+  // than 2x only 8.0.
+  EXPECT_DOUBLE_EQ(s["fast_p_confident"]["1"].get<double>(), 3 / 8.0);
+  EXPECT_DOUBLE_EQ(s["fast_p_confident"]["2"].get<double>(), 1 / 8.0);
 
   ASSERT_EQ(s["groups"].size(), 2u);
   const nlohmann::json& k = s["groups"]["cuda-kernels"];

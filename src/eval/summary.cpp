@@ -138,6 +138,28 @@ std::string summary_table(const nlohmann::json& s) {
   for (auto& [g, slice] : s["groups"].items()) row(g, slice);
   out += "by difficulty:\n";
   for (auto& [d, slice] : s["difficulties"].items()) row(d, slice);
+  if (s.contains("performance") && s["performance"].is_object()) {
+    auto perf_row = [&out](const std::string& name, const nlohmann::json& p) {
+      out += fmt::format("  {:<16} {:>4} timed of {:<4}", name, p.value("timed", 0),
+                         p.value("solutions", 0));
+      const auto& g = p["geomean_speedup"];
+      out += g.is_number() ? fmt::format("  geomean speedup {:.3f}", g.get<double>())
+                           : std::string("  geomean speedup n/a");
+      for (const char* k : {"1", "1.5", "2"}) {
+        const auto& f = p["fast_p"][k];
+        const auto& c = p["fast_p_confident"][k];
+        if (f.is_number() && c.is_number())
+          out += fmt::format("  fast_{} {:.1f}% ({:.1f}% sure)", k, 100 * f.get<double>(),
+                             100 * c.get<double>());
+      }
+      out += "\n";
+    };
+    out += "performance (speedup over the baseline):\n";
+    perf_row("all", s["performance"]);
+    for (auto& [g, slice] : s["performance"]["groups"].items()) perf_row(g, slice);
+    for (auto& [why, n] : s["performance"]["not_timed"].items())
+      out += fmt::format("  not timed: {} x {}\n", n.get<int>(), why);
+  }
   return out;
 }
 

@@ -20,7 +20,8 @@ struct PerfOutcome {
 };
 
 // {"solutions": n, "timed": n, "not_timed": {reason: count}, "geomean_speedup": x | null,
-//  "fast_p": {"1": x, "1.5": y, "2": z}, "groups": {group: {the same keys but groups}}}.
+//  "fast_p": {"1": x, "1.5": y, "2": z}, "fast_p_confident": {the same, counting a solution only
+//  when its interval's lower end is above p}, "groups": {group: {the same keys but groups}}}.
 // A solution is timed when it is correct and has a speedup; every other one is counted under
 // not_timed, the incorrect ones under "incorrect", so solutions = timed + the sum of not_timed.
 // The geometric mean is over the timed solutions' estimates (null when none was timed); fast_p
