@@ -205,6 +205,8 @@ nlohmann::json run_bench_stage(const BenchStageInput& in) {
   perf["warmups"] = in.bench.warmups;
   perf["confidence"] = in.bench.confidence;
   perf["profiler"] = in.bench.profiler.string();
+  perf["cuda_version"] = in.machine.cuda_version.value_or("");
+  perf["driver"] = in.machine.driver_version;
   perf["journal"] = journal.string();
   std::ifstream cond_in(in.run_dir / "perf-conditions.json");
   auto cond = nlohmann::json::parse(cond_in, nullptr, false);
