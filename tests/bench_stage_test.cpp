@@ -121,6 +121,9 @@ TEST_F(BenchStage, CustomTimesComeBackAsSpeedupsWithTheSummaryNumbers) {
   const auto& untimed = perf.at({"bench/untimed", 0});
   EXPECT_TRUE(untimed["speedup"].is_null());
   EXPECT_EQ(untimed["not_timed"], "the problem has no benchmark_command");
+  for (const auto& [key, line] : perf)
+    for (const char* field : {"timed", "solution_ms", "baseline_ms", "how", "gpu", "seconds"})
+      EXPECT_TRUE(line.contains(field)) << key.first << " lacks " << field;
 
   nlohmann::json s = read_json(dir_ / "run/summary.json");
   ASSERT_TRUE(s.contains("performance")) << s.dump(2);

@@ -75,13 +75,14 @@ nlohmann::json run_bench_stage(const BenchStageInput& in) {
     append_line(journal, j);
     done[{j["task_id"].get<std::string>(), j.value("sample", 0)}] = j;
   };
+  // The same keys as a timed line (to_json(BenchResult)), so readers need no special case.
   auto not_timed = [&](const GradedSolution& g, const std::string& why) {
-    record({{"task_id", g.task_id},
-            {"sample", g.sample},
-            {"group", g.group},
-            {"timed", false},
-            {"speedup", nullptr},
-            {"not_timed", why}});
+    BenchResult r;
+    r.task_id = g.task_id;
+    r.sample = g.sample;
+    r.group = g.group;
+    r.not_timed = why;
+    record(to_json(r));
   };
 
   // What to time: passing solutions not yet in the perf journal.
