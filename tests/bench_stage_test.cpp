@@ -164,8 +164,8 @@ TEST_F(BenchStage, ABaselineThatFailsHereTimesNothing) {
 TEST_F(BenchStage, ProcessModeIsTimedByTheProfiler) {
   const fs::path lib = fs::path(kBin).parent_path() / "libkjudge_profiler.so";
   if (!fs::exists(lib)) GTEST_SKIP() << "no profiler library (CUPTI not found at build time)";
-  write_problem(dir_ / "problems/sleepy", "bench/sleepy", "{type: process}",
-                "./test.out --perf", "usleep(200000);");
+  write_problem(dir_ / "problems/sleepy", "bench/sleepy", "{type: process}", "./test.out --perf",
+                "usleep(200000);");
   write_solution(dir_ / "solutions/faster", "bench/sleepy", 0, "return 42;", "usleep(100000);");
   int rc = -1;
   std::string out = run("--runs 3 --profiler " + lib.string(), &rc);

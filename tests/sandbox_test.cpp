@@ -282,6 +282,28 @@ TEST_F(Sandbox, FileBiggerThanTheLimitFails) {
   EXPECT_LE(fs::file_size(ws_ / "big"), 1u << 20);
 }
 
+// A read-only extra path (such as the profiler library) under /tmp is visible above the
+// private /tmp, and stays read-only; the kept descriptor reaches the step.
+TEST_F(Sandbox, ReadOnlyPathUnderTmpIsVisibleAndKeptFdReachesTheStep) {
+  const fs::path tool = dir_ / "tool.txt";
+  testing::write_text(tool, "the tool\n");
+  policy_.ro_paths = {tool};
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  policy_.keep_fds = {fds[1]};
+  auto r = run("cat " + tool.string() + " && ! (echo x >> " + tool.string() +
+               ") 2>/dev/null && echo wrote-through-fd >&" + std::to_string(fds[1]));
+  close(fds[1]);
+  char buf[64] = {};
+  ssize_t n = read(fds[0], buf, sizeof buf - 1);
+  close(fds[0]);
+  EXPECT_TRUE(r.ok()) << r.output;
+  EXPECT_NE(r.output.find("the tool"), std::string::npos) << r.output;
+  EXPECT_EQ(testing::read_text(tool), "the tool\n");
+  ASSERT_GT(n, 0);
+  EXPECT_EQ(std::string(buf), "wrote-through-fd\n");
+}
+
 // The memory limit covers the whole step: here a shell pipeline whose `tail` holds 512 MiB.
 TEST_F(Sandbox, MemoryLimitStopsTheStepAndSaysSo) {
   policy_.memory_bytes = 128ull << 20;

@@ -61,8 +61,7 @@ TEST(Summary, TableShowsThePerformanceNumbersWhenTimed) {
   const std::string t = summary_table(s);
   EXPECT_NE(t.find("geomean speedup 1.250"), std::string::npos) << t;
   EXPECT_NE(t.find("fast_1 50.0% (50.0% sure)"), std::string::npos) << t;
-  EXPECT_NE(t.find("not timed: 1 x the problem has no benchmark_command"), std::string::npos)
-      << t;
+  EXPECT_NE(t.find("not timed: 1 x the problem has no benchmark_command"), std::string::npos) << t;
 }
 
 TEST(Summary, JudgeErrorsAreNotChargedToTheModel) {

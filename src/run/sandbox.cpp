@@ -82,9 +82,6 @@ std::vector<std::string> sandbox_command(const SandboxPolicy& policy,
     }
   }
   for (const char* path : kEtcFiles) add(cmd, {"--ro-bind-try", path, path});
-  for (const fs::path& p : policy.ro_paths) {
-    add(cmd, {"--ro-bind", p.lexically_normal().string(), p.lexically_normal().string()});
-  }
 
   // Kernel interfaces: a /proc of the new pid namespace (only the step's processes), and a
   // minimal /dev (null, zero, full, random, urandom, tty, shm, pts) rather than the host's.
@@ -103,6 +100,11 @@ std::vector<std::string> sandbox_command(const SandboxPolicy& policy,
   // A private /tmp: the step's temporaries never meet another step's or the judge's. It comes
   // before the workspace so that a workspace under /tmp is bound on top of it, not hidden.
   add(cmd, {"--size", std::to_string(policy.tmp_bytes), "--tmpfs", "/tmp"});
+  // Extra read-only paths (a toolkit outside /usr, the profiler library) after /tmp, so one
+  // that lives under /tmp is not hidden by the private tmpfs.
+  for (const fs::path& p : policy.ro_paths) {
+    add(cmd, {"--ro-bind", p.lexically_normal().string(), p.lexically_normal().string()});
+  }
   // The workspace, writable, at the same absolute path, so paths in build output and error
   // messages read the same inside and out. Nothing beside it (other workspaces, the run's
   // output, /work, /root, /home) is mounted.
