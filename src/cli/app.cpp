@@ -25,6 +25,7 @@ int run_cli(int argc, char** argv) {
   add_solutions_commands(app, rc);
   add_run_commands(app, rc);
   add_doctor_command(app, rc);
+  add_generate_command(app, rc);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -9,5 +9,6 @@ void add_problems_commands(CLI::App& app, int& rc);
 void add_solutions_commands(CLI::App& app, int& rc);
 void add_run_commands(CLI::App& app, int& rc);  // validate, evaluate
 void add_doctor_command(CLI::App& app, int& rc);
+void add_generate_command(CLI::App& app, int& rc);
 
 }  // namespace kjudge

@@ -1,0 +1,224 @@
+// `kjudge generate` end to end through the real binary, against the fake API server
+// (tests/fake_llm_server.py, the real wire format): the example pack is asked for, the answers
+// become a solutions pack, `kjudge evaluate` grades it; kill -9 and --resume.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "core/datapack.h"
+#include "gen/prompt.h"
+#include "test_util.h"
+
+namespace kjudge {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kSource = KJUDGE_SOURCE_DIR;
+const std::string kBin = KJUDGE_BINARY;
+const char* kKey = "sk-test-0123456789abcdefWXYZ";
+
+struct Cmd {
+  int rc;
+  std::string out;
+};
+
+Cmd sh(const std::string& command) {
+  FILE* p = popen(("cd '" + kSource.string() + "' && " + command + " 2>&1").c_str(), "r");
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
+}
+
+std::vector<nlohmann::json> read_jsonl(const fs::path& p) {
+  std::vector<nlohmann::json> out;
+  std::ifstream in(p);
+  std::string line;
+  while (std::getline(in, line)) {
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (!j.is_discarded()) out.push_back(j);
+  }
+  return out;
+}
+
+class Generate : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    LoadReport report;
+    problems_ = read_problems_any(kSource / "examples/pack", &report);
+    ASSERT_EQ(problems_.size(), 5u);
+    // Every problem is answered with its baseline, except half_convert: prose, no code.
+    nlohmann::json answers = nlohmann::json::array();
+    for (const auto& p : problems_) {
+      std::string answer;
+      if (p.task_id == "example/half_convert") {
+        answer = "I would convert with __float2half_rn, but I cannot write it now.";
+      } else {
+        answer = "Here is the solution.\n\n";
+        for (const auto& f : p.baseline_solution->files)
+          answer += "```cuda\n// file: " + f.path + "\n" + f.content + "```\n\n";
+      }
+      answers.push_back({p.prompt.substr(0, 80), answer});
+    }
+    testing::write_text(dir_ / "answers.json", answers.dump());
+  }
+  void TearDown() override { stop_server(); }
+
+  void start_server(const std::string& extra = "") {
+    std::string cmd = "exec python3 " + (kSource / "tests/fake_llm_server.py").string() +
+                      " --answers " + (dir_ / "answers.json").string() + " --log " +
+                      (dir_ / "log.jsonl").string() + " --expect-key " + kKey + " " + extra;
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    server_ = fork();
+    if (server_ == 0) {
+      dup2(fds[1], STDOUT_FILENO);
+      execl("/bin/sh", "sh", "-c", cmd.c_str(), nullptr);
+      _exit(127);
+    }
+    close(fds[1]);
+    FILE* f = fdopen(fds[0], "r");
+    char line[128] = {};
+    ASSERT_NE(fgets(line, sizeof line, f), nullptr);
+    fclose(f);
+    ASSERT_EQ(sscanf(line, "PORT %d", &port_), 1) << line;
+  }
+  void stop_server() {
+    if (server_ > 0) {
+      kill(server_, SIGKILL);
+      waitpid(server_, nullptr, 0);
+      server_ = -1;
+    }
+  }
+  std::string generate_cmd(const std::string& out, const std::string& extra) const {
+    return "env OPENAI_API_KEY=" + std::string(kKey) + " " + kBin +
+           " generate --problems examples/pack --model fake-coder --base-url http://127.0.0.1:" +
+           std::to_string(port_) + "/v1 --out " + out + " --env-file /nonexistent -q " + extra;
+  }
+
+  testing::TempDir dir_;
+  std::vector<Problem> problems_;
+  pid_t server_ = -1;
+  int port_ = 0;
+};
+
+TEST_F(Generate, AnswersBecomeAPackThatEvaluates) {
+  start_server();
+  const fs::path out = dir_ / "gen";
+  Cmd g = sh(generate_cmd(out.string(), "--samples 2 --workers 4 --temperature 0.2 --seed 7"));
+  ASSERT_EQ(g.rc, 0) << g.out;
+
+  std::ifstream sin(out / "summary.json");
+  nlohmann::json s = nlohmann::json::parse(sin);
+  EXPECT_EQ(s["answers"], 10);
+  EXPECT_EQ(s["missing"], 0);
+  EXPECT_EQ(s["unusable_answers"], 2);
+  EXPECT_GT(s["usage"]["input_tokens"].get<long>(), 0);
+  EXPECT_TRUE(s["estimated_cost_usd"].is_null()) << "no price given, no figure";
+  EXPECT_EQ(read_jsonl(out / "generation.jsonl").size(), 10u);
+  EXPECT_TRUE(fs::exists(out / "answers/example_half_convert-s1.md"));
+
+  // What went over the wire: the key in its header only, the sampling settings, and never a
+  // hidden test.
+  auto log = read_jsonl(dir_ / "log.jsonl");
+  ASSERT_EQ(log.size(), 10u);
+  for (const auto& req : log) {
+    EXPECT_EQ(req["auth_ok"], true);
+    EXPECT_EQ(req["body"]["model"], "fake-coder");
+    EXPECT_DOUBLE_EQ(req["body"]["temperature"].get<double>(), 0.2);
+    EXPECT_EQ(req["body"]["seed"], 7);
+    const std::string body = req["body"].dump();
+    for (const auto& p : problems_)
+      for (const auto& t : p.test_files)
+        EXPECT_EQ(body.find(t.content.substr(0, 200)), std::string::npos)
+            << "a test file of " << p.task_id << " reached the model";
+  }
+  for (const auto& f : fs::recursive_directory_iterator(out)) {
+    if (f.is_regular_file() && f.path().extension() != ".gz") {
+      EXPECT_EQ(testing::read_text(f.path()).find(kKey), std::string::npos) << f.path();
+    }
+  }
+
+  // The pack is a ComputeEval solutions pack; kjudge evaluate grades it.
+  const fs::path pack = out / "fake-coder-solutions.tar.gz";
+  ASSERT_TRUE(fs::exists(pack));
+  Cmd e = sh(kBin + " evaluate --problems examples/pack --solutions " + pack.string() + " --out " +
+             (dir_ / "eval").string() + " --cache-dir " + (dir_ / "cache").string() +
+             " -q --json -k 1,2");
+  ASSERT_EQ(e.rc, 0) << e.out;
+  std::ifstream ein(dir_ / "eval/summary.json");
+  nlohmann::json es = nlohmann::json::parse(ein);
+  EXPECT_NEAR(es["pass_at_k"]["1"].get<double>(), 0.8, 1e-9) << es.dump(2);
+  EXPECT_EQ(es["verdicts"]["build_error"], 2) << "the two answers without code fail to build";
+}
+
+TEST_F(Generate, KilledRunResumesAskingOnlyForWhatIsMissing) {
+  // Every answer takes 0.4 s, one request at a time: a kill lands mid-run.
+  start_server("--default 'stall 0.4'");
+  const fs::path out = dir_ / "gen";
+  const std::string cmd = generate_cmd(out.string(), "--samples 2 --workers 1");
+  pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    execl("/bin/sh", "sh", "-c", ("cd '" + kSource.string() + "' && exec " + cmd).c_str(), nullptr);
+    _exit(127);
+  }
+  for (int i = 0; i < 200 && read_jsonl(out / "generation.jsonl").size() < 3; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  kill(-pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  const std::size_t before = read_jsonl(out / "generation.jsonl").size();
+  ASSERT_GE(before, 3u);
+  ASSERT_LT(before, 10u) << "finished before the kill";
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));  // an in-flight request lands
+  const std::size_t asked_before = read_jsonl(dir_ / "log.jsonl").size();
+
+  EXPECT_NE(sh(cmd).rc, 0) << "an existing run directory needs --resume";
+  Cmd r = sh(cmd + " --resume");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  auto lines = read_jsonl(out / "generation.jsonl");
+  EXPECT_EQ(lines.size(), 10u);
+  std::set<std::pair<std::string, int>> keys;
+  for (const auto& l : lines)
+    keys.insert({l["task_id"].get<std::string>(), l["sample"].get<int>()});
+  EXPECT_EQ(keys.size(), 10u) << "no duplicates";
+  EXPECT_EQ(read_jsonl(dir_ / "log.jsonl").size() - asked_before, 10 - before)
+      << "--resume asked only for the missing answers";
+
+  // A different model cannot resume this run.
+  Cmd other = sh("OPENAI_API_KEY=" + std::string(kKey) + " " + kBin +
+                 " generate --problems examples/pack --model other --base-url http://127.0.0.1:" +
+                 std::to_string(port_) + "/v1 --out " + out.string() + " -q --resume");
+  EXPECT_EQ(other.rc, 2) << other.out;
+  EXPECT_NE(other.out.find("differ from the run being resumed"), std::string::npos) << other.out;
+}
+
+TEST_F(Generate, MissingKeyAndBadTemplateFailBeforeAnyRequest) {
+  start_server();
+  Cmd nokey = sh("env -u OPENAI_API_KEY -u NEMO_API_KEY " + kBin +
+                 " generate --problems examples/pack --model m --base-url http://127.0.0.1:" +
+                 std::to_string(port_) + "/v1 --out " + (dir_ / "a").string() +
+                 " --env-file /nonexistent -q");
+  EXPECT_EQ(nokey.rc, 3) << nokey.out;
+  EXPECT_NE(nokey.out.find("OPENAI_API_KEY"), std::string::npos) << nokey.out;
+
+  testing::write_text(dir_ / "user.txt", "Solve {{promt}} please");
+  Cmd bad = sh(generate_cmd((dir_ / "b").string(),
+                            "--user-prompt-template " + (dir_ / "user.txt").string()));
+  EXPECT_EQ(bad.rc, 2) << bad.out;
+  EXPECT_NE(bad.out.find("promt"), std::string::npos) << bad.out;
+  EXPECT_FALSE(fs::exists(dir_ / "log.jsonl") && !read_jsonl(dir_ / "log.jsonl").empty())
+      << "no request was made";
+}
+
+}  // namespace
+}  // namespace kjudge
