@@ -157,7 +157,9 @@ nlohmann::json run_bench_stage(const BenchStageInput& in) {
                  "kjudge: benchmark stage: timing {} solutions against their baselines "
                  "({} runs each side, {} warm-up)\n",
                  pairs.size(), in.bench.runs, in.bench.warmups);
-    Benchmarker bench(in.bench, in.machine);
+    BenchOptions bo = in.bench;
+    bo.stop = in.stop;
+    Benchmarker bench(bo, in.machine);
     std::size_t finished = 0;
     bench.run(pairs, [&](const BenchResult& r) {
       nlohmann::json j = to_json(r);

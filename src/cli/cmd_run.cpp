@@ -64,8 +64,10 @@ struct RunArgs {
 };
 
 std::atomic<Evaluator*> g_running{nullptr};
+std::atomic<bool> g_stop{false};
 
 extern "C" void on_interrupt(int) {
+  g_stop.store(true);
   if (Evaluator* e = g_running.load()) e->request_stop();
   // A second Ctrl-C ends the judge at once; the journal keeps what was finished.
   signal(SIGINT, SIG_DFL);
@@ -358,7 +360,12 @@ int run_jobs(const std::string& command, const RunArgs& a) {
     bi.machine = machine;
     bi.run_dir = out;
     bi.progress = !a.quiet;
+    bi.stop = &g_stop;
+    signal(SIGINT, on_interrupt);
+    signal(SIGTERM, on_interrupt);
     performance = run_bench_stage(bi);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
   }
 
   SummaryOptions so;
@@ -367,7 +374,8 @@ int run_jobs(const std::string& command, const RunArgs& a) {
   nlohmann::json summary = summarize(results, so);
   summary["command"] = command;
   summary["run_dir"] = out.string();
-  summary["complete"] = static_cast<int>(results.size()) == total && !evaluator.stopped();
+  summary["complete"] =
+      static_cast<int>(results.size()) == total && !evaluator.stopped() && !g_stop.load();
   summary["load_errors"] = load_errors;
   summary["notes"] = notes;
   summary["sandbox"] = sandbox_mode;
@@ -396,7 +404,7 @@ int run_jobs(const std::string& command, const RunArgs& a) {
                (out / "summary.json").string());
   }
 
-  if (evaluator.stopped()) {
+  if (evaluator.stopped() || g_stop.load()) {
     fmt::print(stderr, "kjudge: interrupted; finish with: kjudge {} ... --out {} --resume\n",
                command, out.string());
     return exit_code::interrupted;

@@ -270,7 +270,7 @@ void Benchmarker::run(const std::vector<BenchPair>& pairs,
       const BenchPair* pair = nullptr;
       {
         std::lock_guard<std::mutex> lock(mu);
-        if (queue.empty()) break;
+        if (queue.empty() || (opt_.stop && opt_.stop->load())) break;
         pair = queue.front();
         queue.pop_front();
       }

@@ -4,6 +4,7 @@
 // on the machine: the evaluator has finished), warm-up runs discarded, each run timed by the
 // problem's timing mode through the CUPTI profiler (src/perf/profiler), whose record comes back
 // over a memfd only the judge and the timed process hold, tagged with a per-run nonce.
+#include <atomic>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -26,6 +27,8 @@ struct BenchOptions {
   std::filesystem::path profiler;  // libkjudge_profiler.so; empty: profiler modes not timed
   double confidence = 0.95;
   StepSettings step;
+  // Set (from a signal handler) to stop after the comparisons in flight; what finished stays.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 // One solution to time against its problem's baseline, both already built in workspaces.
