@@ -202,6 +202,26 @@ TEST_F(Generate, KilledRunResumesAskingOnlyForWhatIsMissing) {
   EXPECT_NE(other.out.find("differ from the run being resumed"), std::string::npos) << other.out;
 }
 
+// Every option can come from the YAML config; the command line wins over it.
+TEST_F(Generate, YamlConfigSetsOptionsAndTheCommandLineWins) {
+  start_server();
+  testing::write_text(dir_ / "cfg.yaml",
+                      "generate:\n  model: from-yaml\n  samples: 2\n  temperature: 0.9\n"
+                      "  max-tokens: 1234\n");
+  Cmd g = sh("env OPENAI_API_KEY=" + std::string(kKey) + " " + kBin + " --config " +
+             (dir_ / "cfg.yaml").string() +
+             " generate --problems examples/pack --task example/saxpy --base-url "
+             "http://127.0.0.1:" +
+             std::to_string(port_) + "/v1 --out " + (dir_ / "y").string() +
+             " --temperature 0.1 --env-file /nonexistent -q");
+  ASSERT_EQ(g.rc, 0) << g.out;
+  auto log = read_jsonl(dir_ / "log.jsonl");
+  ASSERT_EQ(log.size(), 2u) << "samples: 2 from the file";
+  EXPECT_EQ(log[0]["body"]["model"], "from-yaml");
+  EXPECT_EQ(log[0]["body"]["max_tokens"], 1234);
+  EXPECT_DOUBLE_EQ(log[0]["body"]["temperature"].get<double>(), 0.1) << "the command line wins";
+}
+
 TEST_F(Generate, MissingKeyAndBadTemplateFailBeforeAnyRequest) {
   start_server();
   Cmd nokey = sh("env -u OPENAI_API_KEY -u NEMO_API_KEY " + kBin +

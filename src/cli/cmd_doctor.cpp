@@ -8,6 +8,7 @@
 #include "cli/load.h"
 #include "eval/build_cache.h"
 #include "eval/env_check.h"
+#include "perf/benchmarker.h"
 
 namespace kjudge {
 namespace {
@@ -46,6 +47,22 @@ int doctor(const DoctorArgs& a) {
   eo.probe_build = !a.no_probe;
   eo.cache_dir = a.cache_dir.empty() ? default_cache_dir() : std::filesystem::path(a.cache_dir);
   auto checks = check_environment(m, ps, eo);
+  {
+    // --benchmark times profiler modes through this library (built where CUPTI is installed).
+    EnvCheck prof;
+    prof.name = "profiler";
+    const std::filesystem::path lib = locate_profiler();
+    if (lib.empty()) {
+      prof.status = CheckStatus::warn;
+      prof.detail =
+          "libkjudge_profiler.so not found; needed for --benchmark (all timing modes "
+          "but custom)";
+      prof.advice = "build on a machine with CUPTI (the CUDA toolkit) or set KJUDGE_PROFILER";
+    } else {
+      prof.detail = lib.string();
+    }
+    checks.push_back(prof);
+  }
   if (a.json) {
     nlohmann::json arr = nlohmann::json::array();
     for (const auto& c : checks)
