@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 
 #include "perf/profile_record.h"
+#include "test_util.h"
 
 namespace kjudge {
 namespace {
@@ -326,6 +328,57 @@ TEST(SelectTime, CustomReadsTheProgramOutput) {
   expect_not_timed(select_time(mode("custom"), nullptr, "COMPUTE_EVAL_TIME_MS: fast\n"),
                    "holds no valid time");
   expect_not_timed(select_time(mode("custom"), nullptr, "COMPUTE_EVAL_TIME_MS: 0\n"), "zero");
+}
+
+}  // namespace
+}  // namespace kjudge
+
+namespace kjudge {
+namespace {
+
+// A record the profiler wrote on the H100 (tests/gpu/profiler/check.cu, docs/gpu-runs.md): 57
+// kernels on three streams and two threads, 7 copies and memsets, 4 NVTX ranges. The expected
+// figures were summed from the file independently of the parser (a few lines of Python).
+TEST(RecordedProfile, H100RecordParsesAndEachModeSumsWhatItShould) {
+  const std::string text = testing::read_text(std::filesystem::path(KJUDGE_SOURCE_DIR) /
+                                              "tests/fixtures/profile-h100-check.txt");
+  ProfileRecord r = parse_profile_record(text, "");
+  EXPECT_EQ(r.kernels.size(), 57u);
+  EXPECT_EQ(r.copies.size(), 7u);
+  EXPECT_EQ(r.ranges.size(), 4u);
+
+  TimingMode region;
+  region.type = "region";
+  region.include = {"bench_region"};
+  region.time_type = "kernel";
+  TimeSelection k = select_time(region, &r, "");
+  ASSERT_TRUE(k.ms.has_value()) << k.not_timed;
+  EXPECT_NEAR(*k.ms, 10.79373, 1e-6);
+  EXPECT_NE(k.how.find("45"), std::string::npos) << k.how;
+
+  region.time_type = "wall_clock";
+  TimeSelection w = select_time(region, &r, "");
+  ASSERT_TRUE(w.ms.has_value());
+  EXPECT_NEAR(*w.ms, 12.965305, 1e-6);
+
+  TimingMode kernels;
+  kernels.type = "kernels";
+  kernels.include = {"*spin<1>(*"};  // the full name; the bare name "spin" has no <1>
+  TimeSelection one = select_time(kernels, &r, "");
+  ASSERT_TRUE(one.ms.has_value()) << one.not_timed;
+  EXPECT_NEAR(*one.ms, 1.00712, 1e-6);
+
+  TimingMode gpu;
+  gpu.type = "gpu";
+  TimeSelection g = select_time(gpu, &r, "");
+  ASSERT_TRUE(g.ms.has_value());
+  EXPECT_NEAR(*g.ms, 10.873541 + 9.798679, 1e-6);
+
+  TimingMode process;
+  process.type = "process";
+  TimeSelection p = select_time(process, &r, "");
+  ASSERT_TRUE(p.ms.has_value());
+  EXPECT_NEAR(*p.ms, 400.884249, 1e-6);
 }
 
 }  // namespace
