@@ -5,10 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <thread>
 
 #include "run/sandbox.h"
 #include "test_util.h"
@@ -298,6 +300,64 @@ TEST_F(EvaluatorTest, JobsStartInThePlannedOrder) {
   }
   run(ps, ss);
   EXPECT_EQ(order_, (std::vector<std::string>{"o/a", "o/e", "o/d", "o/b", "o/c"}));
+}
+
+}  // namespace
+}  // namespace kjudge
+
+namespace kjudge {
+namespace {
+
+// Jobs fed while the run goes (kjudge run grades answers as they arrive): each is graded soon
+// after it arrives, not after the last one, and run() returns once the feed closes.
+TEST(EvaluatorFeed, GradesJobsAsTheyArriveAndReturnsWhenTheFeedCloses) {
+  testing::TempDir dir;
+  setenv("KJ_BUILD_COUNTER", (dir / "count").c_str(), 1);
+  EvalOptions opt;
+  opt.cache_dir = dir / "cache";
+  opt.work_root = dir / "work";
+  opt.build_workers = 2;
+  opt.host_test_slots = 2;
+  std::vector<Problem> ps = {shell_problem("f/a"), shell_problem("f/b"), shell_problem("f/c")};
+  Evaluator ev(opt, host_machine());
+  JobFeed feed;
+  std::mutex mu;
+  std::map<std::string, GradedSolution> got;
+  std::map<std::string, std::chrono::steady_clock::time_point> graded_at;
+  std::chrono::steady_clock::time_point last_sent;
+  std::thread producer([&] {
+    for (std::size_t i = 0; i < ps.size(); ++i) {
+      if (i + 1 == ps.size()) last_sent = std::chrono::steady_clock::now();
+      feed.push({&ps[i], sol(ps[i].task_id, i == 1 ? "exit 1" : "exit 0")});
+      std::this_thread::sleep_for(std::chrono::milliseconds(700));
+    }
+    feed.close();
+  });
+  ev.run(feed, [&](const GradedSolution& g) {
+    std::lock_guard<std::mutex> lock(mu);
+    got[g.task_id] = g;
+    graded_at[g.task_id] = std::chrono::steady_clock::now();
+  });
+  producer.join();
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got["f/a"].verdict, Verdict::pass);
+  EXPECT_EQ(got["f/b"].verdict, Verdict::test_fail);
+  EXPECT_EQ(got["f/c"].verdict, Verdict::pass);
+  // The first job was graded before the last one was even sent (1.4 s later).
+  EXPECT_LT(graded_at["f/a"], last_sent);
+}
+
+TEST(EvaluatorFeed, AnEmptyClosedFeedReturnsAtOnce) {
+  testing::TempDir dir;
+  EvalOptions opt;
+  opt.cache_dir = dir / "cache";
+  opt.work_root = dir / "work";
+  Evaluator ev(opt, host_machine());
+  JobFeed feed;
+  feed.close();
+  int n = 0;
+  ev.run(feed, [&](const GradedSolution&) { ++n; });
+  EXPECT_EQ(n, 0);
 }
 
 }  // namespace

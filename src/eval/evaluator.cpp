@@ -120,6 +120,7 @@ struct Evaluator::State {
   std::deque<std::unique_ptr<Task>> test_queue;
   std::vector<std::unique_ptr<Task>> quiet;
   int unfinished = 0;
+  bool feed_open = false;  // run(JobFeed&): more jobs may still come
   const std::function<void(const GradedSolution&)>* done = nullptr;
   std::mutex done_mu;
   std::map<int, std::string> broken;  // GPU index → why it left the pool
@@ -158,6 +159,27 @@ fs::path Evaluator::workspace_for(const Task& t) const {
                            std::to_string(t.solution.sample) + "-a" + std::to_string(t.attempt));
 }
 
+void JobFeed::push(EvalJob job) {
+  std::lock_guard<std::mutex> lock(mu_);
+  jobs_.push_back(std::move(job));
+  cv_.notify_one();
+}
+
+void JobFeed::close() {
+  std::lock_guard<std::mutex> lock(mu_);
+  closed_ = true;
+  cv_.notify_all();
+}
+
+std::optional<EvalJob> JobFeed::pop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [&] { return !jobs_.empty() || closed_; });
+  if (jobs_.empty()) return std::nullopt;
+  EvalJob job = std::move(jobs_.front());
+  jobs_.pop_front();
+  return job;
+}
+
 void Evaluator::run(std::vector<EvalJob> jobs,
                     const std::function<void(const GradedSolution&)>& done) {
   State st;
@@ -165,18 +187,9 @@ void Evaluator::run(std::vector<EvalJob> jobs,
   std::vector<std::unique_ptr<Task>> tasks;
   std::vector<JobCost> costs;
   for (auto& job : jobs) {
-    auto t = std::make_unique<Task>();
-    t->problem = job.problem;
-    t->solution = std::move(job.solution);
-    t->build_only = job.build_only;
-    t->keep_workspace = job.keep_workspace;
-    t->expected_test_s = costs_->expected_test_s(*job.problem);
-    costs.push_back({costs_->expected_build_s(*job.problem), t->expected_test_s});
-    t->g.task_id = job.problem->task_id;
-    t->g.sample = t->solution.sample;
-    t->g.group = job.problem->group;
-    t->g.difficulty = job.problem->difficulty;
-    tasks.push_back(std::move(t));
+    tasks.push_back(make_task(std::move(job)));
+    costs.push_back(
+        {costs_->expected_build_s(*tasks.back()->problem), tasks.back()->expected_test_s});
   }
   std::vector<std::size_t> order = plan_order(costs);
   for (std::size_t r = 0; r < order.size(); ++r) tasks[order[r]]->rank = r;
@@ -184,7 +197,31 @@ void Evaluator::run(std::vector<EvalJob> jobs,
             [](const auto& a, const auto& b) { return a->rank < b->rank; });
   st.unfinished = static_cast<int>(tasks.size());
   for (auto& t : tasks) st.build_queue.push_back(std::move(t));
+  execute(st, nullptr);
+}
 
+void Evaluator::run(JobFeed& feed, const std::function<void(const GradedSolution&)>& done) {
+  State st;
+  st.done = &done;
+  st.feed_open = true;
+  execute(st, &feed);
+}
+
+std::unique_ptr<Evaluator::Task> Evaluator::make_task(EvalJob&& job) const {
+  auto t = std::make_unique<Task>();
+  t->problem = job.problem;
+  t->solution = std::move(job.solution);
+  t->build_only = job.build_only;
+  t->keep_workspace = job.keep_workspace;
+  t->expected_test_s = costs_->expected_test_s(*job.problem);
+  t->g.task_id = job.problem->task_id;
+  t->g.sample = t->solution.sample;
+  t->g.group = job.problem->group;
+  t->g.difficulty = job.problem->difficulty;
+  return t;
+}
+
+void Evaluator::execute(State& st, JobFeed* feed) {
   std::vector<int> gpus = opt_.gpus;
   if (gpus.empty())
     for (const auto& g : machine_.gpus) gpus.push_back(g.index);
@@ -215,6 +252,24 @@ void Evaluator::run(std::vector<EvalJob> jobs,
     for (int g : gpus)
       for (int i = 0; i < opt_.tests_per_gpu; ++i)
         threads.emplace_back([this, &st, g] { test_worker(st, g); });
+  }
+  if (feed) {
+    // Jobs arriving while the run goes: they start in arrival order, after what is queued.
+    threads.emplace_back([this, &st, feed] {
+      std::size_t rank = 0;
+      while (std::optional<EvalJob> job = feed->pop()) {
+        if (stop_) continue;  // drain: the producer must not block on a full feed
+        auto t = make_task(std::move(*job));
+        t->rank = rank++;
+        std::lock_guard<std::mutex> lock(st.mu);
+        ++st.unfinished;
+        st.build_queue.push_back(std::move(t));
+        st.cv.notify_all();
+      }
+      std::lock_guard<std::mutex> lock(st.mu);
+      st.feed_open = false;
+      st.cv.notify_all();
+    });
   }
   for (auto& th : threads) th.join();
 
@@ -259,8 +314,10 @@ void Evaluator::build_worker(State& st) {
     std::unique_ptr<Task> t;
     {
       std::unique_lock<std::mutex> lock(st.mu);
-      st.cv.wait(lock, [&] { return !st.build_queue.empty() || st.unfinished == 0 || stop_; });
-      if (stop_ || (st.build_queue.empty() && st.unfinished == 0)) {
+      st.cv.wait(lock, [&] {
+        return !st.build_queue.empty() || (st.unfinished == 0 && !st.feed_open) || stop_;
+      });
+      if (stop_ || (st.build_queue.empty() && st.unfinished == 0 && !st.feed_open)) {
         st.cv.notify_all();
         return;
       }
@@ -295,10 +352,10 @@ void Evaluator::test_worker(State& st, int gpu) {
                std::find(x->gpus.begin(), x->gpus.end(), gpu) != x->gpus.end();
       };
       st.cv.wait(lock, [&] {
-        return stop_ || st.unfinished == 0 || st.broken.count(gpu) ||
+        return stop_ || (st.unfinished == 0 && !st.feed_open) || st.broken.count(gpu) ||
                std::any_of(st.test_queue.begin(), st.test_queue.end(), eligible);
       });
-      if (stop_ || st.unfinished == 0 || st.broken.count(gpu)) {
+      if (stop_ || (st.unfinished == 0 && !st.feed_open) || st.broken.count(gpu)) {
         st.cv.notify_all();
         return;
       }

@@ -11,11 +11,14 @@
 // alone on a quiet machine, before the timeout becomes a verdict. Faults of the judge or the
 // machine (judge_error) are retried and never charged to the model.
 #include <atomic>
+#include <condition_variable>
 #include <deque>
 #include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,6 +65,21 @@ struct EvalJob {
   bool keep_workspace = false;  // keep it when the job passes (GradedSolution::workspace)
 };
 
+// Jobs that arrive over time, e.g. answers graded as a model writes them (kjudge run).
+class JobFeed {
+ public:
+  void push(EvalJob job);  // thread-safe
+  void close();            // no more jobs will come
+  // Waits for the next job; nullopt once closed and drained.
+  std::optional<EvalJob> pop();
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<EvalJob> jobs_;
+  bool closed_ = false;
+};
+
 class Evaluator {
  public:
   Evaluator(EvalOptions options, MachineInfo machine);
@@ -70,6 +88,9 @@ class Evaluator {
   // Grades every job. `done` is called once per job, from one thread at a time, as soon as
   // the job's verdict is final.
   void run(std::vector<EvalJob> jobs, const std::function<void(const GradedSolution&)>& done);
+  // The same for jobs that arrive over time: returns once `feed` is closed and every job it
+  // gave is graded. Jobs start in arrival order.
+  void run(JobFeed& feed, const std::function<void(const GradedSolution&)>& done);
 
   // Stop starting new work; steps in flight finish. Safe from a signal handler.
   void request_stop() { stop_.store(true); }
@@ -85,6 +106,9 @@ class Evaluator {
   struct State;
   struct Task;
 
+  std::unique_ptr<Task> make_task(EvalJob&& job) const;
+  // The run itself: the worker threads (and the feed's, if any), then the quiet retries.
+  void execute(State& st, JobFeed* feed);
   void build_worker(State& st);
   void test_worker(State& st, int gpu);
   // Runs the pre-checks and the build of `t`; returns false when the job is final already.
