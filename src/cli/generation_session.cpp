@@ -1,0 +1,267 @@
+#include "cli/generation_session.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "cli/exit_codes.h"
+#include "core/datapack.h"
+#include "core/input_error.h"
+#include "core/sha256.h"
+#include "eval/evaluator.h"
+
+namespace kjudge {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void append_line(const fs::path& path, const nlohmann::json& j) {
+  // One write(2) of a whole line with O_APPEND: a kill leaves at most a torn last line, which
+  // the reader skips (and --resume asks for again).
+  const std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  int fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::runtime_error("cannot append to " + path.string());
+  std::size_t done = 0;
+  while (done < line.size()) {
+    ssize_t n = write(fd, line.data() + done, line.size() - done);
+    if (n <= 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  close(fd);
+}
+
+std::vector<GenRecord> read_journal(const fs::path& path) {
+  std::vector<GenRecord> out;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) continue;
+    try {
+      out.push_back(gen_record_from_json(j));
+    } catch (const std::exception&) {
+    }
+  }
+  return out;
+}
+
+std::string file_text(const std::string& path) {
+  if (path.empty()) return "";
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// What must not change between a run and its --resume: the model, the endpoint, the prompts.
+std::string settings_fingerprint(const GenArgs& a) {
+  Sha256 h;
+  h.update(a.provider).update("\n").update(a.base_url).update("\n").update(a.model).update("\n");
+  h.update(file_text(a.system_prompt_file)).update("\n").update(file_text(a.user_prompt_template));
+  return h.hex();
+}
+
+std::string pack_name(const std::string& model) {
+  std::string s;
+  for (char c : model) s += (std::isalnum(static_cast<unsigned char>(c)) || c == '.') ? c : '-';
+  return s.empty() ? "model" : s;
+}
+
+
+}  // namespace
+
+void add_model_options(CLI::App* g, GenArgs& a, const std::string& requests_flags) {
+  g->add_option("--provider", a.provider,
+                "openai (Chat Completions, any compatible server) or anthropic (Messages API)")
+      ->check(CLI::IsMember({"openai", "anthropic"}));
+  g->add_option("--base-url,--base_url", a.base_url,
+                "API base URL (default https://api.openai.com/v1 or https://api.anthropic.com/v1)");
+  g->add_option("--model", a.model, "Model name")->required();
+  g->add_option("--temperature", a.temperature, "Sampling temperature");
+  g->add_option("--top-p", a.top_p, "Nucleus sampling");
+  g->add_option("--max-tokens", a.max_tokens, "Most tokens per answer");
+  g->add_option("--reasoning-effort", a.reasoning_effort, "Reasoning effort (low|medium|high)");
+  g->add_option("--seed", a.seed, "Sampling seed, where the API supports one");
+  g->add_option("--samples", a.samples, "Answers per problem (default 1)")
+      ->check(CLI::Range(1, 1000));
+  g->add_option(requests_flags, a.workers, "Requests in flight at once (default 8)")
+      ->check(CLI::Range(1, 256));
+  g->add_option("--system-prompt-file", a.system_prompt_file, "Use this system prompt");
+  g->add_option("--user-prompt-template", a.user_prompt_template,
+                "Use this user prompt template ({{prompt}}, {{build_command}}, "
+                "{{context_files}}, {{task_id}}, {{group}}, {{solution_path}})");
+  g->add_option("--env-file", a.env_file,
+                "Where to look for API keys besides the environment (default .env)");
+  g->add_option("--timeout", a.timeout, "Seconds per request (default 600)");
+  g->add_option("--retries", a.retries, "Retries on 429, 5xx, timeouts (default 6)");
+  g->add_option("--price-in", a.price_in, "USD per million input tokens, for the cost estimate");
+  g->add_option("--price-out", a.price_out, "USD per million output tokens");
+}
+
+GenerationSession::GenerationSession(const GenArgs& args, fs::path dir)
+    : a_(args), dir_(std::move(dir)) {}
+
+GenerationSession::~GenerationSession() = default;
+
+int GenerationSession::open() {
+  if (a_.model.empty()) throw InputError("--model", 0, "", "name the model to ask");
+  ClientOptions co;
+  co.provider = a_.provider;
+  co.base_url = a_.base_url;
+  co.timeout_s = a_.timeout;
+  // Answers are not streamed, so no byte arrives while the model thinks: a shorter stall limit
+  // would cut long reasoning off. Only a connection silent for the whole timeout is a stall.
+  co.stall_s = a_.timeout;
+  co.max_retries = a_.retries;
+  std::optional<std::string> key = find_api_key(a_.provider, a_.env_file);
+  if (!key) {
+    fmt::print(stderr, "kjudge: no API key for {}: set {} (or put it in {})\n", a_.provider,
+               a_.provider == "anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY or NEMO_API_KEY",
+               a_.env_file);
+    return exit_code::environment;
+  }
+  co.api_key = *key;
+  if (!a_.quiet)
+    co.on_retry = [](int attempt, const std::string& why, double delay) {
+      fmt::print(stderr, "kjudge: retry {} in {:.1f} s: {}\n", attempt, delay, why);
+    };
+  client_ = make_chat_client(co);
+
+  const fs::path journal = dir_ / "generation.jsonl";
+  const std::string fingerprint = settings_fingerprint(a_);
+  if (fs::exists(journal) && !a_.resume)
+    throw InputError(dir_.string(), 0, "",
+                     "holds an earlier generation run; pass --resume to finish it, or choose "
+                     "another --out");
+  if (a_.resume && fs::exists(dir_ / "generation-run.json")) {
+    std::ifstream in(dir_ / "generation-run.json");
+    auto prev = nlohmann::json::parse(in, nullptr, false);
+    if (!prev.is_discarded() && prev.value("settings_fingerprint", "") != fingerprint)
+      throw InputError((dir_ / "generation-run.json").string(), 0, "settings_fingerprint",
+                       "the model, endpoint or prompts differ from the run being resumed");
+  }
+  fs::create_directories(dir_ / "answers");
+  // No key here: the file says which endpoint, not with what credentials.
+  nlohmann::json run = {
+      {"schema_version", 1},
+      {"kind", "kjudge-generation"},
+      {"problems", a_.problems},
+      {"provider", a_.provider},
+      {"base_url", a_.base_url},
+      {"model", a_.model},
+      {"samples", a_.samples},
+      {"temperature", a_.temperature ? nlohmann::json(*a_.temperature) : nullptr},
+      {"top_p", a_.top_p ? nlohmann::json(*a_.top_p) : nullptr},
+      {"max_tokens", a_.max_tokens ? nlohmann::json(*a_.max_tokens) : nullptr},
+      {"reasoning_effort", a_.reasoning_effort},
+      {"seed", a_.seed ? nlohmann::json(*a_.seed) : nullptr},
+      {"system_prompt_file", a_.system_prompt_file},
+      {"user_prompt_template", a_.user_prompt_template},
+      {"settings_fingerprint", fingerprint}};
+  std::ofstream(dir_ / "generation-run.json") << run.dump(2) << "\n";
+  records_ = read_journal(journal);
+  if (a_.resume && !records_.empty() && !a_.quiet)
+    fmt::print(stderr, "kjudge: resuming {}: {} answers already there\n", dir_.string(),
+               records_.size());
+  return exit_code::ok;
+}
+
+void GenerationSession::run(const std::vector<Problem>& problems,
+                            const std::function<void(const GenRecord&)>& also) {
+  std::set<std::pair<std::string, int>> done;
+  for (const auto& r : records_) done.insert({r.task_id, r.sample});
+  std::vector<const Problem*> ps;
+  for (const auto& p : problems) ps.push_back(&p);
+  const std::size_t total = problems.size() * static_cast<std::size_t>(a_.samples);
+
+  GenOptions go;
+  go.request.model = a_.model;
+  go.request.temperature = a_.temperature;
+  go.request.top_p = a_.top_p;
+  go.request.max_tokens = a_.max_tokens;
+  if (!a_.reasoning_effort.empty()) go.request.reasoning_effort = a_.reasoning_effort;
+  go.request.seed = a_.seed;
+  go.samples = a_.samples;
+  go.workers = a_.workers;
+  if (!a_.system_prompt_file.empty()) go.system_prompt_file = a_.system_prompt_file;
+  if (!a_.user_prompt_template.empty()) go.user_prompt_template = a_.user_prompt_template;
+  generator_ = std::make_unique<Generator>(go, *client_);
+  const fs::path journal = dir_ / "generation.jsonl";
+  std::size_t seen = done.size();
+  generator_->run(
+      ps, done,
+      [&](const GenRecord& r) {
+        append_line(journal, to_json(r));
+        std::ofstream(dir_ / "answers" /
+                      (sanitize_task_id(r.task_id) + "-s" + std::to_string(r.sample) + ".md"))
+            << r.raw_answer;
+        records_.push_back(r);
+        ++seen;
+        if (!a_.quiet)
+          fmt::print(stderr, "[{}/{}] {} #{}: {}\n", seen, total, r.task_id, r.sample,
+                     r.parse_error.empty() ? fmt::format("{} file(s)", r.files.size())
+                                           : "no usable code: " + r.parse_error);
+        if (also) also(r);
+      },
+      [&](const GenFailure& f) {
+        failures_.push_back(f);
+        fmt::print(stderr, "kjudge: {} #{}: request failed ({}): {}\n", f.task_id, f.sample,
+                   f.kind, f.message);
+      });
+}
+
+void GenerationSession::request_stop() {
+  if (generator_) generator_->request_stop();
+}
+
+nlohmann::json GenerationSession::finish(const std::vector<Problem>& problems,
+                                         const std::string& summary_name, double wall_s) {
+  std::map<std::string, const Problem*> by_id;
+  for (const auto& p : problems) by_id[p.task_id] = &p;
+  std::vector<Solution> solutions;
+  long in_tokens = 0, out_tokens = 0;
+  int unusable = 0, truncated = 0;
+  for (const auto& r : records_) {
+    in_tokens += r.usage.input_tokens;
+    out_tokens += r.usage.output_tokens;
+    unusable += !r.parse_error.empty();
+    truncated += r.finish_reason == "length";
+    if (by_id.count(r.task_id)) solutions.push_back(solution_of(r, *by_id[r.task_id]));
+  }
+  std::sort(solutions.begin(), solutions.end(), [](const Solution& x, const Solution& y) {
+    return std::tie(x.task_id, x.sample) < std::tie(y.task_id, y.sample);
+  });
+  const fs::path pack = dir_ / (pack_name(a_.model) + "-solutions.tar.gz");
+  write_solution_pack(pack, pack_name(a_.model), "generated by kjudge from " + a_.model,
+                      std::nullopt, solutions);
+  const std::size_t total = problems.size() * static_cast<std::size_t>(a_.samples);
+  nlohmann::json summary = {
+      {"schema_version", 1},
+      {"kind", "kjudge-generation-summary"},
+      {"model", a_.model},
+      {"provider", a_.provider},
+      {"problems", problems.size()},
+      {"samples_per_problem", a_.samples},
+      {"answers", records_.size()},
+      {"missing", total > records_.size() ? total - records_.size() : 0},
+      {"unusable_answers", unusable},
+      {"truncated_answers", truncated},
+      {"failed_requests", failures_.size()},
+      {"usage", {{"input_tokens", in_tokens}, {"output_tokens", out_tokens}}},
+      {"solutions_pack", pack.string()},
+      {"journal", (dir_ / "generation.jsonl").string()},
+      {"wall_s", wall_s}};
+  if (a_.price_in && a_.price_out)
+    summary["estimated_cost_usd"] = (in_tokens * *a_.price_in + out_tokens * *a_.price_out) / 1e6;
+  else
+    summary["estimated_cost_usd"] = nullptr;  // no price given: no made-up figure
+  std::ofstream(dir_ / summary_name) << summary.dump(2) << "\n";
+  return summary;
+}
+
+}  // namespace kjudge
