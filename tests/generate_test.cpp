@@ -202,6 +202,52 @@ TEST_F(Generate, KilledRunResumesAskingOnlyForWhatIsMissing) {
   EXPECT_NE(other.out.find("differ from the run being resumed"), std::string::npos) << other.out;
 }
 
+// kjudge run: the same answers, graded as they arrive, in one directory; kill -9 and --resume
+// finish both sides without asking twice or grading twice.
+TEST_F(Generate, RunGradesAnswersAsTheyArriveAndResumes) {
+  start_server("--default 'stall 0.3'");
+  const fs::path out = dir_ / "run";
+  const std::string cmd = "env OPENAI_API_KEY=" + std::string(kKey) + " " + kBin +
+                          " run --problems examples/pack --model fake-coder --base-url "
+                          "http://127.0.0.1:" +
+                          std::to_string(port_) + "/v1 --out " + out.string() +
+                          " --env-file /nonexistent -q --samples 2 --requests 1 -k 1,2 "
+                          "--cache-dir " +
+                          (dir_ / "cache").string();
+  pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    execl("/bin/sh", "sh", "-c", ("cd '" + kSource.string() + "' && exec " + cmd).c_str(), nullptr);
+    _exit(127);
+  }
+  // Graded as they arrive: results appear while answers are still coming.
+  for (int i = 0; i < 400 && read_jsonl(out / "results.jsonl").size() < 2; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const std::size_t answers_then = read_jsonl(out / "generation.jsonl").size();
+  kill(-pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  ASSERT_GE(read_jsonl(out / "results.jsonl").size(), 2u);
+  EXPECT_LT(answers_then, 10u) << "grading waited for every answer";
+
+  Cmd r = sh(cmd + " --resume");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  auto results = read_jsonl(out / "results.jsonl");
+  EXPECT_EQ(results.size(), 10u);
+  std::set<std::pair<std::string, int>> keys;
+  for (const auto& g : results)
+    keys.insert({g["task_id"].get<std::string>(), g["sample"].get<int>()});
+  EXPECT_EQ(keys.size(), 10u) << "nothing graded twice";
+  EXPECT_EQ(read_jsonl(out / "generation.jsonl").size(), 10u);
+  std::ifstream sin(out / "summary.json");
+  nlohmann::json s = nlohmann::json::parse(sin);
+  std::string logs;
+  for (const auto& g : results)
+    if (g["verdict"] != "pass" && g["task_id"] != "example/half_convert") logs += g.dump(2) + "\n";
+  EXPECT_NEAR(s["pass_at_k"]["1"].get<double>(), 0.8, 1e-9) << logs;
+  EXPECT_EQ(s["generation"]["answers"], 10);
+  EXPECT_TRUE(fs::exists(out / "fake-coder-solutions.tar.gz"));
+}
+
 // Every option can come from the YAML config; the command line wins over it.
 TEST_F(Generate, YamlConfigSetsOptionsAndTheCommandLineWins) {
   start_server();

@@ -50,25 +50,24 @@ int run_generate(const GenArgs& a) {
   signal(SIGINT, SIG_DFL);
   signal(SIGTERM, SIG_DFL);
 
-  nlohmann::json summary = session.finish(
-      problems, "summary.json",
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  nlohmann::json summary =
+      session.finish(problems, "summary.json",
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   if (a.json) fmt::print("{}\n", summary.dump(2));
   const std::size_t answers = summary["answers"].get<std::size_t>();
   const std::size_t missing = summary["missing"].get<std::size_t>();
   if (!a.quiet) {
-    fmt::print(stderr,
-               "generated {} of {} answers ({} without usable code, {} truncated); tokens in "
-               "{} out {}{}\nsolutions: {}\n",
-               answers, answers + missing, summary["unusable_answers"].get<int>(),
-               summary["truncated_answers"].get<int>(),
-               summary["usage"]["input_tokens"].get<long>(),
-               summary["usage"]["output_tokens"].get<long>(),
-               summary["estimated_cost_usd"].is_null()
-                   ? std::string()
-                   : fmt::format("; estimated cost ${:.4f}",
-                                 summary["estimated_cost_usd"].get<double>()),
-               summary["solutions_pack"].get<std::string>());
+    fmt::print(
+        stderr,
+        "generated {} of {} answers ({} without usable code, {} truncated); tokens in "
+        "{} out {}{}\nsolutions: {}\n",
+        answers, answers + missing, summary["unusable_answers"].get<int>(),
+        summary["truncated_answers"].get<int>(), summary["usage"]["input_tokens"].get<long>(),
+        summary["usage"]["output_tokens"].get<long>(),
+        summary["estimated_cost_usd"].is_null()
+            ? std::string()
+            : fmt::format("; estimated cost ${:.4f}", summary["estimated_cost_usd"].get<double>()),
+        summary["solutions_pack"].get<std::string>());
   }
   if (missing > 0) {
     fmt::print(stderr,
@@ -93,7 +92,7 @@ void add_generate_command(CLI::App& app, int& rc) {
                 "summary.json (default kjudge-gen/<model>)");
   g->add_flag("--resume", a->resume, "Finish the run in --out: ask only for missing answers");
   add_filter_options(g, a->filter);
-  add_model_options(g, *a, "--requests,--workers");
+  add_model_options(g, *a, /*standalone=*/true);
   g->add_flag("-q,--quiet", a->quiet, "No progress on stderr");
   g->add_flag("--json", a->json, "Print the summary JSON on stdout");
   g->callback([a, &rc] { rc = run_generate(*a); });

@@ -10,10 +10,12 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <thread>
 
 #include "cli/bench_stage.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/generation_session.h"
 #include "cli/load.h"
 #include "cli/progress.h"
 #include "core/byte_size.h"
@@ -61,13 +63,16 @@ struct RunArgs {
   int runs = 5;
   int warmups = 1;
   std::string profiler;
+  std::shared_ptr<GenArgs> gen;  // kjudge run: the model to ask
 };
 
 std::atomic<Evaluator*> g_running{nullptr};
 std::atomic<bool> g_stop{false};
+std::atomic<GenerationSession*> g_session{nullptr};
 
 extern "C" void on_interrupt(int) {
   g_stop.store(true);
+  if (GenerationSession* s = g_session.load()) s->request_stop();
   if (Evaluator* e = g_running.load()) e->request_stop();
   // A second Ctrl-C ends the judge at once; the journal keeps what was finished.
   signal(SIGINT, SIG_DFL);
@@ -157,6 +162,9 @@ int run_jobs(const std::string& command, const RunArgs& a) {
         pre_graded.push_back(g);
       }
     }
+  } else if (command == "run") {
+    // The jobs are the model's answers: those of an earlier, interrupted run come from its
+    // journal once the run directory is open, the rest as they arrive.
   } else {
     LoadReport sreport;
     std::vector<Solution> sols = read_solutions_any(a.solutions, &sreport);
@@ -199,6 +207,16 @@ int run_jobs(const std::string& command, const RunArgs& a) {
       a.out.empty() ? fs::path("kjudge-runs") / (command + "-" + timestamp()) : fs::path(a.out);
   fs::path journal_path = out / "results.jsonl";
   std::string fingerprint = jobs_fingerprint(jobs);
+  if (command == "run") {
+    Sha256 h;
+    h.update("run\n").update(a.gen->provider).update("\n").update(a.gen->base_url);
+    h.update("\n").update(a.gen->model).update("\n");
+    for (const auto& p : problems) {
+      h.update(p.task_id).update("\n");
+      for (const auto& f : p.test_files) h.update(f.path).update("\n").update(f.content);
+    }
+    fingerprint = h.hex();
+  }
   if (fs::exists(journal_path) && !a.resume)
     throw InputError(out.string(), 0, "",
                      "holds an earlier run; pass --resume to finish it, or "
@@ -211,6 +229,22 @@ int run_jobs(const std::string& command, const RunArgs& a) {
                        "the problems, solutions or filters differ from the run being resumed");
   }
   fs::create_directories(out);
+
+  // kjudge run: the generation side lives in the same directory (generation.jsonl, answers/).
+  std::map<std::string, const Problem*> by_id;
+  for (const auto& p : problems) by_id[p.task_id] = &p;
+  std::unique_ptr<GenerationSession> session;
+  if (command == "run") {
+    GenArgs ga = *a.gen;
+    ga.problems = a.problems;
+    ga.resume = a.resume;
+    ga.quiet = true;  // the grading progress bar reports instead
+    session = std::make_unique<GenerationSession>(ga, out);
+    if (int rc = session->open(); rc != exit_code::ok) return rc;
+    for (const auto& r : session->records())
+      if (by_id.count(r.task_id))
+        jobs.push_back({by_id[r.task_id], solution_of(r, *by_id[r.task_id])});
+  }
 
   // The machine.
   MachineInfo machine = probe_machine();
@@ -309,6 +343,9 @@ int run_jobs(const std::string& command, const RunArgs& a) {
     if (!done.count({g.task_id, g.sample})) pre_todo.push_back(std::move(g));
 
   int total = already + static_cast<int>(todo.size() + pre_todo.size());
+  if (command == "run")
+    total =
+        static_cast<int>(problems.size()) * a.gen->samples + static_cast<int>(pre_graded.size());
   Progress progress(total, already, !a.quiet);
   if (a.resume && already)
     fmt::print(stderr, "kjudge: resuming {}: {} of {} already graded\n", out.string(), already,
@@ -338,7 +375,27 @@ int run_jobs(const std::string& command, const RunArgs& a) {
   g_running.store(&evaluator);
   signal(SIGINT, on_interrupt);
   signal(SIGTERM, on_interrupt);
-  evaluator.run(std::move(todo), record);
+  if (session) {
+    // Answers are graded as they arrive: the generator feeds the evaluator.
+    JobFeed feed;
+    for (auto& j : todo) feed.push(std::move(j));
+    g_session.store(session.get());
+    std::thread producer([&] {
+      session->run(problems, [&](const GenRecord& r) {
+        if (by_id.count(r.task_id))
+          feed.push({by_id[r.task_id], solution_of(r, *by_id[r.task_id])});
+      });
+      feed.close();
+    });
+    evaluator.run(feed, record);
+    producer.join();
+    g_session.store(nullptr);
+    for (const auto& r : session->records())
+      if (by_id.count(r.task_id))
+        solution_files[{r.task_id, r.sample}] = solution_of(r, *by_id[r.task_id]);
+  } else {
+    evaluator.run(std::move(todo), record);
+  }
   g_running.store(nullptr);
   signal(SIGINT, SIG_DFL);
   signal(SIGTERM, SIG_DFL);
@@ -386,6 +443,12 @@ int run_jobs(const std::string& command, const RunArgs& a) {
     fmt::print(stderr, "kjudge: GPU {} was taken out of the pool: {}\n", gpu, why);
   }
   summary["broken_gpus"] = broken;
+  if (session) {
+    summary["generation"] = session->finish(problems, "generation-summary.json", so.wall_s);
+    if (session->failed_requests() > 0)
+      summary["notes"].push_back(fmt::format("{} requests to the model failed; --resume asks again",
+                                             session->failed_requests()));
+  }
   nlohmann::json warnings = nlohmann::json::array();
   if (!sandboxed)
     warnings.push_back("--sandbox none: solutions ran unconfined, with the judge's rights");
@@ -480,6 +543,17 @@ void add_run_commands(CLI::App& app, int& rc) {
       ->required();
   add_run_options(e, *ev);
   e->callback([ev, &rc] { rc = run_jobs("evaluate", *ev); });
+
+  auto rn = std::make_shared<RunArgs>();
+  rn->gen = std::make_shared<GenArgs>();
+  auto* r = app.add_subcommand("run",
+                               "Generate solutions with a model and grade each answer as it "
+                               "arrives (generate + evaluate in one pipeline)");
+  r->add_option("--problems", rn->problems, "Problems pack, problems.jsonl or problem directories")
+      ->required();
+  add_model_options(r, *rn->gen, /*standalone=*/false);
+  add_run_options(r, *rn);
+  r->callback([rn, &rc] { rc = run_jobs("run", *rn); });
 }
 
 }  // namespace kjudge

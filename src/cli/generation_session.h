@@ -6,11 +6,10 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "cli/load.h"
 #include "core/problem.h"
@@ -43,9 +42,9 @@ struct GenArgs {
 };
 
 // The model and API options (not --problems, --out, --resume, filters, -q, --json).
-// `requests_flags` names the option for requests in flight ("--requests,--workers" where
-// --workers means nothing else).
-void add_model_options(CLI::App* cmd, GenArgs& a, const std::string& requests_flags);
+// `standalone` (kjudge generate) also names them --workers, --retries and --timeout, which in
+// kjudge run belong to the judge (--requests, --api-retries and --api-timeout always work).
+void add_model_options(CLI::App* cmd, GenArgs& a, bool standalone);
 
 class GenerationSession {
  public:
@@ -61,8 +60,7 @@ class GenerationSession {
   std::size_t failed_requests() const { return failures_.size(); }
 
   // Asks for every missing answer; each is journaled, then handed to `also` (may be empty).
-  void run(const std::vector<Problem>& problems,
-           const std::function<void(const GenRecord&)>& also);
+  void run(const std::vector<Problem>& problems, const std::function<void(const GenRecord&)>& also);
   void request_stop();
 
   // Writes the solutions pack and `summary_name` (in the run directory); returns the summary.

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "core/sha256.h"
+#include "run/cloexec_file.h"
 
 namespace kjudge {
 namespace fs = std::filesystem;
@@ -94,8 +95,7 @@ std::optional<CachedBuild> BuildCache::restore(const std::string& key,
       fs::path src = dir / "files" / rel;
       fs::path dst = workspace / rel;
       fs::create_directories(dst.parent_path());
-      fs::remove(dst);
-      fs::copy_file(src, dst);
+      copy_file_cloexec(src, dst);
       fs::permissions(dst, static_cast<fs::perms>(f.value("mode", 0644)));
     }
     return rec;
@@ -119,7 +119,7 @@ void BuildCache::store(const std::string& key, const fs::path& workspace, const 
       if (hash.rfind("link:", 0) == 0) continue;
       fs::path dst = tmp / "files" / rel;
       fs::create_directories(dst.parent_path());
-      fs::copy_file(workspace / rel, dst);
+      copy_file_cloexec(workspace / rel, dst);
       auto mode = static_cast<int>(fs::status(workspace / rel).permissions() & fs::perms::mask);
       files.push_back({{"path", rel}, {"mode", mode}});
     }

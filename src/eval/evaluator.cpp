@@ -20,6 +20,7 @@
 #include "eval/source_refs.h"
 #include "eval/step_runner.h"
 #include "eval/workspace.h"
+#include "run/cloexec_file.h"
 #include "run/gpu_probe.h"
 #include "run/process.h"
 #include "run/sandbox.h"
@@ -381,8 +382,15 @@ bool Evaluator::probe_gpu(int gpu, std::string* why) const {
     fs::create_directories(scratch, ec);
     // The judge copies the probe in: the sandbox sees the scratch workspace and nothing else.
     if (!probe_exe_.empty()) {
-      fs::copy_file(probe_exe_, scratch / "gpu-probe", ec);
-      if (ec) return true;  // a fault of the judge says nothing about the GPU
+      // Without O_CLOEXEC a child forked meanwhile would keep it busy (ETXTBSY) when run.
+      try {
+        copy_file_cloexec(probe_exe_, scratch / "gpu-probe");
+        fs::permissions(scratch / "gpu-probe", fs::perms::owner_all | fs::perms::group_read |
+                                                   fs::perms::group_exec | fs::perms::others_read |
+                                                   fs::perms::others_exec);
+      } catch (const std::exception&) {
+        return true;  // a fault of the judge says nothing about the GPU
+      }
     }
     ProcessResult r =
         run_step(probe_command_, scratch, 60, {"CUDA_VISIBLE_DEVICES=" + std::to_string(gpu)});

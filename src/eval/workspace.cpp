@@ -4,6 +4,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "run/cloexec_file.h"
+
 namespace kjudge {
 
 bool is_safe_relative_path(const std::string& path) {
@@ -49,9 +51,7 @@ void write_file(const std::filesystem::path& dir, const SourceFile& f) {
   // Replace, never follow: an earlier file cannot have planted a link (we write them all), but
   // removing first keeps overwrite semantics plain.
   std::filesystem::remove(target);
-  std::ofstream out(target, std::ios::binary | std::ios::trunc);
-  out.write(f.content.data(), static_cast<std::streamsize>(f.content.size()));
-  if (!out) throw std::runtime_error("cannot write " + target.string());
+  write_file_cloexec(target, f.content);
 }
 
 }  // namespace
