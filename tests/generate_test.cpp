@@ -205,7 +205,7 @@ TEST_F(Generate, KilledRunResumesAskingOnlyForWhatIsMissing) {
 // kjudge run: the same answers, graded as they arrive, in one directory; kill -9 and --resume
 // finish both sides without asking twice or grading twice.
 TEST_F(Generate, RunGradesAnswersAsTheyArriveAndResumes) {
-  start_server("--default 'stall 0.3'");
+  start_server("--default 'stall 1.0'");  // 10 s of answers: grading starts well before
   const fs::path out = dir_ / "run";
   const std::string cmd = "env OPENAI_API_KEY=" + std::string(kKey) + " " + kBin +
                           " run --problems examples/pack --model fake-coder --base-url "
