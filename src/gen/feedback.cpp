@@ -1,0 +1,86 @@
+#include "gen/feedback.h"
+
+#include <set>
+#include <sstream>
+
+namespace kjudge {
+
+namespace {
+
+std::string trim(const std::string& s) {
+  const std::size_t a = s.find_first_not_of(" \t\r");
+  if (a == std::string::npos) return "";
+  return s.substr(a, s.find_last_not_of(" \t\r") - a + 1);
+}
+
+constexpr std::size_t kMinLine = 12;  // shorter lines ("}", "return 0;") reveal nothing
+
+}  // namespace
+
+std::string redact_test_source(const std::string& log, const Problem& problem) {
+  std::set<std::string> secret;
+  for (const auto& f : problem.test_files) {
+    std::istringstream in(f.content);
+    std::string line;
+    while (std::getline(in, line)) {
+      std::string t = trim(line);
+      if (t.size() >= kMinLine) secret.insert(t);
+    }
+  }
+  std::istringstream in(log);
+  std::string line, out;
+  bool first = true;
+  while (std::getline(in, line)) {
+    bool leaks = false;
+    for (const auto& s : secret)
+      if (line.find(s) != std::string::npos) {
+        leaks = true;
+        break;
+      }
+    if (!first) out += "\n";
+    out += leaks ? "[a line of the hidden tests was removed]" : line;
+    first = false;
+  }
+  if (!log.empty() && log.back() == '\n') out += "\n";
+  return out;
+}
+
+std::string judge_feedback(const GradedSolution& g, const Problem& problem, std::size_t cap) {
+  std::string what, log;
+  switch (g.verdict) {
+    case Verdict::pass:
+      return "";
+    case Verdict::build_error:
+    case Verdict::build_timeout:
+      what = g.verdict == Verdict::build_timeout ? "The build did not finish in time."
+                                                 : "The build failed.";
+      log = g.build.log;
+      break;
+    case Verdict::test_fail:
+    case Verdict::test_timeout:
+    case Verdict::crash:
+      what = g.verdict == Verdict::test_timeout ? "The hidden tests did not finish in time."
+             : g.verdict == Verdict::crash      ? "The program crashed under the hidden tests."
+                                                : "The hidden tests failed.";
+      log = g.test.log;
+      break;
+    default:
+      what = "The solution was not accepted: " + g.detail;
+      break;
+  }
+  std::string msg = what + "\n";
+  if (!g.detail.empty() && g.verdict != Verdict::source_reference_missing &&
+      g.verdict != Verdict::invalid_solution)
+    msg += "Judge: " + redact_test_source(g.detail, problem) + "\n";
+  if (!log.empty()) {
+    std::string r = redact_test_source(log, problem);
+    if (r.size() > cap) r = "[...]\n" + r.substr(r.size() - cap);
+    msg += "\nOutput:\n```\n" + r + (r.empty() || r.back() == '\n' ? "" : "\n") + "```\n";
+  }
+  msg +=
+      "\nFix the problem and answer again with the complete files, each in its own fenced "
+      "block whose first line is a `// file: <path>` comment.";
+  return msg;
+}
+
+}  // namespace kjudge
