@@ -10,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "core/datapack.h"
@@ -246,6 +247,56 @@ TEST_F(Generate, RunGradesAnswersAsTheyArriveAndResumes) {
   EXPECT_NEAR(s["pass_at_k"]["1"].get<double>(), 0.8, 1e-9) << logs;
   EXPECT_EQ(s["generation"]["answers"], 10);
   EXPECT_TRUE(fs::exists(out / "fake-coder-solutions.tar.gz"));
+}
+
+// --turns: a failing answer goes back to the model with the build errors, and the second
+// answer passes; every turn is journaled and pass@1 is reported per turn.
+TEST_F(Generate, TurnsSendTheJudgesFeedbackAndCountPassesPerTurn) {
+  const Problem* saxpy = nullptr;
+  for (const auto& p : problems_)
+    if (p.task_id == "example/saxpy") saxpy = &p;
+  ASSERT_NE(saxpy, nullptr);
+  std::string good;
+  for (const auto& f : saxpy->baseline_solution->files)
+    good += "```cuda\n// file: " + f.path + "\n" + f.content + "```\n";
+  // First match wins: the feedback of turn 1 is what tells the fake model to answer right.
+  nlohmann::json answers = nlohmann::json::array(
+      {nlohmann::json::array({"The build failed.", "Fixed:\n" + good}),
+       nlohmann::json::array({saxpy->prompt.substr(0, 80),
+                              "```cuda\n// file: solution.cu\nthis is not CUDA\n```\n"})});
+  testing::write_text(dir_ / "answers.json", answers.dump());
+  start_server();
+  const fs::path out = dir_ / "turns";
+  Cmd g = sh(generate_cmd(out.string(), "--task example/saxpy --turns 3 --json"));
+  ASSERT_EQ(g.rc, 0) << g.out;
+
+  auto lines = read_jsonl(out / "generation.jsonl");
+  ASSERT_EQ(lines.size(), 1u);
+  const auto& turns = lines[0]["turns"];
+  ASSERT_EQ(turns.size(), 2u) << lines[0].dump(2);
+  EXPECT_EQ(turns[0]["verdict"], "build_error");
+  EXPECT_NE(turns[0]["feedback"].get<std::string>().find("The build failed."), std::string::npos);
+  EXPECT_EQ(turns[1]["verdict"], "pass");
+  EXPECT_EQ(turns[1]["feedback"], "");
+
+  std::ifstream sin(out / "summary.json");
+  nlohmann::json s = nlohmann::json::parse(sin);
+  EXPECT_EQ(s["pass_at_1_by_turn"], nlohmann::json({0.0, 1.0, 1.0})) << s.dump(2);
+
+  auto log = read_jsonl(dir_ / "log.jsonl");
+  ASSERT_EQ(log.size(), 2u);
+  const auto& second = log[1]["body"]["messages"];
+  ASSERT_EQ(second.size(), 4u) << "system, prompt, first answer, feedback";
+  EXPECT_EQ(second[2]["role"], "assistant");
+  const std::string body = log[1]["body"].dump();
+  for (const auto& t : saxpy->test_files) {
+    std::istringstream in(t.content);
+    std::string line;
+    while (std::getline(in, line))
+      if (line.size() >= 20) {
+        EXPECT_EQ(body.find(line), std::string::npos) << line;
+      }
+  }
 }
 
 // Every option can come from the YAML config; the command line wins over it.

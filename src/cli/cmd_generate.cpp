@@ -9,8 +9,12 @@
 #include "cli/exit_codes.h"
 #include "cli/generation_session.h"
 #include "cli/load.h"
+#include "cli/turn_judge.h"
 #include "core/datapack.h"
 #include "core/input_error.h"
+#include "eval/build_cache.h"
+#include "run/machine.h"
+#include "run/sandbox.h"
 
 namespace kjudge {
 namespace {
@@ -42,6 +46,27 @@ int run_generate(const GenArgs& a) {
   const fs::path out = a.out.empty() ? fs::path(default_dir(a.model)) : fs::path(a.out);
   GenerationSession session(a, out);
   if (int rc = session.open(); rc != exit_code::ok) return rc;
+
+  // --turns: every answer is built and tested here, in the sandbox, as it arrives.
+  std::unique_ptr<TurnJudge> judge;
+  if (a.turns > 1) {
+    EvalOptions eo;
+    eo.sandbox = true;
+    eo.bwrap = locate_bwrap();
+    eo.cache_dir = default_cache_dir();
+    SandboxPolicy probe;
+    probe.bwrap = eo.bwrap;
+    std::string why;
+    if (!sandbox_available(probe, &why)) {
+      fmt::print(stderr,
+                 "kjudge: --turns judges each answer in the sandbox, which does not work here: "
+                 "{}\n  install bubblewrap (apt-get install bubblewrap)\n",
+                 why);
+      return exit_code::environment;
+    }
+    judge = std::make_unique<TurnJudge>(eo, probe_machine());
+    session.set_judge([&judge](const Problem& p, const Solution& s) { return judge->judge(p, s); });
+  }
   g_session.store(&session);
   signal(SIGINT, on_generate_interrupt);
   signal(SIGTERM, on_generate_interrupt);

@@ -235,6 +235,10 @@ int run_jobs(const std::string& command, const RunArgs& a) {
   for (const auto& p : problems) by_id[p.task_id] = &p;
   std::unique_ptr<GenerationSession> session;
   if (command == "run") {
+    if (a.gen->turns > 1)
+      throw InputError("--turns", 0, "",
+                       "is not supported by kjudge run yet; use kjudge generate --turns, then "
+                       "kjudge evaluate");
     GenArgs ga = *a.gen;
     ga.problems = a.problems;
     ga.resume = a.resume;

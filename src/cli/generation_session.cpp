@@ -92,6 +92,10 @@ void add_model_options(CLI::App* g, GenArgs& a, bool standalone) {
   g->add_option("--seed", a.seed, "Sampling seed, where the API supports one");
   g->add_option("--samples", a.samples, "Answers per problem (default 1)")
       ->check(CLI::Range(1, 1000));
+  g->add_option("--turns", a.turns,
+                "Answers per sample: after a failing one, the build errors or test output "
+                "(never the hidden test source) go back to the model (default 1)")
+      ->check(CLI::Range(1, 20));
   g->add_option(requests_flags, a.workers, "Requests in flight at once (default 8)")
       ->check(CLI::Range(1, 256));
   g->add_option("--system-prompt-file", a.system_prompt_file, "Use this system prompt");
@@ -189,6 +193,8 @@ void GenerationSession::run(const std::vector<Problem>& problems,
   if (!a_.reasoning_effort.empty()) go.request.reasoning_effort = a_.reasoning_effort;
   go.request.seed = a_.seed;
   go.samples = a_.samples;
+  go.turns = a_.turns;
+  go.judge = judge_;
   go.workers = a_.workers;
   if (!a_.system_prompt_file.empty()) go.system_prompt_file = a_.system_prompt_file;
   if (!a_.user_prompt_template.empty()) go.user_prompt_template = a_.user_prompt_template;
@@ -257,6 +263,27 @@ nlohmann::json GenerationSession::finish(const std::vector<Problem>& problems,
                             {"solutions_pack", pack.string()},
                             {"journal", (dir_ / "generation.jsonl").string()},
                             {"wall_s", wall_s}};
+  if (a_.turns > 1) {
+    // pass@1 after each turn: per problem, the share of samples that passed by then, averaged.
+    nlohmann::json by_turn = nlohmann::json::array();
+    for (int t = 1; t <= a_.turns; ++t) {
+      std::map<std::string, std::pair<int, int>> per_problem;  // passed, samples
+      for (const auto& r : records_) {
+        bool passed = false;
+        for (std::size_t i = 0; i < r.turns.size() && static_cast<int>(i) < t; ++i)
+          passed = passed || r.turns[i].verdict == "pass";
+        auto& [p, n] = per_problem[r.task_id];
+        p += passed;
+        ++n;
+      }
+      double sum = 0;
+      for (const auto& [task, pn] : per_problem) sum += static_cast<double>(pn.first) / pn.second;
+      by_turn.push_back(per_problem.empty() ? nlohmann::json()
+                                            : nlohmann::json(sum / per_problem.size()));
+    }
+    summary["turns"] = a_.turns;
+    summary["pass_at_1_by_turn"] = by_turn;
+  }
   if (a_.price_in && a_.price_out)
     summary["estimated_cost_usd"] = (in_tokens * *a_.price_in + out_tokens * *a_.price_out) / 1e6;
   else

@@ -31,6 +31,7 @@ struct GenArgs {
   std::string reasoning_effort;
   std::optional<long> seed;
   int samples = 1;
+  int turns = 1;
   int workers = 8;
   std::string system_prompt_file, user_prompt_template;
   std::string env_file = ".env";
@@ -62,6 +63,10 @@ class GenerationSession {
   // Asks for every missing answer; each is journaled, then handed to `also` (may be empty).
   void run(const std::vector<Problem>& problems, const std::function<void(const GenRecord&)>& also);
   void request_stop();
+  // --turns: how each turn's answer is judged (without one, a single turn is asked for).
+  void set_judge(std::function<GradedSolution(const Problem&, const Solution&)> judge) {
+    judge_ = std::move(judge);
+  }
 
   // Writes the solutions pack and `summary_name` (in the run directory); returns the summary.
   nlohmann::json finish(const std::vector<Problem>& problems, const std::string& summary_name,
@@ -74,6 +79,7 @@ class GenerationSession {
   std::unique_ptr<Generator> generator_;
   std::vector<GenRecord> records_;
   std::vector<GenFailure> failures_;
+  std::function<GradedSolution(const Problem&, const Solution&)> judge_;
 };
 
 }  // namespace kjudge

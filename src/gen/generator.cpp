@@ -6,9 +6,31 @@
 #include <thread>
 
 #include "gen/answer_parser.h"
+#include "gen/feedback.h"
 #include "gen/prompt.h"
 
 namespace kjudge {
+
+namespace {
+
+nlohmann::json turns_json(const std::vector<GenTurn>& turns) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& t : turns) {
+    nlohmann::json files = nlohmann::json::array();
+    for (const auto& f : t.files) files.push_back({{"path", f.path}, {"content", f.content}});
+    out.push_back(
+        {{"raw_answer", t.raw_answer},
+         {"files", files},
+         {"parse_error", t.parse_error},
+         {"verdict", t.verdict},
+         {"feedback", t.feedback},
+         {"usage",
+          {{"input_tokens", t.usage.input_tokens}, {"output_tokens", t.usage.output_tokens}}}});
+  }
+  return out;
+}
+
+}  // namespace
 
 nlohmann::json to_json(const GenRecord& r) {
   nlohmann::json files = nlohmann::json::array();
@@ -24,7 +46,8 @@ nlohmann::json to_json(const GenRecord& r) {
       {"finish_reason", r.finish_reason},
       {"usage", {{"input_tokens", r.usage.input_tokens}, {"output_tokens", r.usage.output_tokens}}},
       {"attempts", r.attempts},
-      {"seconds", r.seconds}};
+      {"seconds", r.seconds},
+      {"turns", turns_json(r.turns)}};
 }
 
 GenRecord gen_record_from_json(const nlohmann::json& j) {
@@ -44,6 +67,20 @@ GenRecord gen_record_from_json(const nlohmann::json& j) {
   }
   r.attempts = j.value("attempts", 0);
   r.seconds = j.value("seconds", 0.0);
+  for (const auto& t : j.value("turns", nlohmann::json::array())) {
+    GenTurn turn;
+    turn.raw_answer = t.value("raw_answer", "");
+    for (const auto& f : t.value("files", nlohmann::json::array()))
+      turn.files.push_back({f.at("path").get<std::string>(), f.at("content").get<std::string>()});
+    turn.parse_error = t.value("parse_error", "");
+    turn.verdict = t.value("verdict", "");
+    turn.feedback = t.value("feedback", "");
+    if (t.contains("usage")) {
+      turn.usage.input_tokens = t["usage"].value("input_tokens", 0L);
+      turn.usage.output_tokens = t["usage"].value("output_tokens", 0L);
+    }
+    r.turns.push_back(turn);
+  }
   return r;
 }
 
@@ -108,21 +145,36 @@ void Generator::run(const std::vector<const Problem*>& problems,
       req.messages = job.messages;
       auto t0 = std::chrono::steady_clock::now();
       try {
-        ChatResponse resp = client_.complete(req);
         GenRecord r;
         r.task_id = job.problem->task_id;
         r.sample = job.sample;
-        r.model = resp.model.empty() ? req.model : resp.model;
-        r.raw_answer = resp.text;
-        r.finish_reason = resp.finish_reason;
-        r.usage = resp.usage;
-        r.attempts = resp.attempts;
-        ParsedAnswer parsed = parse_answer(resp.text, job.expected_path);
-        r.files = parsed.files;
-        r.warnings = parsed.warnings;
-        r.parse_error = parsed.error;
-        if (resp.finish_reason == "length")
-          r.warnings.push_back("the answer was cut at max_tokens (finish_reason length)");
+        const int turns = opt_.judge ? std::max(1, opt_.turns) : 1;
+        for (int turn = 1; turn <= turns; ++turn) {
+          ChatResponse resp = client_.complete(req);
+          r.model = resp.model.empty() ? req.model : resp.model;
+          r.raw_answer = resp.text;
+          r.finish_reason = resp.finish_reason;
+          r.usage.input_tokens += resp.usage.input_tokens;
+          r.usage.output_tokens += resp.usage.output_tokens;
+          r.attempts += resp.attempts;
+          ParsedAnswer parsed = parse_answer(resp.text, job.expected_path);
+          r.files = parsed.files;
+          r.warnings = parsed.warnings;
+          r.parse_error = parsed.error;
+          if (resp.finish_reason == "length")
+            r.warnings.push_back("the answer was cut at max_tokens (finish_reason length)");
+          if (turns == 1) break;
+          GenTurn t{resp.text, parsed.files, parsed.error, "", "", resp.usage};
+          GradedSolution g = opt_.judge(*job.problem, solution_of(r, *job.problem));
+          t.verdict = std::string(to_string(g.verdict));
+          if (g.verdict != Verdict::pass && turn < turns) {
+            t.feedback = judge_feedback(g, *job.problem);
+            req.messages.push_back({"assistant", resp.text});
+            req.messages.push_back({"user", t.feedback});
+          }
+          r.turns.push_back(t);
+          if (g.verdict == Verdict::pass || stop_) break;
+        }
         r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         std::lock_guard<std::mutex> lock(out_mu);
         on_record(r);

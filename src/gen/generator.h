@@ -15,9 +15,20 @@
 #include <vector>
 
 #include "core/problem.h"
+#include "eval/graded.h"
 #include "gen/chat.h"
 
 namespace kjudge {
+
+// One answer of a multi-turn sample (--turns): what the model said and what the judge found.
+struct GenTurn {
+  std::string raw_answer;
+  std::vector<SourceFile> files;
+  std::string parse_error;
+  std::string verdict;   // the judge's verdict on this answer
+  std::string feedback;  // what the model was told next ("" after a pass or the last turn)
+  ChatUsage usage;
+};
 
 // One journal line of generation.jsonl: one sample of one problem.
 struct GenRecord {
@@ -32,6 +43,8 @@ struct GenRecord {
   ChatUsage usage;
   int attempts = 0;
   double seconds = 0;
+  // --turns: every turn, in order; the fields above are the last turn's (usage: the sum).
+  std::vector<GenTurn> turns;
 };
 nlohmann::json to_json(const GenRecord& r);
 GenRecord gen_record_from_json(const nlohmann::json& j);
@@ -46,6 +59,10 @@ struct GenOptions {
   int workers = 8;
   std::optional<std::filesystem::path> system_prompt_file;
   std::optional<std::filesystem::path> user_prompt_template;
+  // --turns: up to this many answers per sample; after each, `judge` builds and tests it and a
+  // failure is sent back (gen/feedback.h) for another try. Every turn is judged.
+  int turns = 1;
+  std::function<GradedSolution(const Problem&, const Solution&)> judge;
 };
 
 // An API call that failed for good (after the client's retries): not journaled, so --resume
