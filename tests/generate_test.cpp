@@ -281,7 +281,7 @@ TEST_F(Generate, TurnsSendTheJudgesFeedbackAndCountPassesPerTurn) {
 
   std::ifstream sin(out / "summary.json");
   nlohmann::json s = nlohmann::json::parse(sin);
-  EXPECT_EQ(s["pass_at_1_by_turn"], nlohmann::json({0.0, 1.0, 1.0})) << s.dump(2);
+  EXPECT_EQ(s["pass_at_k_by_turn"]["1"], nlohmann::json({0.0, 1.0, 1.0})) << s.dump(2);
 
   auto log = read_jsonl(dir_ / "log.jsonl");
   ASSERT_EQ(log.size(), 2u);

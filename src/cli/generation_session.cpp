@@ -13,6 +13,7 @@
 #include "core/input_error.h"
 #include "core/sha256.h"
 #include "eval/evaluator.h"
+#include "eval/pass_at_k.h"
 
 namespace kjudge {
 
@@ -264,25 +265,32 @@ nlohmann::json GenerationSession::finish(const std::vector<Problem>& problems,
                             {"journal", (dir_ / "generation.jsonl").string()},
                             {"wall_s", wall_s}};
   if (a_.turns > 1) {
-    // pass@1 after each turn: per problem, the share of samples that passed by then, averaged.
-    nlohmann::json by_turn = nlohmann::json::array();
-    for (int t = 1; t <= a_.turns; ++t) {
-      std::map<std::string, std::pair<int, int>> per_problem;  // passed, samples
-      for (const auto& r : records_) {
-        bool passed = false;
-        for (std::size_t i = 0; i < r.turns.size() && static_cast<int>(i) < t; ++i)
-          passed = passed || r.turns[i].verdict == "pass";
-        auto& [p, n] = per_problem[r.task_id];
-        p += passed;
-        ++n;
+    // pass@k after each turn (k = 1 and k = samples): a sample counts as passed at turn t when
+    // one of its first t answers passed; the unbiased estimator, averaged over problems.
+    std::vector<int> ks = {1};
+    if (a_.samples > 1) ks.push_back(a_.samples);
+    nlohmann::json by_turn = nlohmann::json::object();
+    for (int k : ks) {
+      nlohmann::json series = nlohmann::json::array();
+      for (int t = 1; t <= a_.turns; ++t) {
+        std::map<std::string, std::pair<int, int>> per_problem;  // samples, passed
+        for (const auto& r : records_) {
+          bool passed = false;
+          for (std::size_t i = 0; i < r.turns.size() && static_cast<int>(i) < t; ++i)
+            passed = passed || r.turns[i].verdict == "pass";
+          auto& [n, c] = per_problem[r.task_id];
+          ++n;
+          c += passed;
+        }
+        std::vector<std::pair<int, int>> counts;
+        for (const auto& [task, nc] : per_problem) counts.push_back(nc);
+        std::optional<double> v = mean_pass_at_k(counts, k);
+        series.push_back(v ? nlohmann::json(*v) : nlohmann::json());
       }
-      double sum = 0;
-      for (const auto& [task, pn] : per_problem) sum += static_cast<double>(pn.first) / pn.second;
-      by_turn.push_back(per_problem.empty() ? nlohmann::json()
-                                            : nlohmann::json(sum / per_problem.size()));
+      by_turn[std::to_string(k)] = series;
     }
     summary["turns"] = a_.turns;
-    summary["pass_at_1_by_turn"] = by_turn;
+    summary["pass_at_k_by_turn"] = by_turn;
   }
   if (a_.price_in && a_.price_out)
     summary["estimated_cost_usd"] = (in_tokens * *a_.price_in + out_tokens * *a_.price_out) / 1e6;
