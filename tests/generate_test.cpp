@@ -267,11 +267,13 @@ TEST_F(Generate, TurnsSendTheJudgesFeedbackAndCountPassesPerTurn) {
   testing::write_text(dir_ / "answers.json", answers.dump());
   start_server();
   const fs::path out = dir_ / "turns";
-  Cmd g = sh(generate_cmd(out.string(), "--task example/saxpy --turns 3 --json"));
+  Cmd g = sh(
+      generate_cmd(out.string(), "--task example/saxpy --turns 3 --samples 2 --json --cache-dir " +
+                                     (dir_ / "cache").string()));
   ASSERT_EQ(g.rc, 0) << g.out;
 
   auto lines = read_jsonl(out / "generation.jsonl");
-  ASSERT_EQ(lines.size(), 1u);
+  ASSERT_EQ(lines.size(), 2u);
   const auto& turns = lines[0]["turns"];
   ASSERT_EQ(turns.size(), 2u) << lines[0].dump(2);
   EXPECT_EQ(turns[0]["verdict"], "build_error");
@@ -282,13 +284,17 @@ TEST_F(Generate, TurnsSendTheJudgesFeedbackAndCountPassesPerTurn) {
   std::ifstream sin(out / "summary.json");
   nlohmann::json s = nlohmann::json::parse(sin);
   EXPECT_EQ(s["pass_at_k_by_turn"]["1"], nlohmann::json({0.0, 1.0, 1.0})) << s.dump(2);
+  EXPECT_EQ(s["pass_at_k_by_turn"]["2"], nlohmann::json({0.0, 1.0, 1.0})) << s.dump(2);
 
   auto log = read_jsonl(dir_ / "log.jsonl");
-  ASSERT_EQ(log.size(), 2u);
-  const auto& second = log[1]["body"]["messages"];
+  ASSERT_EQ(log.size(), 4u) << "two samples, two turns each";
+  std::size_t follow_up = 0;
+  while (follow_up < log.size() && log[follow_up]["body"]["messages"].size() != 4) ++follow_up;
+  ASSERT_LT(follow_up, log.size()) << "no second-turn request";
+  const auto& second = log[follow_up]["body"]["messages"];
   ASSERT_EQ(second.size(), 4u) << "system, prompt, first answer, feedback";
   EXPECT_EQ(second[2]["role"], "assistant");
-  const std::string body = log[1]["body"].dump();
+  const std::string body = log[follow_up]["body"].dump();
   for (const auto& t : saxpy->test_files) {
     std::istringstream in(t.content);
     std::string line;

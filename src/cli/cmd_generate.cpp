@@ -53,7 +53,7 @@ int run_generate(const GenArgs& a) {
     EvalOptions eo;
     eo.sandbox = true;
     eo.bwrap = locate_bwrap();
-    eo.cache_dir = default_cache_dir();
+    eo.cache_dir = a.cache_dir.empty() ? default_cache_dir() : fs::path(a.cache_dir);
     SandboxPolicy probe;
     probe.bwrap = eo.bwrap;
     std::string why;
@@ -118,6 +118,9 @@ void add_generate_command(CLI::App& app, int& rc) {
   g->add_flag("--resume", a->resume, "Finish the run in --out: ask only for missing answers");
   add_filter_options(g, a->filter);
   add_model_options(g, *a, /*standalone=*/true);
+  g->add_option("--cache-dir", a->cache_dir,
+                "Build cache used to judge turns with --turns (default $KJUDGE_CACHE_DIR or "
+                "~/.cache/kjudge)");
   g->add_flag("-q,--quiet", a->quiet, "No progress on stderr");
   g->add_flag("--json", a->json, "Print the summary JSON on stdout");
   g->callback([a, &rc] { rc = run_generate(*a); });

@@ -32,6 +32,7 @@ struct GenArgs {
   std::optional<long> seed;
   int samples = 1;
   int turns = 1;
+  std::string cache_dir;  // --turns: the build cache of the judge (default: the usual one)
   int workers = 8;
   std::string system_prompt_file, user_prompt_template;
   std::string env_file = ".env";
