@@ -16,29 +16,10 @@ namespace {
 namespace fs = std::filesystem;
 const std::string kBin = KJUDGE_BINARY;
 
-struct Cmd {
-  int rc;
-  std::string out;
-};
+using Cmd = testing::CmdResult;
+Cmd sh(const std::string& command) { return testing::run_capture(command); }
 
-Cmd sh(const std::string& command) {
-  FILE* p = popen((command + " 2>&1").c_str(), "r");
-  std::string out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
-}
-
-std::vector<nlohmann::json> read_jsonl(const fs::path& p) {
-  std::vector<nlohmann::json> out;
-  std::ifstream in(p);
-  std::string line;
-  while (std::getline(in, line))
-    if (!line.empty()) out.push_back(nlohmann::json::parse(line));
-  return out;
-}
+using testing::read_jsonl;
 
 nlohmann::json read_json(const fs::path& p) {
   std::ifstream in(p);

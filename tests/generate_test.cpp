@@ -25,31 +25,12 @@ const fs::path kSource = KJUDGE_SOURCE_DIR;
 const std::string kBin = KJUDGE_BINARY;
 const char* kKey = "sk-test-0123456789abcdefWXYZ";
 
-struct Cmd {
-  int rc;
-  std::string out;
-};
-
+using Cmd = testing::CmdResult;
 Cmd sh(const std::string& command) {
-  FILE* p = popen(("cd '" + kSource.string() + "' && " + command + " 2>&1").c_str(), "r");
-  std::string out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
+  return testing::run_capture("cd '" + kSource.string() + "' && " + command);
 }
 
-std::vector<nlohmann::json> read_jsonl(const fs::path& p) {
-  std::vector<nlohmann::json> out;
-  std::ifstream in(p);
-  std::string line;
-  while (std::getline(in, line)) {
-    auto j = nlohmann::json::parse(line, nullptr, false);
-    if (!j.is_discarded()) out.push_back(j);
-  }
-  return out;
-}
+using testing::read_jsonl;
 
 class Generate : public ::testing::Test {
  protected:

@@ -1,4 +1,9 @@
 #pragma once
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <vector>
 // Small helpers shared by the tests: a temporary directory removed at scope exit, file IO.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -36,6 +41,33 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+// Runs `command` with sh, stdout and stderr together.
+struct CmdResult {
+  int rc;
+  std::string out;
+};
+inline CmdResult run_capture(const std::string& command) {
+  FILE* p = popen((command + " 2>&1").c_str(), "r");
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
+}
+
+// The records of a JSONL journal; a torn or foreign line is skipped, as the judge does.
+inline std::vector<nlohmann::json> read_jsonl(const std::filesystem::path& p) {
+  std::vector<nlohmann::json> out;
+  std::ifstream in(p);
+  std::string line;
+  while (std::getline(in, line)) {
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (!j.is_discarded()) out.push_back(j);
+  }
+  return out;
+}
 
 inline void write_text(const std::filesystem::path& p, const std::string& text) {
   std::filesystem::create_directories(p.parent_path());

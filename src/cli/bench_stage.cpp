@@ -8,6 +8,7 @@
 #include <set>
 
 #include "perf/perf_summary.h"
+#include "run/cloexec_file.h"
 
 namespace kjudge {
 
@@ -32,16 +33,8 @@ std::map<Key, nlohmann::json> read_perf_journal(const fs::path& path) {
 }
 
 void append_line(const fs::path& path, const nlohmann::json& j) {
-  std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-  int fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error("cannot append to " + path.string());
-  std::size_t done = 0;
-  while (done < line.size()) {
-    ssize_t n = write(fd, line.data() + done, line.size() - done);
-    if (n <= 0) break;
-    done += static_cast<std::size_t>(n);
-  }
-  close(fd);
+  append_line_cloexec(path,
+                      j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 PerfOutcome outcome_of(const nlohmann::json& j, const std::string& group) {

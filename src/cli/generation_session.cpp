@@ -14,6 +14,7 @@
 #include "core/sha256.h"
 #include "eval/evaluator.h"
 #include "eval/pass_at_k.h"
+#include "run/cloexec_file.h"
 
 namespace kjudge {
 
@@ -22,18 +23,8 @@ namespace fs = std::filesystem;
 namespace {
 
 void append_line(const fs::path& path, const nlohmann::json& j) {
-  // One write(2) of a whole line with O_APPEND: a kill leaves at most a torn last line, which
-  // the reader skips (and --resume asks for again).
-  const std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-  int fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error("cannot append to " + path.string());
-  std::size_t done = 0;
-  while (done < line.size()) {
-    ssize_t n = write(fd, line.data() + done, line.size() - done);
-    if (n <= 0) break;
-    done += static_cast<std::size_t>(n);
-  }
-  close(fd);
+  append_line_cloexec(path,
+                      j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 std::vector<GenRecord> read_journal(const fs::path& path) {

@@ -36,6 +36,14 @@ void write_file_cloexec(const std::filesystem::path& path, const std::string& da
     throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
 }
 
+void append_line_cloexec(const std::filesystem::path& path, const std::string& line) {
+  int fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0)
+    throw std::runtime_error("cannot append to " + path.string() + ": " + std::strerror(errno));
+  write_all(fd, line.data(), line.size(), path);
+  close(fd);
+}
+
 void copy_file_cloexec(const std::filesystem::path& from, const std::filesystem::path& to) {
   int in = open(from.c_str(), O_RDONLY | O_CLOEXEC);
   if (in < 0)

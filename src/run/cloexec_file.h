@@ -14,6 +14,11 @@ namespace kjudge {
 void write_file_cloexec(const std::filesystem::path& path, const std::string& data,
                         unsigned mode = 0644);
 
+// Appends `line` (which should end in "\n") with O_APPEND in one write where the kernel allows:
+// journals written this way lose at most a torn last line to a kill, which their readers skip.
+// Throws std::runtime_error naming the file.
+void append_line_cloexec(const std::filesystem::path& path, const std::string& line);
+
 // Copies `from` to `to` (replacing it); throws std::runtime_error naming the file.
 void copy_file_cloexec(const std::filesystem::path& from, const std::filesystem::path& to);
 
