@@ -18,6 +18,7 @@
 #include "cli/generation_session.h"
 #include "cli/load.h"
 #include "cli/progress.h"
+#include "cli/step_options.h"
 #include "core/byte_size.h"
 #include "core/problem_json.h"
 #include "core/sha256.h"
@@ -56,9 +57,7 @@ struct RunArgs {
   std::size_t log_cap = 16 * 1024;
   int retries = 2;
   bool no_quiet_retry = false;
-  std::string sandbox = "bwrap";
-  std::string bwrap;
-  std::string memory_limit = "8GiB";
+  StepArgs steps;
   bool benchmark = false;
   int runs = 5;
   int warmups = 1;
@@ -268,39 +267,14 @@ int run_jobs(const std::string& command, const RunArgs& a) {
     }
   }
 
-  // The sandbox: on unless the user says otherwise, and then said in every report.
-  const bool sandboxed = a.sandbox != "none";
-  const fs::path bwrap = locate_bwrap(a.bwrap);
-  if (sandboxed) {
-    SandboxPolicy probe;
-    probe.bwrap = bwrap;
-    probe.workspace = fs::temp_directory_path();
-    std::string why;
-    if (!sandbox_available(probe, &why)) {
-      fmt::print(stderr,
-                 "kjudge: the sandbox (bubblewrap) does not work here: {}\n"
-                 "  install it with `apt-get install bubblewrap` (or point --bwrap at a bwrap "
-                 "binary); on a machine without user namespaces, --sandbox none runs solutions "
-                 "unconfined\n",
-                 why.empty() ? "bwrap failed" : why);
-      return exit_code::environment;
-    }
-  } else {
-    fmt::print(stderr,
-               "kjudge: WARNING: --sandbox none: solutions run unconfined, with the "
-               "judge's rights; every report of this run says so\n");
-  }
-  const std::string sandbox_mode = sandboxed ? "bwrap" : "none";
-  std::optional<std::uint64_t> memory_limit =
-      a.memory_limit == "none" ? std::optional<std::uint64_t>(0) : parse_byte_size(a.memory_limit);
-  if (!memory_limit) {
-    fmt::print(stderr,
-               "kjudge: --memory-limit '{}' is not a size (write e.g. 8GiB, 512M, or none)\n",
-               a.memory_limit);
-    return exit_code::usage;
-  }
-  // How the limits are enforced here: a cgroup per step, or per-process rlimits only.
-  const std::string limits_how = sandboxed ? cgroup_place().describe() : "no sandbox";
+  int steps_rc = exit_code::ok;
+  std::optional<ResolvedSteps> steps = resolve_step_options(a.steps, a.log_cap, &steps_rc);
+  if (!steps) return steps_rc;
+  const bool sandboxed = steps->settings.sandbox;
+  const fs::path bwrap = steps->settings.bwrap;
+  const std::string& sandbox_mode = steps->mode;
+  const std::optional<std::uint64_t> memory_limit = steps->settings.memory_limit_bytes;
+  const std::string& limits_how = steps->limits_how;
 
   nlohmann::json run_json = {{"schema_version", 1},
                              {"kind", "kjudge-run"},
@@ -502,16 +476,7 @@ void add_run_options(CLI::App* c, RunArgs& a) {
   c->add_flag("-q,--quiet", a.quiet, "No progress and no summary table on stderr");
   c->add_option("--log-cap", a.log_cap, "Bytes of each build/test log kept (default 16384)");
   c->add_option("--retries", a.retries, "Retries of a judge_error (default 2)");
-  c->add_option("--sandbox", a.sandbox,
-                "bwrap (default): every build and test in bubblewrap; none: unconfined, for "
-                "machines without user namespaces (said in every report)")
-      ->check(CLI::IsMember({"bwrap", "none"}));
-  c->add_option("--memory-limit", a.memory_limit,
-                "Memory of one sandboxed build or test, all its processes together: a memory "
-                "cgroup where the machine offers one, else RLIMIT_DATA per process "
-                "(default 8GiB; none: no limit)");
-  c->add_option("--bwrap", a.bwrap,
-                "The bwrap binary (default: $KJUDGE_BWRAP, PATH, or beside kjudge)");
+  add_step_options(c, a.steps);
   c->add_flag("--benchmark", a.benchmark,
               "After the tests: time every passing solution's benchmark_command against the "
               "problem's baseline, interleaved on a GPU held alone (perf.jsonl)");

@@ -10,5 +10,7 @@ void add_solutions_commands(CLI::App& app, int& rc);
 void add_run_commands(CLI::App& app, int& rc);  // validate, evaluate
 void add_doctor_command(CLI::App& app, int& rc);
 void add_generate_command(CLI::App& app, int& rc);
+void add_task_commands(CLI::App& app, int& rc);      // task run, build, new
+void add_task_new_command(CLI::App* task, int& rc);
 
 }  // namespace kjudge

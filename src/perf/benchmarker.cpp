@@ -1,10 +1,5 @@
 #include "perf/benchmarker.h"
 
-#include <openssl/rand.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdlib>
 #include <deque>
@@ -15,43 +10,13 @@
 #include "perf/interleave.h"
 #include "perf/profile_record.h"
 #include "perf/timing_select.h"
+#include "run/result_channel.h"
 
 namespace kjudge {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string random_nonce() {
-  unsigned char bytes[16];
-  if (RAND_bytes(bytes, sizeof bytes) != 1) {
-    // Without OpenSSL's generator the nonce still differs per run and process.
-    auto t = std::chrono::steady_clock::now().time_since_epoch().count();
-    for (std::size_t i = 0; i < sizeof bytes; ++i)
-      bytes[i] = static_cast<unsigned char>((t >> (8 * (i % 8))) ^ (getpid() >> (i % 4)));
-  }
-  static const char* hex = "0123456789abcdef";
-  std::string s;
-  for (unsigned char b : bytes) {
-    s += hex[b >> 4];
-    s += hex[b & 15];
-  }
-  return s;
-}
-
-std::string read_all(int fd) {
-  struct stat st {};
-  if (fstat(fd, &st) != 0 || st.st_size <= 0) return "";
-  std::string out(static_cast<std::size_t>(st.st_size), '\0');
-  std::size_t got = 0;
-  while (got < out.size()) {
-    ssize_t n = pread(fd, out.data() + got, out.size() - got, static_cast<off_t>(got));
-    if (n <= 0) break;
-    got += static_cast<std::size_t>(n);
-  }
-  out.resize(got);
-  return out;
-}
 
 std::string first_line(const std::string& s) {
   std::size_t a = s.find_first_not_of("\n\r ");
@@ -147,27 +112,24 @@ TimedRun Benchmarker::time_once(const Problem& problem, const fs::path& workspac
   // The shell would load the profiler too and take its channel; a simple command runs alone.
   if (auto words = simple_command_words(command)) extras.argv = *words;
 
-  int fd = -1;
-  std::string nonce;
+  std::optional<ResultChannel> channel;
   if (needs_profiler(mode)) {
-    // A memfd: no path anyone else can open; the timed process inherits it, the judge reads it.
-    fd = memfd_create("kjudge-profile", MFD_CLOEXEC);
-    if (fd < 0) {
-      out.failure = "judge: cannot create the profiler channel";
+    try {
+      channel.emplace("kjudge-profile");
+    } catch (const std::exception& e) {
+      out.failure = e.what();
       return out;
     }
-    nonce = random_nonce();
     const std::string lib = opt_.profiler.string();
-    extras.env.insert(extras.env.end(),
-                      {"LD_PRELOAD=" + lib, "NVTX_INJECTION64_PATH=" + lib,
-                       "KJUDGE_PROFILE_FD=" + std::to_string(fd), "KJUDGE_PROFILE_NONCE=" + nonce});
+    extras.env.insert(extras.env.end(), {"LD_PRELOAD=" + lib, "NVTX_INJECTION64_PATH=" + lib,
+                                         "KJUDGE_PROFILE_FD=" + std::to_string(channel->fd()),
+                                         "KJUDGE_PROFILE_NONCE=" + channel->nonce()});
     extras.ro_paths.push_back(opt_.profiler);
-    extras.inherit_fds.push_back(fd);
+    extras.inherit_fds.push_back(channel->fd());
   }
   ProcessResult r =
       run_step(opt_.step, machine_, command, workspace, problem.timeout_or_default(), extras);
-  std::string record_text = fd >= 0 ? read_all(fd) : "";
-  if (fd >= 0) close(fd);
+  const std::string record_text = channel ? channel->read_all() : "";
 
   if (!r.started) {
     out.failure = "judge: could not start the benchmark: " + r.error;
@@ -187,7 +149,7 @@ TimedRun Benchmarker::time_once(const Problem& problem, const fs::path& workspac
   std::optional<ProfileRecord> record;
   if (needs_profiler(mode) && !record_text.empty()) {
     try {
-      record = parse_profile_record(record_text, nonce);
+      record = parse_profile_record(record_text, channel->nonce());
     } catch (const std::exception& e) {
       out.failure = std::string("the profile record is unusable: ") + e.what();
       return out;

@@ -1,0 +1,425 @@
+// The kjudge task harness: compiled with a task's reference and a submission into one program
+// that runs one mode (test, benchmark, leaderboard, profile) over the cases the judge hands it,
+// and reports to the judge over a private channel (below). docs/tasks.md describes the contract.
+//
+//   kjudge_task MODE CASES_FILE [name=value ...]
+//
+// Timing (benchmark and leaderboard modes): before every timed call, fresh inputs (a new seed:
+// new content, new addresses, generated outside the timed region), the reference output made
+// first (so a submission that writes into its input cannot corrupt it), persisting-L2 reset and
+// L2 flushed by writing twice its size; then CUDA events around the call on the default stream
+// and the host clock around call + device-wide synchronize (work left running on other streams
+// shows in the host time). Repetitions go on until kj::should_stop (bench_stats.h) says so.
+#include <fcntl.h>
+#include <nvtx3/nvToolsExt.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "kjudge/bench_stats.h"
+#include "reference.cuh"
+#include "task.h"
+
+// The submission's entry point.
+output_t custom_kernel(const input_t& input);
+
+extern char** environ;
+
+namespace {
+
+// --- The result channel ---------------------------------------------------------------------
+// The judge opens a memfd, writes a random nonce into it, and passes its number in
+// KJUDGE_RESULT_FD. Before any of the submission's static constructors run (priority 101 runs
+// ahead of every default-priority constructor of the program), the harness takes the number,
+// erases the variable from the environment (and from the bytes /proc/self/environ shows), reads
+// the nonce and empties the file. Every record then carries the nonce, and the last one counts
+// the records before it: stdout is never read for results, and a line without the nonce, a
+// missing end, or a wrong count makes the judge refuse the whole result.
+int g_fd = -1;
+std::string g_nonce = "-";
+long g_records = 0;
+
+__attribute__((constructor(101))) void take_channel() {
+  const char* name = "KJUDGE_RESULT_FD=";
+  for (char** e = environ; e && *e; ++e) {
+    if (std::strncmp(*e, name, std::strlen(name)) != 0) continue;
+    g_fd = std::atoi(*e + std::strlen(name));
+    std::memset(*e, 'X', std::strlen(*e));  // no '=' left: not a variable any more
+  }
+  if (g_fd < 0) return;
+  char buf[128] = {};
+  ssize_t n = pread(g_fd, buf, sizeof buf - 1, 0);
+  if (n <= 0) {
+    g_fd = -1;
+    return;
+  }
+  g_nonce.assign(buf, static_cast<std::size_t>(n));
+  g_nonce = g_nonce.substr(0, g_nonce.find('\n'));
+  if (ftruncate(g_fd, 0) != 0 || lseek(g_fd, 0, SEEK_SET) != 0) g_fd = -1;
+  fcntl(g_fd, F_SETFD, FD_CLOEXEC);
+}
+
+void put(const std::string& key, const std::string& value) {
+  std::string v = value;
+  for (char& c : v)
+    if (c == '\n' || c == '\r') c = ' ';
+  std::string line = "KJ1 " + g_nonce + " " + key + " " + v + "\n";
+  if (key != "end") ++g_records;
+  if (g_fd < 0) {  // run by hand: show the records
+    std::fputs(line.c_str(), stdout);
+    return;
+  }
+  const char* p = line.data();
+  std::size_t left = line.size();
+  while (left > 0) {
+    ssize_t w = write(g_fd, p, left);
+    if (w <= 0) std::_Exit(111);  // GPU MODE's EXIT_PIPE_FAIL
+    p += w;
+    left -= static_cast<std::size_t>(w);
+  }
+}
+
+std::string num(double x) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.6g", x);
+  return b;
+}
+
+std::string join(const std::vector<double>& xs) {
+  std::string s;
+  char b[64];
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    std::snprintf(b, sizeof b, "%.1f", xs[i]);
+    s += (i ? "," : "") + std::string(b);
+  }
+  return s;
+}
+
+// --- Options ----------------------------------------------------------------------------------
+struct Options {
+  kj::StopRule rule;
+  double warmup_ms = 200;
+  int warmup_max_calls = 1000;
+};
+
+Options parse_options(int argc, char** argv) {
+  Options o;
+  for (int i = 3; i < argc; ++i) {
+    std::string a = argv[i];
+    std::size_t eq = a.find('=');
+    if (eq == std::string::npos) continue;
+    std::string k = a.substr(0, eq);
+    double v = std::atof(a.c_str() + eq + 1);
+    if (k == "min_runs")
+      o.rule.min_runs = static_cast<int>(v);
+    else if (k == "max_runs")
+      o.rule.max_runs = static_cast<int>(v);
+    else if (k == "target_rel_err")
+      o.rule.target_rel_err = v;
+    else if (k == "max_timed_s")
+      o.rule.max_timed_s = v;
+    else if (k == "max_wall_s")
+      o.rule.max_wall_s = v;
+    else if (k == "warmup_ms")
+      o.warmup_ms = v;
+  }
+  return o;
+}
+
+// --- One call -----------------------------------------------------------------------------------
+class L2Flusher {
+ public:
+  L2Flusher() {
+    int dev = 0, l2 = 0;
+    KJ_CHECK(cudaGetDevice(&dev));
+    KJ_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+    l2_bytes_ = static_cast<std::size_t>(l2);
+    bytes_ = 2 * l2_bytes_ < (8u << 20) ? (8u << 20) : 2 * l2_bytes_;
+    KJ_CHECK(cudaMalloc(&buf_, bytes_));
+    int persisting = 0;
+    KJ_CHECK(cudaDeviceGetAttribute(&persisting, cudaDevAttrMaxPersistingL2CacheSize, dev));
+    persisting_ = persisting > 0;
+  }
+  ~L2Flusher() { cudaFree(buf_); }
+  // A submission may have set aside persisting L2 for its data: take the set-aside away and
+  // reset what persists, then overwrite the whole cache.
+  void flush() {
+    if (persisting_) {
+      KJ_CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0));
+      KJ_CHECK(cudaCtxResetPersistingL2Cache());
+    }
+    KJ_CHECK(cudaMemsetAsync(buf_, static_cast<int>(++round_ & 0xFF), bytes_, 0));
+  }
+  std::size_t l2_bytes() const { return l2_bytes_; }
+
+ private:
+  void* buf_ = nullptr;
+  std::size_t bytes_ = 0, l2_bytes_ = 0;
+  bool persisting_ = false;
+  unsigned round_ = 0;
+};
+
+struct CallResult {
+  bool ran = false;     // custom_kernel returned without a C++ exception or CUDA error
+  std::string error;    // why not
+  double event_ns = 0;  // CUDA events on the default stream
+  double host_ns = 0;   // host clock around the call and a device-wide synchronize
+  bool checked = false;
+  kj::CompareResult cmp;
+};
+
+std::string mismatch_text(const kj::CompareResult& c) {
+  std::ostringstream s;
+  if (!c.error.empty()) return c.error;
+  s << c.bad << " of " << c.checked << " values differ beyond the tolerance";
+  for (const auto& m : c.first) s << "; [" << m.index << "] got " << m.got << " want " << m.want;
+  return s.str();
+}
+
+kj::CompareResult compare_outputs(const output_t& got, const output_t& want,
+                                  const kj::Tolerance& tol) {
+  kj::CompareResult r;
+  if (!got) {
+    r.ok = false;
+    r.error = "custom_kernel returned an empty output";
+    return r;
+  }
+  if (got.shape() != want.shape()) {
+    r.ok = false;
+    r.error = "output shape " + kj::shape_text(got.shape()) + ", expected " +
+              kj::shape_text(want.shape());
+    return r;
+  }
+  auto g = got.to_host();
+  auto w = want.to_host();
+  using T = typename output_t::value_type;
+  return kj::compare_values(
+      got.numel(), [&](std::int64_t i) { return kj::to_double<T>(g[static_cast<std::size_t>(i)]); },
+      [&](std::int64_t i) { return kj::to_double<T>(w[static_cast<std::size_t>(i)]); }, tol);
+}
+
+// Inputs of the previous call stay alive until the next call's are made, so consecutive calls
+// never see the same addresses.
+std::optional<input_t> g_previous_input;
+
+CallResult call_once(const kj::Spec& spec, std::uint64_t rep, bool check, L2Flusher& l2,
+                     cudaEvent_t start, cudaEvent_t stop) {
+  CallResult r;
+  kj::Spec s = spec;
+  s.set_seed(kj::repetition_seed(spec.seed(), rep));
+  input_t input = generate_input(s);
+  std::optional<output_t> want;
+  kj::Tolerance tol;
+  if (check) {
+    want = ref_kernel(input);
+    tol = tolerance(input);
+  }
+  KJ_CHECK(cudaDeviceSynchronize());
+  g_previous_input.reset();
+  l2.flush();
+  KJ_CHECK(cudaDeviceSynchronize());
+
+  output_t got;
+  auto t0 = std::chrono::steady_clock::now();
+  KJ_CHECK(cudaEventRecord(start, 0));
+  try {
+    got = custom_kernel(input);
+  } catch (const std::exception& e) {
+    r.error = std::string("custom_kernel threw: ") + e.what();
+  } catch (...) {
+    r.error = "custom_kernel threw a non-standard exception";
+  }
+  KJ_CHECK(cudaEventRecord(stop, 0));
+  cudaError_t e = cudaDeviceSynchronize();
+  auto t1 = std::chrono::steady_clock::now();
+  if (e == cudaSuccess) e = cudaGetLastError();
+  if (e != cudaSuccess)
+    kj::check_cuda(e, "custom_kernel (or the work it launched)", __FILE__, __LINE__);
+  if (!r.error.empty()) return r;
+  r.ran = true;
+  float ms = 0;
+  KJ_CHECK(cudaEventElapsedTime(&ms, start, stop));
+  r.event_ns = static_cast<double>(ms) * 1e6;
+  r.host_ns = std::chrono::duration<double, std::nano>(t1 - t0).count();
+  if (check) {
+    r.checked = true;
+    r.cmp = compare_outputs(got, *want, tol);
+  }
+  g_previous_input.emplace(std::move(input));
+  return r;
+}
+
+// --- Modes --------------------------------------------------------------------------------------
+bool run_tests(const std::vector<kj::Spec>& cases, L2Flusher& l2, cudaEvent_t a, cudaEvent_t b) {
+  bool all = true;
+  put("test-count", std::to_string(cases.size()));
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const std::string p = "test." + std::to_string(i) + ".";
+    put(p + "spec", cases[i].text());
+    CallResult r = call_once(cases[i], 0, true, l2, a, b);
+    if (!r.ran) {
+      put(p + "status", "fail");
+      put(p + "error", r.error);
+      all = false;
+    } else if (!r.cmp.ok) {
+      put(p + "status", r.cmp.reference_fault ? "error" : "fail");
+      put(p + "error", mismatch_text(r.cmp));
+      all = false;
+    } else {
+      put(p + "status", "pass");
+    }
+    if (r.checked) put(p + "max_abs_error", num(r.cmp.max_abs_error));
+  }
+  return all;
+}
+
+void warm_up(const kj::Spec& spec, const Options& o, L2Flusher& l2, cudaEvent_t a, cudaEvent_t b) {
+  auto t0 = std::chrono::steady_clock::now();
+  int calls = 0;
+  // Seeds far from the timed repetitions', so warm-up results are no use later.
+  for (std::uint64_t rep = 1u << 30;; ++rep) {
+    CallResult r = call_once(spec, rep, false, l2, a, b);
+    ++calls;
+    double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (!r.ran || (ms >= o.warmup_ms && calls >= 3) || calls >= o.warmup_max_calls) break;
+  }
+  put("warmup-calls", std::to_string(calls));
+}
+
+bool run_benchmarks(const std::vector<kj::Spec>& cases, bool recheck, const Options& o,
+                    L2Flusher& l2, cudaEvent_t a, cudaEvent_t b) {
+  bool all = true;
+  put("benchmark-count", std::to_string(cases.size()));
+  if (!cases.empty()) warm_up(cases[0], o, l2, a, b);
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const std::string p = "benchmark." + std::to_string(i) + ".";
+    put(p + "spec", cases[i].text());
+    std::vector<double> ev, host;
+    double timed_s = 0;
+    auto t0 = std::chrono::steady_clock::now();
+    std::string failure;
+    kj::StopReason why = kj::StopReason::none;
+    int checked = 0;
+    for (std::uint64_t rep = 0; why == kj::StopReason::none; ++rep) {
+      // Every output is checked in a ranked run; otherwise the first one (the case's own seed).
+      const bool check = recheck || rep == 0;
+      CallResult r = call_once(cases[i], rep, check, l2, a, b);
+      if (!r.ran) {
+        failure = r.error;
+        break;
+      }
+      if (r.checked) {
+        ++checked;
+        if (!r.cmp.ok) {
+          failure = "repetition " + std::to_string(rep) + ": " + mismatch_text(r.cmp);
+          break;
+        }
+      }
+      ev.push_back(r.event_ns);
+      host.push_back(r.host_ns);
+      timed_s += r.event_ns * 1e-9;
+      double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      why = kj::should_stop(o.rule, ev, timed_s, wall);
+    }
+    put(p + "times_ns", join(ev));
+    put(p + "host_ns", join(host));
+    put(p + "checked", std::to_string(checked));
+    if (!failure.empty()) {
+      put(p + "status", "fail");
+      put(p + "error", failure);
+      all = false;
+      break;  // a ranked run stops at the first failure
+    }
+    put(p + "stop", kj::to_string(why));
+    put(p + "status", "pass");
+  }
+  return all;
+}
+
+bool run_profile(const std::vector<kj::Spec>& cases, L2Flusher& l2, cudaEvent_t a, cudaEvent_t b) {
+  if (cases.empty()) return false;
+  put("profile.spec", cases[0].text());
+  // One untimed call first, so module loading and first-touch costs stay out of the profile.
+  call_once(cases[0], 1, false, l2, a, b);
+  nvtxRangePushA("custom_kernel");
+  CallResult r = call_once(cases[0], 0, true, l2, a, b);
+  nvtxRangePop();
+  if (!r.ran) {
+    put("profile.error", r.error);
+    return false;
+  }
+  if (!r.cmp.ok) put("profile.error", mismatch_text(r.cmp));
+  return r.cmp.ok;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: %s test|benchmark|leaderboard|profile CASES_FILE [k=v ...]\n",
+                 argv[0]);
+    return 2;
+  }
+  const std::string mode = argv[1];
+  std::vector<kj::Spec> cases;
+  {
+    std::ifstream in(argv[2]);
+    if (!in) {
+      std::fprintf(stderr, "kjudge harness: cannot read %s\n", argv[2]);
+      return 2;
+    }
+    std::string line;
+    try {
+      while (std::getline(in, line))
+        if (line.find_first_not_of(" \t\r") != std::string::npos)
+          cases.push_back(kj::Spec::parse(line));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "kjudge harness: bad case line '%s': %s\n", line.c_str(), e.what());
+      return 113;  // GPU MODE's EXIT_TEST_SPEC
+    }
+  }
+  Options opt = parse_options(argc, argv);
+  put("mode", mode);
+  cudaDeviceProp prop{};
+  int dev = 0;
+  KJ_CHECK(cudaGetDevice(&dev));
+  KJ_CHECK(cudaGetDeviceProperties(&prop, dev));
+  put("device", prop.name);
+  L2Flusher l2;
+  put("l2_bytes", std::to_string(l2.l2_bytes()));
+  cudaEvent_t a, b;
+  KJ_CHECK(cudaEventCreate(&a));
+  KJ_CHECK(cudaEventCreate(&b));
+  bool ok = false;
+  try {
+    if (mode == "test")
+      ok = run_tests(cases, l2, a, b);
+    else if (mode == "benchmark")
+      ok = run_benchmarks(cases, false, opt, l2, a, b);
+    else if (mode == "leaderboard")
+      ok = run_benchmarks(cases, true, opt, l2, a, b);
+    else if (mode == "profile")
+      ok = run_profile(cases, l2, a, b);
+    else {
+      std::fprintf(stderr, "kjudge harness: unknown mode %s\n", mode.c_str());
+      return 2;
+    }
+  } catch (const std::exception& e) {
+    // generate_input, ref_kernel or tolerance threw: the task's fault (or a bad case).
+    put("task-error", e.what());
+    ok = false;
+  }
+  put("check", ok ? "pass" : "fail");
+  put("end", std::to_string(g_records));
+  return 0;
+}

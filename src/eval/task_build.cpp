@@ -1,0 +1,138 @@
+#include "eval/task_build.h"
+
+#include <chrono>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "core/input_error.h"
+#include "eval/harness_files.h"
+#include "run/cloexec_file.h"
+
+namespace kjudge {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string shell_quote(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                        "0123456789_-.=/+:,") == std::string::npos)
+    return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw InputError(p.string(), 0, "", "cannot read the task file");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string object_name(const std::string& source) {
+  std::string o = source;
+  for (char& c : o)
+    if (c == '/') c = '_';
+  return o + ".o";
+}
+
+}  // namespace
+
+std::string task_arch(const MachineInfo& machine, const std::string& requested) {
+  if (!requested.empty()) return requested;
+  for (const auto& g : machine.gpus) {
+    std::string cc = g.compute_cap;  // "9.0"
+    std::size_t dot = cc.find('.');
+    if (dot == std::string::npos) continue;
+    std::string digits = cc.substr(0, dot) + cc.substr(dot + 1);
+    bool specific = cc == "9.0" || cc.rfind("10.", 0) == 0;
+    return "sm_" + digits + (specific ? "a" : "");
+  }
+  return "sm_90a";
+}
+
+std::string task_build_command(const TaskSpec& task, const std::string& arch,
+                               const std::string& nvcc) {
+  std::string compute = arch;
+  if (compute.rfind("sm_", 0) == 0) compute = "compute_" + compute.substr(3);
+  std::string flags = "-std=c++20 -O3 -lineinfo -gencode arch=" + shell_quote(compute) +
+                      ",code=" + shell_quote(arch) + " -I.";
+  for (const auto& d : task.include_dirs) flags += " -I" + shell_quote(d);
+  for (const auto& [name, value] : task.defines)
+    flags += " " + shell_quote("-D" + name + (value.empty() ? "" : "=" + value));
+  for (const auto& f : task.compile_flags) flags += " " + shell_quote(f);
+  const std::string cc = shell_quote(nvcc) + " " + flags;
+  const std::string submission = task.submission_file()->name;
+  bool submission_compiled = false;
+  for (const auto& s : task.sources) submission_compiled |= s == submission;
+
+  // The harness compiles in the background while the task's own sources and the submission do.
+  std::string cmd = "set -e\n" + cc + " -c kjudge_harness.cu -o kjudge_harness.o &\nharness=$!\n";
+  std::string objects = "kjudge_harness.o";
+  for (const auto& s : task.sources) {
+    const bool report = s == submission || !submission_compiled;
+    cmd += cc + (report ? " -Xptxas=-v" : "") + " -c " + shell_quote(s) + " -o " +
+           shell_quote(object_name(s)) + "\n";
+    objects += " " + shell_quote(object_name(s));
+  }
+  cmd += "wait $harness\n" + cc + " " + objects + " -o kjudge_task";
+  for (const auto& l : task.libraries) cmd += " -l" + shell_quote(l);
+  return cmd + "\n";
+}
+
+void write_task_workspace(const TaskSpec& task, const std::string& submission_text,
+                          const fs::path& dir) {
+  fs::create_directories(dir);
+  std::set<std::string> harness_names;
+  for (const auto& h : harness_files()) {
+    harness_names.insert(h.name);
+    fs::create_directories((dir / h.name).parent_path());
+    write_file_cloexec(dir / h.name, h.text);
+  }
+  for (const auto& f : task.files) {
+    if (harness_names.count(f.name) || f.name == "kjudge_task" || f.name.rfind("kjudge/", 0) == 0)
+      throw InputError(task.yml.string(), 0, "files",
+                       "'" + f.name + "' is a name kjudge's harness uses; rename the file");
+    fs::create_directories((dir / f.name).parent_path());
+    write_file_cloexec(dir / f.name, f.submission ? submission_text : read_text(f.source));
+  }
+}
+
+TaskBuild build_task(const TaskSpec& task, const std::string& submission_text, const fs::path& dir,
+                     const TaskBuildOptions& opt) {
+  TaskBuild b;
+  b.workspace = dir;
+  b.arch = task_arch(opt.machine, opt.arch);
+  if (opt.machine.nvcc_path.empty()) {
+    b.failure = "nvcc was not found (see `kjudge doctor`)";
+    b.judge_fault = true;
+    return b;
+  }
+  write_task_workspace(task, submission_text, dir);
+  b.command = task_build_command(task, b.arch, opt.machine.nvcc_path);
+  auto t0 = std::chrono::steady_clock::now();
+  ProcessResult r = run_step(opt.step, opt.machine, b.command, dir, opt.timeout_s);
+  b.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  b.log = r.output;
+  b.kernels = parse_ptxas_usage(r.output);
+  if (!r.started) {
+    b.failure = "judge: could not start the build: " + r.error;
+    b.judge_fault = true;
+  } else if (r.timed_out) {
+    b.failure =
+        "the build did not finish within " + std::to_string(static_cast<int>(opt.timeout_s)) + " s";
+  } else if (!r.limit_exceeded.empty()) {
+    b.failure = "the build was stopped: it " + r.limit_exceeded;
+  } else if (!r.ok()) {
+    b.failure = "compile error";
+  } else {
+    b.ok = true;
+    b.binary = dir / "kjudge_task";
+  }
+  return b;
+}
+
+}  // namespace kjudge

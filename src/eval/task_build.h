@@ -1,0 +1,53 @@
+#pragma once
+// Builds a task with a submission: a fresh directory holding the task's files, the submission
+// under its @SUBMISSION@ name and kjudge's harness (harness_files.h), compiled by nvcc in the
+// sandbox into one program, `kjudge_task`. The submission is compiled on its own with
+// -Xptxas=-v, so the resources ptxas reports are its kernels' alone.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/task_spec.h"
+#include "eval/step_runner.h"
+#include "perf/ptxas_usage.h"
+#include "run/machine.h"
+
+namespace kjudge {
+
+struct TaskBuildOptions {
+  StepSettings step;
+  MachineInfo machine;
+  std::string arch;  // "sm_90a"; empty: task_arch()
+  double timeout_s = 300;
+};
+
+struct TaskBuild {
+  bool ok = false;
+  std::string failure;  // why not: "compile error", or the judge's fault
+  bool judge_fault = false;
+  std::filesystem::path workspace;
+  std::filesystem::path binary;
+  std::string arch;
+  std::string command;
+  std::string log;
+  double seconds = 0;
+  std::vector<KernelResources> kernels;  // the submission's, from ptxas
+};
+
+// The architecture to build for: `requested` when given, else the first GPU's (sm_XYa for the
+// architecture-specific features of 9.0 and 10.x, as GPU MODE builds for H100), else sm_90a.
+std::string task_arch(const MachineInfo& machine, const std::string& requested);
+
+// The shell command that builds kjudge_task in the task directory.
+std::string task_build_command(const TaskSpec& task, const std::string& arch,
+                               const std::string& nvcc);
+
+// Writes the task's files, the submission and the harness into `dir` (created).
+// Throws InputError when a task file would overwrite a harness file.
+void write_task_workspace(const TaskSpec& task, const std::string& submission_text,
+                          const std::filesystem::path& dir);
+
+TaskBuild build_task(const TaskSpec& task, const std::string& submission_text,
+                     const std::filesystem::path& dir, const TaskBuildOptions& options);
+
+}  // namespace kjudge

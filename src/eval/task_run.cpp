@@ -1,0 +1,281 @@
+#include "eval/task_run.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "kjudge/seeds.h"
+#include "perf/ncu_summary.h"
+#include "run/cloexec_file.h"
+#include "run/result_channel.h"
+
+namespace kjudge {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string first_line(const std::string& s) {
+  std::size_t a = s.find_first_not_of("\n\r ");
+  if (a == std::string::npos) return "";
+  return s.substr(a, s.find('\n', a) - a).substr(0, 300);
+}
+
+// The harness's last words on stderr: CUDA errors and crashes say why there.
+std::string last_harness_line(const std::string& log) {
+  std::istringstream in(log);
+  std::string line, last;
+  while (std::getline(in, line))
+    if (line.find("kjudge harness:") != std::string::npos) last = line;
+  return last.empty() ? first_line(log) : last;
+}
+
+std::vector<std::string> rule_args(const kj::StopRule& r, double warmup_ms) {
+  auto kv = [](const char* k, double v) {
+    std::ostringstream s;
+    s << k << "=" << v;
+    return s.str();
+  };
+  return {kv("min_runs", r.min_runs),
+          kv("max_runs", r.max_runs),
+          kv("target_rel_err", r.target_rel_err),
+          kv("max_timed_s", r.max_timed_s),
+          kv("max_wall_s", r.max_wall_s),
+          kv("warmup_ms", warmup_ms)};
+}
+
+std::string read_capped(const fs::path& p, std::size_t cap) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  std::string t = s.str();
+  if (t.size() > cap) t = t.substr(0, cap) + "\n[... cut at " + std::to_string(cap) + " bytes]\n";
+  return t;
+}
+
+}  // namespace
+
+std::string task_cases_text(const std::vector<TaskCase>& cases,
+                            const std::optional<std::uint64_t>& secret) {
+  std::string out;
+  for (const auto& c : cases) {
+    TaskCase x = c;
+    if (secret)
+      for (auto& [k, v] : x.args)
+        if (k == "seed") v = std::to_string(kj::combine_seed(std::stoull(v), *secret));
+    out += x.text() + "\n";
+  }
+  return out;
+}
+
+std::optional<double> task_score(RankingBy by, const std::vector<double>& means) {
+  if (means.empty()) return std::nullopt;
+  for (double m : means)
+    if (!(m > 0)) return std::nullopt;
+  switch (by) {
+    case RankingBy::last:
+      return means.back();
+    case RankingBy::mean: {
+      double s = 0;
+      for (double m : means) s += m;
+      return s / means.size();
+    }
+    case RankingBy::geom: {
+      double s = 0;
+      for (double m : means) s += std::log(m);
+      return std::exp(s / means.size());
+    }
+  }
+  return std::nullopt;
+}
+
+ModeRun run_task_mode(const TaskSpec& task, const TaskBuild& build, const std::string& mode,
+                      const TaskRunOptions& opt) {
+  ModeRun run;
+  run.mode = mode;
+  const bool ranked = mode == "leaderboard";
+  std::vector<TaskCase> cases = mode == "test" ? task.tests : task.benchmarks;
+  if (mode == "profile" && !cases.empty()) {
+    std::size_t i =
+        opt.profile_case < 0 ? cases.size() - 1 : static_cast<std::size_t>(opt.profile_case);
+    if (i >= cases.size()) {
+      run.failure = "there is no benchmark " + std::to_string(opt.profile_case) + " to profile";
+      return run;
+    }
+    cases = {cases[i]};
+  }
+  if (cases.empty()) {
+    run.failure = "the task has no " + std::string(mode == "test" ? "tests" : "benchmarks");
+    return run;
+  }
+  const fs::path cases_file = build.workspace / ("cases-" + mode + ".txt");
+  write_file_cloexec(cases_file, task_cases_text(cases, ranked || mode == "test" ? opt.secret_seed
+                                                                                 : std::nullopt));
+
+  std::optional<ResultChannel> channel;
+  try {
+    channel.emplace("kjudge-task");
+    channel->write_nonce();
+  } catch (const std::exception& e) {
+    run.failure = e.what();
+    return run;
+  }
+  StepExtras extras;
+  if (opt.gpu >= 0) extras.env.push_back("CUDA_VISIBLE_DEVICES=" + std::to_string(opt.gpu));
+  extras.env.push_back("KJUDGE_RESULT_FD=" + std::to_string(channel->fd()));
+  extras.inherit_fds.push_back(channel->fd());
+  // The harness runs directly (no shell in between), so its own signal or exit status is seen.
+  std::vector<std::string> argv = {"./kjudge_task", mode, cases_file.filename().string()};
+  for (const auto& a : rule_args(ranked ? opt.ranked_rule : opt.benchmark_rule, opt.warmup_ms))
+    argv.push_back(a);
+  double timeout = mode == "test" ? task.test_timeout_s
+                   : ranked       ? task.ranked_timeout_s
+                                  : task.benchmark_timeout_s;
+  const fs::path ncu_csv = build.workspace / "ncu.csv";
+  if (mode == "profile") {
+    // Only the kernels inside the harness's "custom_kernel" NVTX range: one call.
+    std::vector<std::string> ncu = {
+        opt.ncu,        "--nvtx",    "--nvtx-include", "custom_kernel/", "--section",
+        "SpeedOfLight", "--section", "Occupancy",      "--section",      "LaunchStats",
+        "--csv",        "--page",    "details",        "--print-units",  "base",
+        "--log-file",   "ncu.csv"};
+    argv.insert(argv.begin(), ncu.begin(), ncu.end());
+    timeout = std::max(timeout, 600.0);  // every kernel is replayed once per metric pass
+  }
+  extras.argv = argv;
+  std::string command;
+  for (const auto& a : argv) command += (command.empty() ? "" : " ") + a;
+  auto t0 = std::chrono::steady_clock::now();
+  ProcessResult r = run_step(opt.step, opt.machine, command, build.workspace, timeout, extras);
+  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  run.log = r.output;
+  const std::string record = channel->read_all();
+
+  if (!r.started) {
+    run.failure = "judge: could not start the harness: " + r.error;
+    return run;
+  }
+  if (r.timed_out) {
+    run.failure = "timed out after " + std::to_string(static_cast<int>(timeout)) + " s (" + mode +
+                  " timeout of task.yml)";
+    return run;
+  }
+  if (!r.limit_exceeded.empty()) {
+    run.failure = "stopped: it " + r.limit_exceeded;
+    return run;
+  }
+  if (r.signal != 0) {
+    run.failure =
+        "crashed (signal " + std::to_string(r.signal) + "): " + last_harness_line(r.output);
+    return run;
+  }
+  if (r.exit_code == 110) {
+    run.failure = "CUDA error: " + last_harness_line(r.output);
+    return run;
+  }
+  if (r.exit_code != 0) {
+    run.failure = "exit " + std::to_string(r.exit_code) + ": " + last_harness_line(r.output);
+    return run;
+  }
+  try {
+    run.report = parse_harness_record(record, channel->nonce());
+  } catch (const HarnessRecordError& e) {
+    run.channel_refused = true;
+    run.failure = std::string("the harness's report was refused: ") + e.what();
+    return run;
+  }
+  run.completed = true;
+  run.passed = run.report.passed;
+  if (!run.report.task_error.empty()) {
+    run.failure = "the task's own code failed: " + run.report.task_error;
+  } else if (!run.passed) {
+    for (const auto& t : run.report.tests)
+      if (t.status != "pass") {
+        run.failure = "test '" + t.spec + "': " + t.error;
+        break;
+      }
+    for (const auto& b : run.report.benchmarks)
+      if (b.status != "pass" && run.failure.empty())
+        run.failure = "benchmark '" + b.spec + "': " + b.error;
+    if (!run.report.profile_error.empty() && run.failure.empty())
+      run.failure = "profiled call: " + run.report.profile_error;
+    if (run.failure.empty()) run.failure = "the harness reported a failure";
+  }
+  if (mode == "profile") {
+    run.profile_log = read_capped(ncu_csv, 256 * 1024);
+    try {
+      run.profile = summarize_ncu(parse_ncu_csv(run.profile_log));
+    } catch (const std::exception& e) {
+      run.profile = nullptr;
+      run.completed = false;
+      run.failure = std::string("Nsight Compute gave no profile: ") + e.what() + "; " +
+                    first_line(run.profile_log.empty() ? r.output : run.profile_log);
+    }
+  }
+  return run;
+}
+
+nlohmann::json to_json(const ModeRun& run, const TaskSpec& task) {
+  nlohmann::json j = {{"mode", run.mode},           {"completed", run.completed},
+                      {"passed", run.passed},       {"seconds", run.seconds},
+                      {"failure", run.failure},     {"channel_refused", run.channel_refused},
+                      {"device", run.report.device}};
+  auto public_spec = [&](const std::vector<TaskCase>& cases, std::size_t i,
+                         const std::string& fallback) {
+    return i < cases.size() ? cases[i].text() : fallback;
+  };
+  if (!run.report.tests.empty()) {
+    nlohmann::json tests = nlohmann::json::array();
+    for (std::size_t i = 0; i < run.report.tests.size(); ++i) {
+      const auto& t = run.report.tests[i];
+      nlohmann::json x = {{"spec", public_spec(task.tests, i, t.spec)}, {"status", t.status}};
+      if (!t.error.empty()) x["error"] = t.error;
+      if (t.max_abs_error >= 0) x["max_abs_error"] = t.max_abs_error;
+      tests.push_back(x);
+    }
+    j["tests"] = tests;
+  }
+  if (!run.report.benchmarks.empty()) {
+    nlohmann::json benches = nlohmann::json::array();
+    std::vector<double> means;
+    for (std::size_t i = 0; i < run.report.benchmarks.size(); ++i) {
+      const auto& b = run.report.benchmarks[i];
+      kj::RunStats s = kj::summarize_runs(b.times_ns);
+      kj::RunStats h = kj::summarize_runs(b.host_ns);
+      nlohmann::json x = {{"spec", public_spec(task.benchmarks, i, b.spec)},
+                          {"status", b.status},
+                          {"runs", s.runs},
+                          {"mean_us", s.mean / 1e3},
+                          {"median_us", s.median / 1e3},
+                          {"std_us", s.std / 1e3},
+                          {"err_us", s.err / 1e3},
+                          {"rel_err", s.mean > 0 ? s.err / s.mean : 0},
+                          {"best_us", s.best / 1e3},
+                          {"worst_us", s.worst / 1e3},
+                          {"host_mean_us", h.mean / 1e3},
+                          {"host_median_us", h.median / 1e3},
+                          {"checked", b.checked},
+                          {"stop", b.stop}};
+      if (!b.error.empty()) x["error"] = b.error;
+      std::vector<double> us;
+      for (double t : b.times_ns) us.push_back(t / 1e3);
+      x["times_us"] = us;
+      benches.push_back(x);
+      if (b.status == "pass") means.push_back(s.mean / 1e3);
+    }
+    j["benchmarks"] = benches;
+    j["warmup_calls"] = run.report.warmup_calls;
+    if (run.passed && means.size() == run.report.benchmarks.size())
+      if (auto score = task_score(task.ranking_by, means)) {
+        j["score_us"] = *score;
+        j["ranking_by"] = to_string(task.ranking_by);
+      }
+  }
+  if (run.mode == "profile") j["profile"] = run.profile;
+  j["log"] = run.log;
+  return j;
+}
+
+}  // namespace kjudge

@@ -1,0 +1,64 @@
+#pragma once
+// Runs a built task (task_build.h) in one harness mode and reads what the harness reported:
+//   test         every test case, each failure with its first mismatches;
+//   benchmark    every benchmark case timed (harness/kjudge_harness.cu says how);
+//   leaderboard  the ranked run: benchmarks on secret seeds, every timed output re-checked;
+//   profile      one call of custom_kernel under Nsight Compute, summarised.
+// Seeds: with a secret, every case's seed becomes kj::combine_seed(seed, secret) before the
+// harness sees it.
+#include <cstdint>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/task_spec.h"
+#include "eval/step_runner.h"
+#include "eval/task_build.h"
+#include "kjudge/bench_stats.h"
+#include "perf/harness_record.h"
+#include "run/machine.h"
+
+namespace kjudge {
+
+struct TaskRunOptions {
+  StepSettings step;
+  MachineInfo machine;
+  int gpu = -1;  // -1: the process's default device
+  std::optional<std::uint64_t> secret_seed;
+  kj::StopRule benchmark_rule{3, 1000, 0.001, 10, 60};
+  kj::StopRule ranked_rule{3, 1000, 0.001, 30, 120};
+  double warmup_ms = 200;
+  std::string ncu = "ncu";
+  int profile_case = -1;  // which benchmark to profile; -1: the last
+};
+
+struct ModeRun {
+  std::string mode;
+  bool completed = false;  // the harness ran to its end and its report was accepted
+  bool passed = false;
+  std::string failure;           // why not completed or not passed, in one line
+  bool channel_refused = false;  // the report was not the harness's own: a cheat flag
+  HarnessReport report;
+  std::string log;  // the harness's stdout and stderr (capped)
+  double seconds = 0;
+  nlohmann::json profile;   // profile mode: summarize_ncu()
+  std::string profile_log;  // profile mode: the raw ncu CSV (capped)
+};
+
+// The case lines the harness gets for `cases`, seeds combined with `secret` when given.
+std::string task_cases_text(const std::vector<TaskCase>& cases,
+                            const std::optional<std::uint64_t>& secret);
+
+ModeRun run_task_mode(const TaskSpec& task, const TaskBuild& build, const std::string& mode,
+                      const TaskRunOptions& options);
+
+// GPU MODE's score: each benchmark's mean time, then the last, the mean or the geometric mean of
+// them (task.yml ranking_by). Lower is better. nullopt when there is nothing to score.
+std::optional<double> task_score(RankingBy by, const std::vector<double>& benchmark_means);
+
+// The stage as JSON: cases with their figures (times in µs), the failure, the log.
+nlohmann::json to_json(const ModeRun& run, const TaskSpec& task);
+
+}  // namespace kjudge

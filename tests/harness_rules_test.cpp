@@ -1,0 +1,148 @@
+// The plain C++ rules the task harness and the judge share (harness/kjudge/): the tolerance
+// check, the statistics and the stopping rule, the seeds.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "kjudge/bench_stats.h"
+#include "kjudge/compare.h"
+#include "kjudge/seeds.h"
+#include "kjudge/spec.h"
+
+namespace {
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+const double kInf = std::numeric_limits<double>::infinity();
+
+kj::CompareResult cmp(const std::vector<double>& got, const std::vector<double>& want,
+                      kj::Tolerance tol) {
+  return kj::compare_values(
+      static_cast<std::int64_t>(got.size()), [&](std::int64_t i) { return got[i]; },
+      [&](std::int64_t i) { return want[i]; }, tol);
+}
+
+TEST(Compare, AtolPlusRtolTimesExpected) {
+  kj::Tolerance tol{1e-3, 1e-2};
+  EXPECT_TRUE(cmp({1.0 + 0.011 - 1e-9}, {1.0}, tol).ok);  // 0.011 = 1e-3 + 1e-2 * 1
+  EXPECT_FALSE(cmp({1.0 + 0.0111}, {1.0}, tol).ok);
+  EXPECT_TRUE(cmp({100.9}, {100.0}, tol).ok) << "rtol scales with the expected value";
+  EXPECT_FALSE(cmp({0.9}, {0.0}, tol).ok);
+  EXPECT_TRUE(cmp({2.0}, {2.0}, {0, 0}).ok) << "exact tolerance";
+}
+
+TEST(Compare, NaNAndInfNeverPass) {
+  kj::Tolerance loose{1e300, 1e300};
+  for (double bad : {kNaN, kInf, -kInf}) {
+    auto r = cmp({1.0, bad, 3.0}, {1.0, 2.0, 3.0}, loose);
+    EXPECT_FALSE(r.ok) << bad;
+    EXPECT_EQ(r.bad, 1);
+    ASSERT_EQ(r.first.size(), 1u);
+    EXPECT_EQ(r.first[0].index, 1);
+    EXPECT_FALSE(r.reference_fault);
+  }
+}
+
+TEST(Compare, AReferenceNaNIsTheTasksFault) {
+  auto r = cmp({1.0, 2.0}, {1.0, kNaN}, {1, 1});
+  EXPECT_FALSE(r.ok);
+  EXPECT_TRUE(r.reference_fault);
+  EXPECT_NE(r.error.find("index 1"), std::string::npos);
+}
+
+TEST(Compare, KeepsTheFirstFiveMismatchesAndCountsAll) {
+  std::vector<double> got(100, 1.0), want(100, 0.0);
+  auto r = cmp(got, want, {0.5, 0});
+  EXPECT_EQ(r.bad, 100);
+  ASSERT_EQ(r.first.size(), 5u);
+  EXPECT_EQ(r.first[4].index, 4);
+  EXPECT_DOUBLE_EQ(r.max_abs_error, 1.0);
+}
+
+TEST(BenchStats, SummaryFigures) {
+  kj::RunStats s = kj::summarize_runs({4, 1, 3, 2});
+  EXPECT_EQ(s.runs, 4);
+  EXPECT_DOUBLE_EQ(s.mean, 2.5);
+  EXPECT_DOUBLE_EQ(s.median, 2.5);
+  EXPECT_DOUBLE_EQ(s.best, 1);
+  EXPECT_DOUBLE_EQ(s.worst, 4);
+  EXPECT_NEAR(s.std, std::sqrt(5.0 / 3.0), 1e-12);  // sample standard deviation
+  EXPECT_NEAR(s.err, s.std / 2, 1e-12);
+  EXPECT_EQ(kj::summarize_runs({}).runs, 0);
+  EXPECT_DOUBLE_EQ(kj::summarize_runs({7}).std, 0);
+}
+
+TEST(StopRule, NeedsTheMinimumThenStopsWhenPrecise) {
+  kj::StopRule rule;  // 3 runs, 0.1 %, 10 s timed, 60 s wall, 1000 runs
+  EXPECT_EQ(kj::should_stop(rule, {100, 100}, 0, 0), kj::StopReason::none);
+  EXPECT_EQ(kj::should_stop(rule, {100, 100, 100}, 0, 0), kj::StopReason::precise);
+  // 1 % noise: err/mean = 0.01 / sqrt(3) > 0.1 %: go on.
+  EXPECT_EQ(kj::should_stop(rule, {99, 101, 100}, 0, 0), kj::StopReason::none);
+}
+
+TEST(StopRule, NoisyRunsStopAtABudget) {
+  kj::StopRule rule;
+  std::vector<double> noisy;
+  for (int i = 0; i < 50; ++i) noisy.push_back(i % 2 ? 150 : 50);
+  EXPECT_EQ(kj::should_stop(rule, noisy, 1, 1), kj::StopReason::none);
+  EXPECT_EQ(kj::should_stop(rule, noisy, 10, 11), kj::StopReason::timed_budget);
+  EXPECT_EQ(kj::should_stop(rule, noisy, 1, 60), kj::StopReason::wall_budget);
+  rule.max_runs = 50;
+  EXPECT_EQ(kj::should_stop(rule, noisy, 0, 0), kj::StopReason::max_runs);
+}
+
+TEST(StopRule, WallBudgetOverridesTheMinimumForVerySlowKernels) {
+  kj::StopRule rule;
+  EXPECT_EQ(kj::should_stop(rule, {70e9}, 70, 70), kj::StopReason::wall_budget);
+  EXPECT_EQ(kj::should_stop(rule, {1e9}, 1, 1), kj::StopReason::none);
+}
+
+TEST(StopRule, PreciseEnoughAfterRoughlyTheExpectedNumberOfRuns) {
+  // With 2 % noise per run, err/mean < 0.1 % needs about (0.02 / 0.001)^2 = 400 runs.
+  kj::StopRule rule;
+  std::vector<double> xs;
+  kj::StopReason why = kj::StopReason::none;
+  for (int i = 0; why == kj::StopReason::none; ++i) {
+    xs.push_back(100 * (1 + 0.02 * (i % 2 ? 1 : -1)));
+    why = kj::should_stop(rule, xs, 0, 0);
+  }
+  EXPECT_EQ(why, kj::StopReason::precise);
+  EXPECT_GT(xs.size(), 350u);
+  EXPECT_LT(xs.size(), 450u);
+}
+
+TEST(Seeds, CantorPairingAsGpuMode) {
+  // GPU MODE: _combine(a, b) = a + (a + b)(a + b + 1) / 2.
+  auto combine = [](std::uint64_t a, std::uint64_t b) { return a + (a + b) * (a + b + 1) / 2; };
+  for (std::uint64_t a : {0ull, 1ull, 42ull, 4242ull, 123456789ull})
+    for (std::uint64_t b : {0ull, 7ull, 2147483647ull})
+      EXPECT_EQ(kj::combine_seed(a, b), combine(a, b)) << a << " " << b;
+  EXPECT_NE(kj::combine_seed(1, 2), kj::combine_seed(2, 1));
+  // No overflow trap, just wrapping, for huge values.
+  EXPECT_NO_THROW(kj::combine_seed(~0ull, ~0ull));
+}
+
+TEST(Seeds, RepetitionsGetUnrelatedSeeds) {
+  EXPECT_EQ(kj::repetition_seed(42, 0), 42u) << "repetition 0 is the case itself";
+  std::set<std::uint64_t> seen;
+  for (std::uint64_t r = 0; r < 1000; ++r) seen.insert(kj::repetition_seed(42, r));
+  EXPECT_EQ(seen.size(), 1000u);
+  EXPECT_NE(kj::repetition_seed(42, 1), kj::repetition_seed(43, 1));
+}
+
+TEST(Spec, ParsesCaseLines) {
+  kj::Spec s = kj::Spec::parse("size: 1024; seed: 42; dtype: fp16");
+  EXPECT_EQ(s.get_int("size"), 1024);
+  EXPECT_EQ(s.seed(), 42u);
+  EXPECT_EQ(s.get_str("dtype"), "fp16");
+  EXPECT_THROW(s.get_int("dtype"), std::runtime_error);
+  EXPECT_THROW(s.get_int("rows"), std::runtime_error);
+  EXPECT_THROW(kj::Spec::parse("size 1024"), std::runtime_error);
+  EXPECT_EQ(kj::Spec::parse("size: 3").seed(), 0u);
+  s.set_seed(7);
+  EXPECT_EQ(s.seed(), 7u);
+  EXPECT_EQ(s.text(), "size: 1024; seed: 42; dtype: fp16");
+}
+
+}  // namespace

@@ -1,0 +1,150 @@
+// Task builds: the workspace (task files, submission, harness), the nvcc command, and, where
+// nvcc is installed, every example task built with each of its submissions through the real
+// binary (`kjudge task build`, sandboxed as in a run).
+#include "eval/task_build.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "core/input_error.h"
+#include "eval/harness_files.h"
+#include "test_util.h"
+
+namespace kjudge {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::run_capture;
+using testing::TempDir;
+
+const fs::path kExamples = fs::path(KJUDGE_SOURCE_DIR) / "examples/tasks";
+
+bool have_nvcc() {
+  return run_capture("command -v nvcc || test -x /usr/local/cuda/bin/nvcc").rc == 0;
+}
+
+TEST(TaskBuild, TheBinaryCarriesTheHarness) {
+  bool main_file = false, api = false;
+  for (const auto& f : harness_files()) {
+    main_file |= f.name == "kjudge_harness.cu" && f.text.find("int main(") != std::string::npos;
+    api |= f.name == "kjudge/task_api.cuh";
+  }
+  EXPECT_TRUE(main_file);
+  EXPECT_TRUE(api);
+}
+
+TEST(TaskBuild, CommandCompilesTheSubmissionAloneWithPtxasReports) {
+  TaskSpec t = load_task(kExamples / "vectoradd");
+  t.defines = {{"TILE", "64"}, {"FAST", ""}};
+  t.compile_flags = {"--use_fast_math"};
+  t.libraries = {"cublas"};
+  std::string cmd = task_build_command(t, "sm_90a", "/usr/local/cuda/bin/nvcc");
+  EXPECT_NE(cmd.find("-gencode arch=compute_90a,code=sm_90a"), std::string::npos) << cmd;
+  EXPECT_NE(cmd.find("-Xptxas=-v -c submission.cu"), std::string::npos) << cmd;
+  EXPECT_EQ(cmd.find("-Xptxas=-v -c kjudge_harness.cu"), std::string::npos) << cmd;
+  EXPECT_NE(cmd.find("-DTILE=64 -DFAST --use_fast_math"), std::string::npos) << cmd;
+  EXPECT_NE(cmd.find("-o kjudge_task -lcublas"), std::string::npos) << cmd;
+  t.defines = {{"MSG", "a b'c"}};
+  cmd = task_build_command(t, "sm_80", "nvcc");
+  EXPECT_NE(cmd.find("'-DMSG=a b'\\''c'"), std::string::npos) << "quoted for the shell: " << cmd;
+  EXPECT_NE(cmd.find("arch=compute_80,code=sm_80"), std::string::npos) << cmd;
+}
+
+TEST(TaskBuild, ArchFollowsTheGpu) {
+  MachineInfo m;
+  EXPECT_EQ(task_arch(m, ""), "sm_90a") << "no GPU: the H100's";
+  m.gpus.push_back({0, "NVIDIA A100", "8.0", ""});
+  EXPECT_EQ(task_arch(m, ""), "sm_80");
+  m.gpus[0].compute_cap = "9.0";
+  EXPECT_EQ(task_arch(m, ""), "sm_90a");
+  EXPECT_EQ(task_arch(m, "sm_89"), "sm_89");
+}
+
+TEST(TaskBuild, WorkspaceHoldsTaskSubmissionAndHarness) {
+  TempDir dir;
+  TaskSpec t = load_task(kExamples / "vectoradd");
+  write_task_workspace(t, "// my submission\n", dir / "ws");
+  EXPECT_TRUE(fs::exists(dir / "ws/kjudge_harness.cu"));
+  EXPECT_TRUE(fs::exists(dir / "ws/kjudge/tensor.cuh"));
+  EXPECT_TRUE(fs::exists(dir / "ws/reference.cuh"));
+  std::ifstream in(dir / "ws/submission.cu");
+  std::string first;
+  std::getline(in, first);
+  EXPECT_EQ(first, "// my submission");
+  t.files.push_back({"kjudge/tensor.cuh", t.files[0].source, false});
+  EXPECT_THROW(write_task_workspace(t, "", dir / "ws2"), InputError);
+}
+
+// Every example, every submission: builds, and ptxas reports the submission's kernels.
+TEST(TaskBuild, EveryExampleTaskBuildsWithNvcc) {
+  if (!have_nvcc()) GTEST_SKIP() << "nvcc not installed";
+  TempDir dir;
+  int built = 0;
+  for (const auto& task : fs::directory_iterator(kExamples)) {
+    if (!fs::exists(task.path() / "task.yml")) continue;
+    for (const auto& sub : fs::directory_iterator(task.path() / "submissions")) {
+      const fs::path out =
+          dir / (task.path().filename().string() + "-" + sub.path().stem().string());
+      auto r = run_capture(std::string(KJUDGE_BINARY) + " task build " + task.path().string() +
+                           " " + sub.path().string() + " -q --out " + out.string());
+      EXPECT_EQ(r.rc, 0) << task.path() << " " << sub.path() << "\n" << r.out;
+      std::ifstream in(out / "task-run.json");
+      auto j = nlohmann::json::parse(in, nullptr, false);
+      ASSERT_FALSE(j.is_discarded()) << out;
+      EXPECT_TRUE(j["build"]["ok"].get<bool>()) << j["build"]["log"];
+      EXPECT_FALSE(j["build"]["kernels"].empty()) << sub.path() << ": ptxas reported no kernel";
+      ++built;
+    }
+  }
+  EXPECT_GE(built, 2);
+}
+
+TEST(TaskBuild, CompileErrorsAreTheSubmissionsFault) {
+  if (!have_nvcc()) GTEST_SKIP() << "nvcc not installed";
+  TempDir dir;
+  std::ofstream(dir / "bad.cu")
+      << "#include \"task.h\"\noutput_t custom_kernel(const input_t& in) { return nope; }\n";
+  auto r =
+      run_capture(std::string(KJUDGE_BINARY) + " task build " + (kExamples / "vectoradd").string() +
+                  " " + (dir / "bad.cu").string() + " --json -q --out " + (dir / "o").string());
+  EXPECT_EQ(r.rc, 1) << r.out;
+  EXPECT_NE(r.out.find("compile error"), std::string::npos);
+  EXPECT_NE(r.out.find("nope"), std::string::npos) << "the compiler's message is in the report";
+}
+
+TEST(TaskBuild, ScaffoldBuildsAsItIs) {
+  if (!have_nvcc()) GTEST_SKIP() << "nvcc not installed";
+  TempDir dir;
+  auto r =
+      run_capture(std::string(KJUDGE_BINARY) + " task new mytask --dir " + dir.path().string());
+  ASSERT_EQ(r.rc, 0) << r.out;
+  r = run_capture(std::string(KJUDGE_BINARY) + " task new mytask --dir " + dir.path().string());
+  EXPECT_EQ(r.rc, 2) << "never overwrites: " << r.out;
+  r = run_capture(std::string(KJUDGE_BINARY) + " task build " + (dir / "mytask").string() + " " +
+                  (dir / "mytask/submission.cu").string() + " -q --out " + (dir / "o").string());
+  EXPECT_EQ(r.rc, 0) << r.out;
+}
+
+TEST(TaskCli, RunWithoutAGpuSaysSo) {
+  if (!have_nvcc()) GTEST_SKIP() << "nvcc not installed";
+  if (run_capture("nvidia-smi -L").rc == 0) GTEST_SKIP() << "this machine has a GPU";
+  auto r =
+      run_capture(std::string(KJUDGE_BINARY) + " task run " + (kExamples / "vectoradd").string() +
+                  " " + (kExamples / "vectoradd/submissions/naive.cu").string());
+  EXPECT_EQ(r.rc, 3) << r.out;
+  EXPECT_NE(r.out.find("no GPU"), std::string::npos) << r.out;
+}
+
+TEST(TaskCli, BadTaskIsAUsageErrorNamingTheFile) {
+  TempDir dir;
+  std::ofstream(dir / "task.yml") << "lang: cu\nfiles: []\n";
+  std::ofstream(dir / "s.cu") << "\n";
+  auto r = run_capture(std::string(KJUDGE_BINARY) + " task build " + dir.path().string() + " " +
+                       (dir / "s.cu").string());
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("task.yml:2"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace kjudge

@@ -1,0 +1,145 @@
+// task.yml parsing: the example tasks load, and each kind of bad task gets an error naming the
+// file, the line and the key.
+#include "core/task_spec.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "core/input_error.h"
+#include "test_util.h"
+
+namespace kjudge {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::TempDir;
+
+const fs::path kExamples = fs::path(KJUDGE_SOURCE_DIR) / "examples/tasks";
+
+class BadTask : public ::testing::Test {
+ protected:
+  TempDir dir;
+  void SetUp() override {
+    std::ofstream(dir / "task.h") << "#pragma once\n";
+    std::ofstream(dir / "reference.cuh") << "#pragma once\n";
+  }
+  // Loads a task.yml made of `yml`; returns the error (or "" when it loaded).
+  std::string error_of(const std::string& yml, int* line = nullptr, std::string* field = nullptr) {
+    std::ofstream(dir / "task.yml") << yml;
+    try {
+      load_task(dir.path());
+    } catch (const InputError& e) {
+      if (line) *line = e.line();
+      if (field) *field = e.field();
+      return e.what();
+    }
+    return "";
+  }
+  const std::string files =
+      "files:\n"
+      "  - {name: task.h, source: task.h}\n"
+      "  - {name: reference.cuh, source: reference.cuh}\n"
+      "  - {name: submission.cu, source: \"@SUBMISSION@\"}\n";
+};
+
+TEST(TaskSpec, EveryExampleTaskLoads) {
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(kExamples)) {
+    if (!fs::exists(e.path() / "task.yml")) continue;
+    TaskSpec t = load_task(e.path());
+    ++n;
+    EXPECT_EQ(t.lang, "cu") << t.name;
+    EXPECT_FALSE(t.tests.empty()) << t.name;
+    EXPECT_FALSE(t.benchmarks.empty()) << t.name;
+    ASSERT_NE(t.submission_file(), nullptr) << t.name;
+    EXPECT_EQ(task_unsupported(t), "") << t.name;
+    for (const auto& c : t.tests) EXPECT_NE(c.find("seed"), nullptr) << t.name << " " << c.text();
+  }
+  EXPECT_GE(n, 1);
+}
+
+TEST(TaskSpec, ReadsEveryKey) {
+  TaskSpec t = load_task(kExamples / "vectoradd");
+  EXPECT_EQ(t.name, "vectoradd");
+  EXPECT_EQ(t.ranking_by, RankingBy::geom);
+  EXPECT_EQ(t.test_timeout_s, 60);
+  EXPECT_EQ(t.benchmark_timeout_s, 120);
+  EXPECT_EQ(t.ranked_timeout_s, 180);
+  EXPECT_EQ(t.submission_file()->name, "submission.cu");
+  ASSERT_EQ(t.sources.size(), 1u);
+  EXPECT_EQ(t.tests[0].text(), "size: 1; seed: 1");
+  EXPECT_GT(t.tests[0].line, 0);
+  EXPECT_TRUE(fs::exists(t.files[0].source));
+}
+
+TEST_F(BadTask, DefaultsFollowGpuMode) {
+  EXPECT_EQ(error_of("lang: cu\n" + files + "tests:\n  - {size: 3, seed: 1}\n"), "");
+  TaskSpec t = load_task(dir.path());
+  EXPECT_EQ(t.ranking_by, RankingBy::last);
+  EXPECT_EQ(t.test_timeout_s, 180);
+  EXPECT_EQ(t.ranked_timeout_s, 180);
+  ASSERT_EQ(t.sources.size(), 1u);
+  EXPECT_EQ(t.sources[0], "submission.cu") << "without config.sources the submission is compiled";
+}
+
+TEST_F(BadTask, ErrorsNameTheLineAndKey) {
+  int line = 0;
+  std::string field;
+  std::string e = error_of(
+      "lang: cu\n" + files + "tests:\n  - {size: 3, seed: 1}\nranking_by: best\n", &line, &field);
+  EXPECT_NE(e.find("task.yml:8"), std::string::npos) << e;
+  EXPECT_EQ(field, "ranking_by");
+  EXPECT_NE(e.find("last, mean or geom"), std::string::npos) << e;
+}
+
+TEST_F(BadTask, EachMistakeIsCaught) {
+  const std::string tests = "tests:\n  - {size: 3, seed: 1}\n";
+  struct Case {
+    std::string yml, expect;
+  } cases[] = {
+      {"lang: rust\n" + files + tests, "must be cu or py"},
+      {files + tests, "lang"},
+      {"lang: cu\n" + tests, "files"},
+      {"lang: cu\nfiles:\n  - {name: task.h, source: task.h}\n" + tests, "@SUBMISSION@"},
+      {"lang: cu\n" + files + "  - {name: x.cu, source: \"@SUBMISSION@\"}\n" + tests, "only one"},
+      {"lang: cu\n" + files + "  - {name: more.h, source: missing.h}\n" + tests, "file not found"},
+      {"lang: cu\n" + files + "  - {name: ../escape.h, source: task.h}\n" + tests, "relative path"},
+      {"lang: cu\n" + files + "  - {name: task.h, source: task.h}\n" + tests, "listed twice"},
+      {"lang: cu\n" + files, "at least one test"},
+      {"lang: cu\n" + files + "tests:\n  - {size: \"1; seed: 2\"}\n", "integer or a plain word"},
+      {"lang: cu\n" + files + "tests:\n  - 5\n", "map of arguments"},
+      {"lang: cu\n" + files + "tests:\n  - {size: 3, seed: -1}\n", "negative"},
+      {"lang: cu\n" + files + tests + "test_timeout: 0\n", "positive number"},
+      {"lang: cu\n" + files + tests + "ranking: geom\n", "unknown key"},
+      {"lang: cu\n" + files + tests + "seed: 5\n", "secret seed"},
+      {"lang: cu\n" + files + tests + "config:\n  sources: [other.cu]\n", "not one of the files"},
+      {"lang: cu\n" + files + tests + "config:\n  defines: {\"1X\": 2}\n", "not an identifier"},
+      {"lang: cu\n" + files + tests + "multi_gpu: maybe\n", "true or false"},
+      {"lang: cu\n" + files + tests + "libraries: [\"m; rm -rf /\"]\n", "not a library name"},
+      {"lang: [cu\n", "not valid YAML"},
+  };
+  for (const auto& c : cases) {
+    std::string e = error_of(c.yml);
+    EXPECT_NE(e.find(c.expect), std::string::npos) << "yml:\n" << c.yml << "\nerror: " << e;
+    EXPECT_NE(e.find("task.yml"), std::string::npos) << e;
+  }
+}
+
+TEST_F(BadTask, MissingFolderSaysWhatATaskIs) {
+  EXPECT_THROW(load_task(dir / "nowhere"), InputError);
+}
+
+TEST_F(BadTask, UnsupportedTasksSayWhy) {
+  EXPECT_EQ(error_of("lang: py\n" + files + "tests:\n  - {size: 3, seed: 1}\n"), "");
+  EXPECT_NE(task_unsupported(load_task(dir.path())).find("Python"), std::string::npos);
+  std::ofstream(dir / "eval.cu") << "int main() {}\n";
+  EXPECT_EQ(error_of("lang: cu\n" + files +
+                     "  - {name: eval.cu, source: eval.cu}\n"
+                     "tests:\n  - {size: 3, seed: 1}\n"),
+            "");
+  EXPECT_NE(task_unsupported(load_task(dir.path())).find("own harness"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kjudge
