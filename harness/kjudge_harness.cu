@@ -108,6 +108,7 @@ std::string join(const std::vector<double>& xs) {
 struct Options {
   kj::StopRule rule;
   double warmup_ms = 200;
+  bool gpumode_style = false;  // style=gpumode: time as GPU MODE's CUDA harness does
   int warmup_max_calls = 1000;
 };
 
@@ -118,6 +119,10 @@ Options parse_options(int argc, char** argv) {
     std::size_t eq = a.find('=');
     if (eq == std::string::npos) continue;
     std::string k = a.substr(0, eq);
+    if (a.substr(0, eq) == "style") {
+      o.gpumode_style = a.substr(eq + 1) == "gpumode";
+      continue;
+    }
     double v = std::atof(a.c_str() + eq + 1);
     if (k == "min_runs")
       o.rule.min_runs = static_cast<int>(v);
@@ -310,6 +315,9 @@ bool run_benchmarks(const std::vector<kj::Spec>& cases, bool recheck, const Opti
     std::string failure;
     kj::StopReason why = kj::StopReason::none;
     int checked = 0;
+    // One untimed call at this size first: scratch a submission sizes to its input is made
+    // here, not in a timed call.
+    if (i > 0) call_once(cases[i], (1u << 30) + i, false, l2, a, b);
     for (std::uint64_t rep = 0; why == kj::StopReason::none; ++rep) {
       // Every output is checked in a ranked run; otherwise the first one (the case's own seed).
       const bool check = recheck || rep == 0;
@@ -340,6 +348,55 @@ bool run_benchmarks(const std::vector<kj::Spec>& cases, bool recheck, const Opti
       all = false;
       break;  // a ranked run stops at the first failure
     }
+    put(p + "stop", kj::to_string(why));
+    put(p + "status", "pass");
+  }
+  return all;
+}
+
+// GPU MODE's CUDA harness (examples/eval.cu), kept for comparison only (kjudge task run
+// --timing gpumode): one input per benchmark, reused by every call; the host clock around a call
+// between two cudaDeviceSynchronize; no L2 flush; the output checked once.
+bool run_benchmarks_gpumode(const std::vector<kj::Spec>& cases, const Options& o, L2Flusher& l2,
+                            cudaEvent_t a, cudaEvent_t b) {
+  bool all = true;
+  put("benchmark-count", std::to_string(cases.size()));
+  if (!cases.empty()) warm_up(cases[0], o, l2, a, b);
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const std::string p = "benchmark." + std::to_string(i) + ".";
+    put(p + "spec", cases[i].text());
+    input_t input = generate_input(cases[i]);
+    output_t want = ref_kernel(input);
+    kj::Tolerance tol = tolerance(input);
+    KJ_CHECK(cudaDeviceSynchronize());
+    output_t got = custom_kernel(input);
+    KJ_CHECK(cudaDeviceSynchronize());
+    kj::CompareResult c = compare_outputs(got, want, tol);
+    put(p + "checked", "1");
+    if (!c.ok) {
+      put(p + "status", "fail");
+      put(p + "error", mismatch_text(c));
+      all = false;
+      break;
+    }
+    std::vector<double> host;
+    double timed_s = 0;
+    auto t_start = std::chrono::steady_clock::now();
+    kj::StopReason why = kj::StopReason::none;
+    while (why == kj::StopReason::none) {
+      KJ_CHECK(cudaDeviceSynchronize());
+      auto t0 = std::chrono::steady_clock::now();
+      got = custom_kernel(input);
+      KJ_CHECK(cudaDeviceSynchronize());
+      auto t1 = std::chrono::steady_clock::now();
+      host.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count());
+      timed_s += host.back() * 1e-9;
+      why = kj::should_stop(
+          o.rule, host, timed_s,
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count());
+    }
+    put(p + "times_ns", join(host));
+    put(p + "host_ns", join(host));
     put(p + "stop", kj::to_string(why));
     put(p + "status", "pass");
   }
@@ -404,6 +461,8 @@ int main(int argc, char** argv) {
   try {
     if (mode == "test")
       ok = run_tests(cases, l2, a, b);
+    else if (mode == "benchmark" && opt.gpumode_style)
+      ok = run_benchmarks_gpumode(cases, opt, l2, a, b);
     else if (mode == "benchmark")
       ok = run_benchmarks(cases, false, opt, l2, a, b);
     else if (mode == "leaderboard")

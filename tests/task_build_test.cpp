@@ -105,9 +105,9 @@ TEST(TaskBuild, CompileErrorsAreTheSubmissionsFault) {
   TempDir dir;
   std::ofstream(dir / "bad.cu")
       << "#include \"task.h\"\noutput_t custom_kernel(const input_t& in) { return nope; }\n";
-  auto r =
-      run_capture(std::string(KJUDGE_BINARY) + " task build " + (kExamples / "vectoradd").string() +
-                  " " + (dir / "bad.cu").string() + " --json -q --out " + (dir / "o").string());
+  auto r = run_capture(std::string(KJUDGE_BINARY) + " task build " +
+                       (kExamples / "vectoradd").string() + " " + (dir / "bad.cu").string() +
+                       " --json -q --no-cache --out " + (dir / "o").string());
   EXPECT_EQ(r.rc, 1) << r.out;
   EXPECT_NE(r.out.find("compile error"), std::string::npos);
   EXPECT_NE(r.out.find("nope"), std::string::npos) << "the compiler's message is in the report";
@@ -121,9 +121,18 @@ TEST(TaskBuild, ScaffoldBuildsAsItIs) {
   ASSERT_EQ(r.rc, 0) << r.out;
   r = run_capture(std::string(KJUDGE_BINARY) + " task new mytask --dir " + dir.path().string());
   EXPECT_EQ(r.rc, 2) << "never overwrites: " << r.out;
-  r = run_capture(std::string(KJUDGE_BINARY) + " task build " + (dir / "mytask").string() + " " +
-                  (dir / "mytask/submission.cu").string() + " -q --out " + (dir / "o").string());
-  EXPECT_EQ(r.rc, 0) << r.out;
+  // Built twice with one cache: the second build is the first one's, ptxas report included.
+  for (const char* out : {"o1", "o2"}) {
+    r = run_capture(std::string(KJUDGE_BINARY) + " task build " + (dir / "mytask").string() + " " +
+                    (dir / "mytask/submission.cu").string() + " -q --cache-dir " +
+                    (dir / "cache").string() + " --out " + (dir / out).string());
+    EXPECT_EQ(r.rc, 0) << r.out;
+  }
+  std::ifstream in1(dir / "o1/task-run.json"), in2(dir / "o2/task-run.json");
+  auto j1 = nlohmann::json::parse(in1), j2 = nlohmann::json::parse(in2);
+  EXPECT_FALSE(j1["build"]["from_cache"].get<bool>());
+  EXPECT_TRUE(j2["build"]["from_cache"].get<bool>());
+  EXPECT_EQ(j1["build"]["kernels"], j2["build"]["kernels"]);
 }
 
 TEST(TaskCli, RunWithoutAGpuSaysSo) {

@@ -63,9 +63,9 @@ TEST(TaskSpec, ReadsEveryKey) {
   TaskSpec t = load_task(kExamples / "vectoradd");
   EXPECT_EQ(t.name, "vectoradd");
   EXPECT_EQ(t.ranking_by, RankingBy::geom);
-  EXPECT_EQ(t.test_timeout_s, 60);
-  EXPECT_EQ(t.benchmark_timeout_s, 120);
-  EXPECT_EQ(t.ranked_timeout_s, 180);
+  EXPECT_EQ(t.test_timeout_s, 120);
+  EXPECT_EQ(t.benchmark_timeout_s, 300);
+  EXPECT_EQ(t.ranked_timeout_s, 400);
   EXPECT_EQ(t.submission_file()->name, "submission.cu");
   ASSERT_EQ(t.sources.size(), 1u);
   EXPECT_EQ(t.tests[0].text(), "size: 1; seed: 1");

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace kj {
@@ -60,8 +61,9 @@ class Tensor {
   using value_type = T;
   Tensor() = default;
 
-  // New device memory, every byte 0xFF (NaN for floating types), so an element a kernel forgets
-  // to write can never pass as a stale correct result.
+  // New device memory filled with a value no correct kernel leaves by accident: every byte
+  // 0xFF for floating types (NaN, which never passes), 0x80 for integers (-2139062144 for
+  // int32), so an element a kernel forgets to write cannot pass as a stale correct result.
   static Tensor empty(std::vector<std::int64_t> shape) {
     Tensor t;
     t.shape_ = std::move(shape);
@@ -71,7 +73,8 @@ class Tensor {
     T* p = nullptr;
     if (n > 0) {
       KJ_CHECK(cudaMalloc(&p, sizeof(T) * static_cast<std::size_t>(n)));
-      KJ_CHECK(cudaMemset(p, 0xFF, sizeof(T) * static_cast<std::size_t>(n)));
+      KJ_CHECK(cudaMemset(p, std::is_integral<T>::value ? 0x80 : 0xFF,
+                          sizeof(T) * static_cast<std::size_t>(n)));
     }
     t.mem_ = std::shared_ptr<T>(p, [](T* q) {
       if (q) cudaFree(q);

@@ -2,10 +2,12 @@
 
 #include <chrono>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include "core/input_error.h"
+#include "eval/build_cache.h"
 #include "eval/harness_files.h"
 #include "run/cloexec_file.h"
 
@@ -113,11 +115,31 @@ TaskBuild build_task(const TaskSpec& task, const std::string& submission_text, c
   }
   write_task_workspace(task, submission_text, dir);
   b.command = task_build_command(task, b.arch, opt.machine.nvcc_path);
+  std::optional<BuildCache> cache;
+  FileHashes before;
+  std::string key;
+  if (!opt.cache_dir.empty()) {
+    cache.emplace(opt.cache_dir);
+    before = hash_tree(dir);
+    key = BuildCache::key(b.command, opt.machine.nvcc_version_line + " task " + b.arch, before);
+    if (auto hit = cache->restore(key, dir); hit && hit->exit_code == 0) {
+      b.from_cache = true;
+      b.log = hit->log;
+      b.seconds = hit->seconds;
+      b.kernels = parse_ptxas_usage(hit->log);
+      b.ok = true;
+      b.binary = dir / "kjudge_task";
+      return b;
+    }
+  }
   auto t0 = std::chrono::steady_clock::now();
   ProcessResult r = run_step(opt.step, opt.machine, b.command, dir, opt.timeout_s);
   b.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   b.log = r.output;
   b.kernels = parse_ptxas_usage(r.output);
+  // Only successful builds are kept: a failure may be the machine's (a timeout under load).
+  if (cache && r.ok())
+    cache->store(key, dir, before, {0, r.output, r.truncated, r.output_bytes, b.seconds});
   if (!r.started) {
     b.failure = "judge: could not start the build: " + r.error;
     b.judge_fault = true;

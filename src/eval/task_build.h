@@ -19,6 +19,9 @@ struct TaskBuildOptions {
   MachineInfo machine;
   std::string arch;  // "sm_90a"; empty: task_arch()
   double timeout_s = 300;
+  // Where finished builds are kept and found again (build_cache.h): a submission resubmitted, or
+  // run in another mode, is not compiled twice. Empty: no cache.
+  std::filesystem::path cache_dir;
 };
 
 struct TaskBuild {
@@ -31,6 +34,7 @@ struct TaskBuild {
   std::string command;
   std::string log;
   double seconds = 0;
+  bool from_cache = false;
   std::vector<KernelResources> kernels;  // the submission's, from ptxas
 };
 

@@ -127,12 +127,15 @@ ModeRun run_task_mode(const TaskSpec& task, const TaskBuild& build, const std::s
   extras.env.push_back("KJUDGE_RESULT_FD=" + std::to_string(channel->fd()));
   extras.inherit_fds.push_back(channel->fd());
   // The harness runs directly (no shell in between), so its own signal or exit status is seen.
-  std::vector<std::string> argv = {"./kjudge_task", mode, cases_file.filename().string()};
-  for (const auto& a : rule_args(ranked ? opt.ranked_rule : opt.benchmark_rule, opt.warmup_ms))
-    argv.push_back(a);
   double timeout = mode == "test" ? task.test_timeout_s
                    : ranked       ? task.ranked_timeout_s
                                   : task.benchmark_timeout_s;
+  // Each benchmark's wall budget fits the mode's timeout: the benchmarks share 80 % of it.
+  kj::StopRule rule = ranked ? opt.ranked_rule : opt.benchmark_rule;
+  rule.max_wall_s = std::min(rule.max_wall_s, 0.8 * timeout / static_cast<double>(cases.size()));
+  std::vector<std::string> argv = {"./kjudge_task", mode, cases_file.filename().string()};
+  for (const auto& a : rule_args(rule, opt.warmup_ms)) argv.push_back(a);
+  if (opt.gpumode_timing) argv.push_back("style=gpumode");
   const fs::path ncu_csv = build.workspace / "ncu.csv";
   if (mode == "profile") {
     // Only the kernels inside the harness's "custom_kernel" NVTX range: one call.

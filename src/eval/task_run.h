@@ -32,6 +32,9 @@ struct TaskRunOptions {
   double warmup_ms = 200;
   std::string ncu = "ncu";
   int profile_case = -1;  // which benchmark to profile; -1: the last
+  // Benchmark mode timed as GPU MODE's CUDA harness does (host clock, one input, no L2 flush),
+  // for comparison with kjudge's own timing only.
+  bool gpumode_timing = false;
 };
 
 struct ModeRun {

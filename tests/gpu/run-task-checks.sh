@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Issue 6's checks on the GPU machine (after scripts/gpu-bundle), over examples/tasks:
+#   modes    every task in every mode: test (naive, fast, and any cheat-* submission, which must
+#            fail), benchmark (naive and fast: fast must rank ahead), leaderboard (fast, cheats),
+#            profile (fast); one Nsight Compute table is kept as a fixture;
+#   repeat   the fast submission benchmarked in 5 separate invocations, with kjudge's timing and
+#            with GPU MODE's (--timing gpumode): the spread of each benchmark's mean between them.
+# Everything lands in $OUT/tasks-<what>.json (one file: the device tool brings few back) and a
+# table on stdout. MAXT (default 2) caps the seconds of timed calls per benchmark, and --max-runs
+# the calls (200 benchmark, 50 ranked, 300 repeat), so the whole check fits a device session.
+# Usage: tests/gpu/run-task-checks.sh modes|repeat [TASK...]
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+what=$1
+shift
+tasks=("$@")
+[ ${#tasks[@]} -eq 0 ] && tasks=(vectoradd softmax prefixsum matmul vectorsum)
+k=$PWD/bundle/kjudge
+export PATH="$PWD/bundle/bwrap/root/usr/bin:/usr/local/cuda/bin:$PATH"
+export KJUDGE_CACHE_DIR=/tmp/kt-cache
+runs=/tmp/task-checks/$what
+rm -rf "$runs"
+mkdir -p "$runs" "${OUT:-/tmp}"
+maxt=${MAXT:-2}
+
+# Build every (task, submission) once, in parallel; later runs take the builds from the cache.
+for t in "${tasks[@]}"; do
+  for s in examples/tasks/$t/submissions/*.cu; do echo "$t $s"; done
+done | xargs -P 8 -L 1 sh -c '"$0" task build examples/tasks/$1 $2 -q --out /tmp/task-checks/prebuild/$1-$(basename $2 .cu)' "$k"
+
+run() {  # run NAME TASK SUBMISSION MODE [options]
+  local name=$1 t=$2 s=$3 mode=$4
+  shift 4
+  local t0=$(date +%s.%N)
+  "$k" task run "examples/tasks/$t" "examples/tasks/$t/submissions/$s.cu" --mode "$mode" \
+    --out "$runs/$name" -q --max-time "$maxt" "$@" > /dev/null 2> "$runs/$name.err"
+  echo "$name exit $? ($(echo "$(date +%s.%N) - $t0" | bc) s)"
+}
+
+case "$what" in
+  modes)
+    for t in "${tasks[@]}"; do
+      for s in examples/tasks/$t/submissions/*.cu; do
+        s=$(basename "$s" .cu)
+        run "$t-$s-test" "$t" "$s" test
+        case "$s" in
+          cheat*) run "$t-$s-leaderboard" "$t" "$s" leaderboard --max-runs 50 ;;
+          *) run "$t-$s-benchmark" "$t" "$s" benchmark --max-runs 200 ;;
+        esac
+      done
+      run "$t-fast-leaderboard" "$t" fast leaderboard --max-runs 50
+      run "$t-fast-profile" "$t" fast profile
+      [ -f "$runs/$t-fast-profile/ncu.csv" ] && cp "$runs/$t-fast-profile/ncu.csv" "${OUT:-/tmp}/ncu-details-h100-$t.csv"
+    done
+    ;;
+  repeat)
+    for t in "${tasks[@]}"; do
+      for i in 1 2 3 4 5; do
+        run "$t-kjudge-$i" "$t" fast benchmark --max-runs 300
+        run "$t-gpumode-$i" "$t" fast benchmark --timing gpumode
+      done
+    done
+    ;;
+esac
+
+python3 - "$runs" "$what" "${OUT:-/tmp}/tasks-$what.json" <<'PY'
+import json, os, statistics, sys
+runs, what, dest = sys.argv[1:]
+reports = {}
+for name in sorted(os.listdir(runs)):
+    p = os.path.join(runs, name, "task-run.json")
+    if not os.path.exists(p):
+        continue
+    r = json.load(open(p))
+    r["build"].pop("log", None); r["build"].pop("command", None)
+    for s in r.get("stages", []):
+        s["log"] = s.get("log", "")[-2000:]
+        for b in s.get("benchmarks", []):
+            b["times_us"] = b["times_us"][:50]
+    reports[name] = r
+json.dump(reports, open(dest, "w"), indent=1)
+
+def stage(r, mode):
+    for s in r.get("stages", []):
+        if s["mode"] == mode:
+            return s
+    return None
+
+if what == "modes":
+    print(f"{'run':40} {'passed':7} score µs / failure")
+    for name, r in reports.items():
+        last = r["stages"][-1] if r.get("stages") else {}
+        print(f"{name:40} {str(r['passed']):7} {r.get('score_us', '')} {last.get('failure', '')[:120]}")
+    tasks = sorted({n.split('-')[0] for n in reports})
+    print("\nnaive vs fast (benchmark mode, mean µs per benchmark):")
+    for t in tasks:
+        n, f = reports.get(f"{t}-naive-benchmark"), reports.get(f"{t}-fast-benchmark")
+        if not n or not f or "score_us" not in n or "score_us" not in f:
+            print(f"  {t}: not both scored"); continue
+        nb, fb = stage(n, "benchmark")["benchmarks"], stage(f, "benchmark")["benchmarks"]
+        per = ", ".join(f"{x['spec']}: {x['mean_us']:.1f} vs {y['mean_us']:.1f} ({x['mean_us']/y['mean_us']:.1f}x, rel err {x['rel_err']*100:.2f}/{y['rel_err']*100:.2f} %)" for x, y in zip(nb, fb))
+        print(f"  {t}: score naive {n['score_us']:.1f} fast {f['score_us']:.1f} = {n['score_us']/f['score_us']:.1f}x; {per}")
+    for name, r in reports.items():
+        p = stage(r, "profile")
+        if p and p.get("profile"):
+            for kk in p["profile"]:
+                print(f"  profile {name}: {kk.get('kernel','')[:60]} dur {kk.get('duration')} {kk.get('duration_unit','')} sm {kk.get('compute_throughput_pct')} % mem {kk.get('memory_throughput_pct')} % occ {kk.get('achieved_occupancy_pct')} % regs {kk.get('registers_per_thread')}")
+else:
+    tasks = sorted({n.split('-')[0] for n in reports})
+    print("spread of each benchmark's mean over 5 invocations: (max - min) / median")
+    for t in tasks:
+        for style in ("kjudge", "gpumode"):
+            means = {}
+            for i in range(1, 6):
+                r = reports.get(f"{t}-{style}-{i}")
+                s = stage(r, "benchmark") if r else None
+                if not s or not s.get("passed"):
+                    continue
+                for b in s["benchmarks"]:
+                    means.setdefault(b["spec"], []).append((b["mean_us"], b["runs"]))
+            for spec, ms in means.items():
+                v = [m for m, _ in ms]
+                med = statistics.median(v)
+                print(f"  {t:10} {style:8} {spec:34} n={len(v)} mean of means {statistics.mean(v):10.2f} µs  spread {100*(max(v)-min(v))/med:6.2f} %  runs {[r for _, r in ms]}")
+PY
