@@ -15,8 +15,8 @@ what=$1
 shift
 tasks=("$@")
 [ ${#tasks[@]} -eq 0 ] && tasks=(vectoradd softmax prefixsum matmul vectorsum)
-k=$PWD/bundle/kjudge
-export PATH="$PWD/bundle/bwrap/root/usr/bin:/usr/local/cuda/bin:$PATH"
+k=$PWD/${BUNDLE:-bundle}/kjudge
+export PATH="$PWD/${BUNDLE:-bundle}/bwrap/root/usr/bin:/usr/local/cuda/bin:$PATH"
 export KJUDGE_CACHE_DIR=/tmp/kt-cache
 runs=/tmp/task-checks/$what
 rm -rf "$runs"
