@@ -116,6 +116,21 @@ void print_stage(const json& s) {
     }
 }
 
+// The profile names kernels as ncu does; ptxas's spills are joined to them by function name.
+void add_spills(json& profile, const std::vector<KernelResources>& kernels) {
+  auto base = [](const std::string& n) {
+    std::string b = n.substr(0, n.find('('));
+    std::size_t sp = b.rfind(' ');  // "void f" -> "f"
+    return sp == std::string::npos ? b : b.substr(sp + 1);
+  };
+  for (auto& k : profile)
+    for (const auto& r : kernels)
+      if (base(r.name) == base(k.value("kernel", std::string()))) {
+        k["spill_store_bytes"] = r.spill_store_bytes;
+        k["spill_load_bytes"] = r.spill_load_bytes;
+      }
+}
+
 int task_command(const TaskArgs& a, bool build_only) {
   TaskSpec task = load_task(a.folder);  // InputError: exit 2 from run_cli
   if (std::string why = task_unsupported(task); !why.empty()) {
@@ -251,6 +266,7 @@ int task_command(const TaskArgs& a, bool build_only) {
     if (!a.quiet) fmt::print(stderr, "kjudge: {} ...\n", mode);
     ModeRun run = run_task_mode(task, build, mode, ro);
     json s = to_json(run, task);
+    if (s.contains("profile") && s["profile"].is_array()) add_spills(s["profile"], build.kernels);
     if (!a.quiet) print_stage(s);
     // The raw ncu table stays beside the report.
     if (!run.profile_log.empty()) write_file_cloexec(out / "ncu.csv", run.profile_log);
