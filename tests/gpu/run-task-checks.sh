@@ -31,10 +31,11 @@ done | xargs -P 8 -L 1 sh -c '"$0" task build examples/tasks/$1 $2 -q --out /tmp
 run() {  # run NAME TASK SUBMISSION MODE [options]
   local name=$1 t=$2 s=$3 mode=$4
   shift 4
-  local t0=$(date +%s.%N)
+  local t0=$(date +%s%N)
   "$k" task run "examples/tasks/$t" "examples/tasks/$t/submissions/$s.cu" --mode "$mode" \
     --out "$runs/$name" -q --max-time "$maxt" "$@" > /dev/null 2> "$runs/$name.err"
-  echo "$name exit $? ($(echo "$(date +%s.%N) - $t0" | bc) s)"
+  local rc=$?
+  echo "$name exit $rc ($(( ($(date +%s%N) - t0) / 1000000 )) ms)"
 }
 
 case "$what" in
