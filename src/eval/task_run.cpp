@@ -55,6 +55,20 @@ std::string read_capped(const fs::path& p, std::size_t cap) {
   return t;
 }
 
+// A program named without a slash, looked up in PATH and the CUDA toolkit's bin/.
+fs::path find_program(const std::string& name) {
+  if (name.find('/') != std::string::npos) return fs::weakly_canonical(name);
+  std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  path += ":/usr/local/cuda/bin";
+  std::stringstream in(path);
+  std::string dir;
+  std::error_code ec;
+  while (std::getline(in, dir, ':'))
+    if (!dir.empty() && fs::exists(fs::path(dir) / name, ec))
+      return fs::weakly_canonical(fs::path(dir) / name, ec);
+  return {};
+}
+
 }  // namespace
 
 std::string task_cases_text(const std::vector<TaskCase>& cases,
@@ -145,6 +159,11 @@ ModeRun run_task_mode(const TaskSpec& task, const TaskBuild& build, const std::s
         "--csv",        "--page",    "details",        "--print-units",  "base",
         "--log-file",   "ncu.csv"};
     argv.insert(argv.begin(), ncu.begin(), ncu.end());
+    // ncu (a script in the toolkit's bin/) runs Nsight Compute from the toolkit or from
+    // /opt/nvidia, where the GPU machine has it: the sandbox must see both.
+    std::error_code ec;
+    for (const fs::path& p : {fs::path("/opt/nvidia"), find_program(opt.ncu).parent_path().parent_path()})
+      if (!p.empty() && p != "/" && p != "/usr" && fs::exists(p, ec)) extras.ro_paths.push_back(p);
     timeout = std::max(timeout, 600.0);  // every kernel is replayed once per metric pass
   }
   extras.argv = argv;
@@ -194,14 +213,20 @@ ModeRun run_task_mode(const TaskSpec& task, const TaskBuild& build, const std::s
   if (!run.report.task_error.empty()) {
     run.failure = "the task's own code failed: " + run.report.task_error;
   } else if (!run.passed) {
-    for (const auto& t : run.report.tests)
-      if (t.status != "pass") {
-        run.failure = "test '" + t.spec + "': " + t.error;
+    // Named by the public case: a ranked run's combined seed is never shown.
+    const std::vector<TaskCase>& shown = mode == "test" ? task.tests : task.benchmarks;
+    auto name = [&](std::size_t i, const std::string& fallback) {
+      return i < shown.size() && mode != "profile" ? shown[i].text() : fallback;
+    };
+    for (std::size_t i = 0; i < run.report.tests.size(); ++i)
+      if (run.report.tests[i].status != "pass") {
+        run.failure = "test '" + name(i, run.report.tests[i].spec) + "': " + run.report.tests[i].error;
         break;
       }
-    for (const auto& b : run.report.benchmarks)
-      if (b.status != "pass" && run.failure.empty())
-        run.failure = "benchmark '" + b.spec + "': " + b.error;
+    for (std::size_t i = 0; i < run.report.benchmarks.size() && run.failure.empty(); ++i)
+      if (run.report.benchmarks[i].status != "pass")
+        run.failure = "benchmark '" + name(i, run.report.benchmarks[i].spec) +
+                      "': " + run.report.benchmarks[i].error;
     if (!run.report.profile_error.empty() && run.failure.empty())
       run.failure = "profiled call: " + run.report.profile_error;
     if (run.failure.empty()) run.failure = "the harness reported a failure";

@@ -8,7 +8,7 @@
 # Everything lands in $OUT/tasks-<what>.json (one file: the device tool brings few back) and a
 # table on stdout. MAXT (default 2) caps the seconds of timed calls per benchmark, and --max-runs
 # the calls (200 benchmark, 50 ranked, 300 repeat), so the whole check fits a device session.
-# Usage: tests/gpu/run-task-checks.sh modes|repeat [TASK...]
+# Usage: tests/gpu/run-task-checks.sh modes|profile|repeat [TASK...]   (profile: that mode alone)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 what=$1
@@ -54,6 +54,12 @@ case "$what" in
       [ -f "$runs/$t-fast-profile/ncu.csv" ] && cp "$runs/$t-fast-profile/ncu.csv" "${OUT:-/tmp}/ncu-details-h100-$t.csv"
     done
     ;;
+  profile)
+    for t in "${tasks[@]}"; do
+      run "$t-fast-profile" "$t" fast profile
+      [ -f "$runs/$t-fast-profile/ncu.csv" ] && cp "$runs/$t-fast-profile/ncu.csv" "${OUT:-/tmp}/ncu-details-h100-$t.csv"
+    done
+    ;;
   repeat)
     for t in "${tasks[@]}"; do
       for i in 1 2 3 4 5; do
@@ -87,7 +93,7 @@ def stage(r, mode):
             return s
     return None
 
-if what == "modes":
+if what in ("modes", "profile"):
     print(f"{'run':40} {'passed':7} score µs / failure")
     for name, r in reports.items():
         last = r["stages"][-1] if r.get("stages") else {}
