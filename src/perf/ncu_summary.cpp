@@ -1,5 +1,6 @@
 #include "perf/ncu_summary.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 #include <stdexcept>
@@ -68,7 +69,10 @@ std::vector<NcuKernel> parse_ncu_csv(const std::string& text) {
   while (std::getline(in, line)) {
     if (line.empty() || line[0] != '"') continue;
     std::vector<std::string> f = split_csv_line(line);
-    if (f.size() < header.size()) continue;
+    // Metric rows stop after the value; the rule columns (Rule Name, Estimated Speedup, ...)
+    // are filled only on the rule rows, which name no metric.
+    const int needed = std::max({c_id, c_name, c_block, c_grid, c_metric, c_unit, c_value});
+    if (static_cast<int>(f.size()) <= needed || f[c_metric].empty()) continue;
     if (out.empty() || out.back().id != f[c_id]) {
       NcuKernel k;
       k.id = f[c_id];

@@ -116,6 +116,7 @@ else:
     tasks = sorted({n.split('-')[0] for n in reports})
     print("spread of each benchmark's mean over 5 invocations: (max - min) / median")
     for t in tasks:
+        clocks = {}
         for style in ("kjudge", "gpumode"):
             means = {}
             for i in range(1, 6):
@@ -125,8 +126,11 @@ else:
                     continue
                 for b in s["benchmarks"]:
                     means.setdefault(b["spec"], []).append((b["mean_us"], b["runs"]))
+                d = r.get("conditions", {}).get("during", {})
+                clocks.setdefault(style, []).append((d.get("min_busy_sm_clock_mhz"), d.get("max_busy_sm_clock_mhz"), d.get("max_temperature_c")))
             for spec, ms in means.items():
                 v = [m for m, _ in ms]
                 med = statistics.median(v)
-                print(f"  {t:10} {style:8} {spec:34} n={len(v)} mean of means {statistics.mean(v):10.2f} µs  spread {100*(max(v)-min(v))/med:6.2f} %  runs {[r for _, r in ms]}")
+                print(f"  {t:10} {style:8} {spec:34} n={len(v)} mean of means {statistics.mean(v):10.2f} µs  spread {100*(max(v)-min(v))/med:6.2f} %  means {[round(m, 2) for m in v]} runs {[r for _, r in ms]}")
+        print(f"  {t:10} busy SM clock min/max MHz, max °C per invocation: {clocks}")
 PY
