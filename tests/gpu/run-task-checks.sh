@@ -63,7 +63,12 @@ case "$what" in
   repeat)
     for t in "${tasks[@]}"; do
       for i in 1 2 3 4 5; do
+        # PAUSE: seconds to let the GPU cool before each invocation (a GPU that throttles when
+        # hot, as the one of 2026-11-22 did, otherwise drifts from one invocation to the next).
+        sleep "${PAUSE:-0}"
         run "$t-kjudge-$i" "$t" fast benchmark --max-runs 300
+        [ "${STYLES:-both}" = kjudge ] && continue
+        sleep "${PAUSE:-0}"
         run "$t-gpumode-$i" "$t" fast benchmark --timing gpumode
       done
     done
