@@ -17,19 +17,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string first_line(const std::string& s) {
-  std::size_t a = s.find_first_not_of("\n\r ");
-  if (a == std::string::npos) return "";
-  return s.substr(a, s.find('\n', a) - a).substr(0, 300);
-}
-
 // The harness's last words on stderr: CUDA errors and crashes say why there.
 std::string last_harness_line(const std::string& log) {
   std::istringstream in(log);
   std::string line, last;
   while (std::getline(in, line))
     if (line.find("kjudge harness:") != std::string::npos) last = line;
-  return last.empty() ? first_line(log) : last;
+  return last.empty() ? first_output_line(log) : last;
 }
 
 std::vector<std::string> rule_args(const kj::StopRule& r, double warmup_ms) {
@@ -162,7 +156,8 @@ ModeRun run_task_mode(const TaskSpec& task, const TaskBuild& build, const std::s
     // ncu (a script in the toolkit's bin/) runs Nsight Compute from the toolkit or from
     // /opt/nvidia, where the GPU machine has it: the sandbox must see both.
     std::error_code ec;
-    for (const fs::path& p : {fs::path("/opt/nvidia"), find_program(opt.ncu).parent_path().parent_path()})
+    for (const fs::path& p :
+         {fs::path("/opt/nvidia"), find_program(opt.ncu).parent_path().parent_path()})
       if (!p.empty() && p != "/" && p != "/usr" && fs::exists(p, ec)) extras.ro_paths.push_back(p);
     timeout = std::max(timeout, 600.0);  // every kernel is replayed once per metric pass
   }
@@ -220,7 +215,8 @@ ModeRun run_task_mode(const TaskSpec& task, const TaskBuild& build, const std::s
     };
     for (std::size_t i = 0; i < run.report.tests.size(); ++i)
       if (run.report.tests[i].status != "pass") {
-        run.failure = "test '" + name(i, run.report.tests[i].spec) + "': " + run.report.tests[i].error;
+        run.failure =
+            "test '" + name(i, run.report.tests[i].spec) + "': " + run.report.tests[i].error;
         break;
       }
     for (std::size_t i = 0; i < run.report.benchmarks.size() && run.failure.empty(); ++i)
@@ -239,7 +235,7 @@ ModeRun run_task_mode(const TaskSpec& task, const TaskBuild& build, const std::s
       run.profile = nullptr;
       run.completed = false;
       run.failure = std::string("Nsight Compute gave no profile: ") + e.what() + "; " +
-                    first_line(run.profile_log.empty() ? r.output : run.profile_log);
+                    first_output_line(run.profile_log.empty() ? r.output : run.profile_log);
     }
   }
   return run;

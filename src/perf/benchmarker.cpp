@@ -18,12 +18,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string first_line(const std::string& s) {
-  std::size_t a = s.find_first_not_of("\n\r ");
-  if (a == std::string::npos) return "";
-  return s.substr(a, s.find('\n', a) - a).substr(0, 200);
-}
-
 nlohmann::json spread_json(const std::optional<Spread>& s) {
   if (!s) return nullptr;
   return {{"n", s->n},        {"median_ms", s->median}, {"mean_ms", s->mean},
@@ -142,7 +136,7 @@ TimedRun Benchmarker::time_once(const Problem& problem, const fs::path& workspac
     out.failure =
         "the benchmark failed (" +
         (r.signal ? "signal " + std::to_string(r.signal) : "exit " + std::to_string(r.exit_code)) +
-        "): " + first_line(r.output);
+        "): " + first_output_line(r.output);
   }
   if (!out.failure.empty()) return out;
 

@@ -331,4 +331,10 @@ ProcessResult run_shell(const std::string& command, const std::filesystem::path&
   return run_process(spec);
 }
 
+std::string first_output_line(const std::string& output, std::size_t cap) {
+  std::size_t a = output.find_first_not_of("\n\r ");
+  if (a == std::string::npos) return "";
+  return output.substr(a, output.find('\n', a) - a).substr(0, cap);
+}
+
 }  // namespace kjudge

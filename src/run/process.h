@@ -69,6 +69,10 @@ struct ProcessResult {
 
 ProcessResult run_process(const ProcessSpec& spec);
 
+// The first non-blank line of a step's output, cut to `cap` characters: the line a one-line
+// failure message quotes.
+std::string first_output_line(const std::string& output, std::size_t cap = 300);
+
 // Convenience: runs `sh -c command`.
 ProcessResult run_shell(const std::string& command, const std::filesystem::path& cwd,
                         double timeout_s, std::size_t output_cap = 64 * 1024,

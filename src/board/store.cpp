@@ -1,0 +1,323 @@
+#include "board/store.h"
+
+#include <openssl/rand.h>
+
+#include <chrono>
+
+#include "board/migrations.h"
+#include "core/sha256.h"
+
+namespace kjudge::board {
+
+namespace {
+
+std::string random_token() {
+  unsigned char b[24];
+  if (RAND_bytes(b, sizeof b) != 1) throw DbError("cannot draw a random token");
+  static const char* hex = "0123456789abcdef";
+  std::string s = "kj_";
+  for (unsigned char c : b) {
+    s += hex[c >> 4];
+    s += hex[c & 15];
+  }
+  return s;
+}
+
+Submission submission_of(const Row& r) {
+  Submission s;
+  s.id = r.integer(0);
+  s.user_id = r.integer(1);
+  if (!r.null(2)) s.leaderboard_id = r.integer(2);
+  s.target = r.text(3);
+  s.mode = r.text(4);
+  s.file_name = r.text(5);
+  s.code_id = r.integer(6);
+  s.idempotency_key = r.null(7) ? "" : r.text(7);
+  s.status = r.text(8);
+  s.created_us = r.integer(9);
+  return s;
+}
+
+const char* kSubmissionCols =
+    "id, user_id, leaderboard_id, target, mode, file_name, code_id, idempotency_key, status, "
+    "created_us";
+
+}  // namespace
+
+std::int64_t now_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+Store::Store(std::unique_ptr<Db> db) : db_(std::move(db)) { migrate(*db_); }
+
+int Store::schema_version() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return board::schema_version(*db_);
+}
+
+std::int64_t Store::create_user(const std::string& name, const std::string& role) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto rows = db_->query("INSERT INTO users (name, role, created_us) VALUES (?, ?, ?) RETURNING id",
+                         {v(name), v(role), v(now_us())});
+  return rows.at(0).integer(0);
+}
+
+std::optional<User> Store::user_by_name(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto rows = db_->query("SELECT id, name, role FROM users WHERE name = ?", {v(name)});
+  if (rows.empty()) return std::nullopt;
+  return User{rows[0].integer(0), rows[0].text(1), rows[0].text(2)};
+}
+
+std::string Store::issue_token(std::int64_t user_id, const std::string& label) {
+  std::string token = random_token();
+  std::lock_guard<std::mutex> lock(mu_);
+  db_->query("INSERT INTO tokens (user_id, token_sha256, label, created_us) VALUES (?, ?, ?, ?)",
+             {v(user_id), v(sha256_hex(token)), v(label), v(now_us())});
+  return token;
+}
+
+std::optional<User> Store::user_by_token(const std::string& token) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto rows = db_->query(
+      "SELECT u.id, u.name, u.role FROM tokens t JOIN users u ON u.id = t.user_id "
+      "WHERE t.token_sha256 = ?",
+      {v(sha256_hex(token))});
+  if (rows.empty()) return std::nullopt;
+  return User{rows[0].integer(0), rows[0].text(1), rows[0].text(2)};
+}
+
+std::int64_t Store::put_code(const std::string& text) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const std::string h = sha256_hex(text);
+  db_->query("INSERT INTO code_files (sha256, code) VALUES (?, ?) ON CONFLICT (sha256) DO NOTHING",
+             {v(h), v(text)});
+  return db_->query("SELECT id FROM code_files WHERE sha256 = ?", {v(h)}).at(0).integer(0);
+}
+
+std::string Store::code(std::int64_t code_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto rows = db_->query("SELECT code FROM code_files WHERE id = ?", {v(code_id)});
+  if (rows.empty()) throw DbError("no code " + std::to_string(code_id));
+  return rows[0].text(0);
+}
+
+std::int64_t Store::create_leaderboard(const Leaderboard& b, std::int64_t creator_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Transaction tx(*db_);
+  auto rows = db_->query(
+      "INSERT INTO leaderboards (name, task_dir, task_json, description, deadline_us, secret_seed, "
+      "creator_id, created_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+      {v(b.name), v(b.task_dir), v(b.task_json), v(b.description),
+       b.deadline_us ? v(*b.deadline_us) : null(), v(b.secret_seed), v(creator_id), v(now_us())});
+  const std::int64_t id = rows.at(0).integer(0);
+  for (const auto& g : b.gpu_types)
+    db_->query("INSERT INTO gpu_types (leaderboard_id, gpu_type) VALUES (?, ?)", {v(id), v(g)});
+  tx.commit();
+  return id;
+}
+
+std::optional<Leaderboard> Store::leaderboard(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto rows = db_->query(
+      "SELECT id, name, task_dir, task_json, description, deadline_us, secret_seed FROM "
+      "leaderboards WHERE name = ?",
+      {v(name)});
+  if (rows.empty()) return std::nullopt;
+  const Row& r = rows[0];
+  Leaderboard b{r.integer(0), r.text(1),
+                r.text(2),    r.text(3),
+                r.text(4),    r.null(5) ? std::nullopt : std::optional<std::int64_t>(r.integer(5)),
+                r.integer(6), {}};
+  for (const auto& g : db_->query(
+           "SELECT gpu_type FROM gpu_types WHERE leaderboard_id = ? ORDER BY gpu_type", {v(b.id)}))
+    b.gpu_types.push_back(g.text(0));
+  return b;
+}
+
+std::vector<Leaderboard> Store::leaderboards() {
+  std::vector<std::string> names;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& r : db_->query("SELECT name FROM leaderboards ORDER BY name"))
+      names.push_back(r.text(0));
+  }
+  std::vector<Leaderboard> out;
+  for (const auto& n : names)
+    if (auto b = leaderboard(n)) out.push_back(*b);
+  return out;
+}
+
+bool Store::delete_leaderboard(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return !db_->query("DELETE FROM leaderboards WHERE name = ? RETURNING id", {v(name)}).empty();
+}
+
+std::int64_t Store::submit(const NewSubmission& s, bool* created) {
+  const std::int64_t code_id = put_code(s.code);
+  std::lock_guard<std::mutex> lock(mu_);
+  Transaction tx(*db_);
+  if (s.idempotency_key) {
+    auto seen = db_->query("SELECT id FROM submissions WHERE user_id = ? AND idempotency_key = ?",
+                           {v(s.user_id), v(*s.idempotency_key)});
+    if (!seen.empty()) {
+      if (created) *created = false;
+      tx.commit();
+      return seen[0].integer(0);
+    }
+  }
+  const std::int64_t t = now_us();
+  auto rows = db_->query(
+      "INSERT INTO submissions (user_id, leaderboard_id, target, mode, file_name, code_id, "
+      "idempotency_key, status, created_us) VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?) RETURNING id",
+      {v(s.user_id), s.leaderboard_id ? v(*s.leaderboard_id) : null(), v(s.target), v(s.mode),
+       v(s.file_name), v(code_id), s.idempotency_key ? v(*s.idempotency_key) : null(), v(t)});
+  const std::int64_t id = rows.at(0).integer(0);
+  db_->query(
+      "INSERT INTO jobs (submission_id, priority, status, enqueued_us) VALUES (?, ?, 'queued', ?)",
+      {v(id), v(static_cast<std::int64_t>(s.priority)), v(t)});
+  tx.commit();
+  if (created) *created = true;
+  return id;
+}
+
+std::optional<Submission> Store::submission(std::int64_t id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto rows = db_->query(
+      std::string("SELECT ") + kSubmissionCols + " FROM submissions WHERE id = ?", {v(id)});
+  if (rows.empty()) return std::nullopt;
+  return submission_of(rows[0]);
+}
+
+std::vector<Submission> Store::submissions_of(std::int64_t user_id,
+                                              std::optional<std::int64_t> leaderboard_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::string sql =
+      std::string("SELECT ") + kSubmissionCols + " FROM submissions WHERE user_id = ?";
+  std::vector<Value> params = {v(user_id)};
+  if (leaderboard_id) {
+    sql += " AND leaderboard_id = ?";
+    params.push_back(v(*leaderboard_id));
+  }
+  std::vector<Submission> out;
+  for (const auto& r : db_->query(sql + " ORDER BY id", params)) out.push_back(submission_of(r));
+  return out;
+}
+
+void Store::set_status(std::int64_t submission_id, const std::string& status) {
+  std::lock_guard<std::mutex> lock(mu_);
+  db_->query("UPDATE submissions SET status = ? WHERE id = ?", {v(status), v(submission_id)});
+}
+
+std::optional<Job> Store::claim(const std::string& worker) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const bool pg = std::string(db_->dialect()) == "postgresql";
+  Transaction tx(*db_);
+  // One statement: the subquery picks, the update takes. SQLite's write transaction (BEGIN
+  // IMMEDIATE) makes it atomic; PostgreSQL's row lock with SKIP LOCKED lets concurrent
+  // claimers pass over each other's pick.
+  auto rows = db_->query(
+      std::string("UPDATE jobs SET status = 'running', worker = ?, started_us = ?, attempts = "
+                  "attempts + 1 WHERE id = (SELECT id FROM jobs WHERE status = 'queued' ORDER BY "
+                  "priority DESC, id LIMIT 1") +
+          (pg ? " FOR UPDATE SKIP LOCKED" : "") +
+          ") RETURNING id, submission_id, priority, attempts",
+      {v(worker), v(now_us())});
+  if (rows.empty()) {
+    tx.commit();
+    return std::nullopt;
+  }
+  Job j{rows[0].integer(0), rows[0].integer(1), static_cast<int>(rows[0].integer(2)),
+        static_cast<int>(rows[0].integer(3)), worker};
+  db_->query("UPDATE submissions SET status = 'running' WHERE id = ?", {v(j.submission_id)});
+  tx.commit();
+  return j;
+}
+
+void Store::finish(std::int64_t job_id, bool ok) {
+  std::lock_guard<std::mutex> lock(mu_);
+  db_->query("UPDATE jobs SET status = ?, finished_us = ? WHERE id = ?",
+             {v(std::string(ok ? "done" : "failed")), v(now_us()), v(job_id)});
+}
+
+int Store::requeue_running(const std::string& worker_prefix) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Transaction tx(*db_);
+  auto rows = db_->query(
+      "UPDATE jobs SET status = 'queued', worker = NULL WHERE status = 'running' AND "
+      "worker LIKE ? RETURNING submission_id",
+      {v(worker_prefix + "%")});
+  for (const auto& r : rows)
+    db_->query("UPDATE submissions SET status = 'queued' WHERE id = ?", {v(r.integer(0))});
+  tx.commit();
+  return static_cast<int>(rows.size());
+}
+
+int Store::queued() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return static_cast<int>(
+      db_->query("SELECT COUNT(*) FROM jobs WHERE status = 'queued'").at(0).integer(0));
+}
+
+std::int64_t Store::add_run(const Run& r) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return db_
+      ->query(
+          "INSERT INTO runs (submission_id, mode, secret, gpu_type, score, passed, started_us, "
+          "ended_us, result, system_info) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+          {v(r.submission_id), v(r.mode), v(static_cast<std::int64_t>(r.secret)), v(r.gpu_type),
+           r.score ? v(*r.score) : null(), v(static_cast<std::int64_t>(r.passed)), v(r.started_us),
+           v(r.ended_us), v(r.result), v(r.system_info)})
+      .at(0)
+      .integer(0);
+}
+
+std::vector<Run> Store::runs_of(std::int64_t submission_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<Run> out;
+  for (const auto& r : db_->query(
+           "SELECT id, submission_id, mode, secret, gpu_type, score, passed, started_us, ended_us, "
+           "result, system_info FROM runs WHERE submission_id = ? ORDER BY id",
+           {v(submission_id)})) {
+    Run x;
+    x.id = r.integer(0);
+    x.submission_id = r.integer(1);
+    x.mode = r.text(2);
+    x.secret = r.integer(3) != 0;
+    x.gpu_type = r.text(4);
+    if (!r.null(5)) x.score = r.real(5);
+    x.passed = r.integer(6) != 0;
+    x.started_us = r.integer(7);
+    x.ended_us = r.integer(8);
+    x.result = r.text(9);
+    x.system_info = r.text(10);
+    out.push_back(std::move(x));
+  }
+  return out;
+}
+
+std::vector<RankEntry> Store::ranking(std::int64_t leaderboard_id, const std::string& gpu_type) {
+  std::lock_guard<std::mutex> lock(mu_);
+  // Each user's best (lowest) score; ties go to the earlier run.
+  auto rows = db_->query(
+      "SELECT u.name, r.score, r.submission_id, r.ended_us FROM runs r "
+      "JOIN submissions s ON s.id = r.submission_id JOIN users u ON u.id = s.user_id "
+      "WHERE s.leaderboard_id = ? AND r.gpu_type = ? AND r.passed = 1 AND r.secret = 0 AND "
+      "r.score IS NOT NULL AND r.mode = 'leaderboard' ORDER BY r.score, r.ended_us",
+      {v(leaderboard_id), v(gpu_type)});
+  std::vector<RankEntry> out;
+  std::vector<std::string> seen;
+  for (const auto& r : rows) {
+    const std::string& user = r.text(0);
+    bool dup = false;
+    for (const auto& s : seen) dup |= s == user;
+    if (dup) continue;
+    seen.push_back(user);
+    out.push_back({static_cast<int>(out.size()) + 1, user, r.real(1), r.integer(2), r.integer(3)});
+  }
+  return out;
+}
+
+}  // namespace kjudge::board

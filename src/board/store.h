@@ -1,0 +1,124 @@
+#pragma once
+// The service's storage (issue 7), written once over db.h for SQLite and PostgreSQL: users and
+// their API tokens (only a token's sha256 is kept), leaderboards with their GPU types,
+// submissions with their code (deduplicated by sha256), the work queue, runs and rankings.
+// Thread-safe: one connection, one operation at a time.
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "board/db.h"
+
+namespace kjudge::board {
+
+struct User {
+  std::int64_t id = 0;
+  std::string name, role;  // role: user or admin
+};
+
+struct Leaderboard {
+  std::int64_t id = 0;
+  std::string name, task_dir, task_json, description;
+  std::optional<std::int64_t> deadline_us;
+  std::int64_t secret_seed = 0;
+  std::vector<std::string> gpu_types;
+};
+
+struct NewSubmission {
+  std::int64_t user_id = 0;
+  std::optional<std::int64_t> leaderboard_id;
+  std::string target;  // what is judged: "task:NAME", "pack:PATH#TASK_ID"
+  std::string mode;    // test, benchmark, leaderboard, judge, ...
+  std::string file_name;
+  std::string code;
+  std::optional<std::string> idempotency_key;
+  int priority = 0;  // higher first: interactive work before bulk batches
+};
+
+struct Submission {
+  std::int64_t id = 0, user_id = 0, code_id = 0;
+  std::optional<std::int64_t> leaderboard_id;
+  std::string target, mode, file_name, status, idempotency_key;
+  std::int64_t created_us = 0;
+};
+
+struct Job {
+  std::int64_t id = 0, submission_id = 0;
+  int priority = 0, attempts = 0;
+  std::string worker;
+};
+
+struct Run {
+  std::int64_t id = 0, submission_id = 0;
+  std::string mode;
+  bool secret = false;
+  std::string gpu_type;
+  std::optional<double> score;
+  bool passed = false;
+  std::int64_t started_us = 0, ended_us = 0;
+  std::string result = "{}", system_info = "{}";  // JSON
+};
+
+struct RankEntry {
+  int rank = 0;
+  std::string user;
+  double score = 0;
+  std::int64_t submission_id = 0;
+  std::int64_t ended_us = 0;
+};
+
+std::int64_t now_us();
+
+class Store {
+ public:
+  // Opens the database and brings its schema up to date.
+  explicit Store(std::unique_ptr<Db> db);
+  int schema_version();
+  const char* dialect() const { return db_->dialect(); }
+
+  std::int64_t create_user(const std::string& name, const std::string& role);  // DbConflict: taken
+  std::optional<User> user_by_name(const std::string& name);
+  // A new random token for the user; the caller shows it once, the store keeps its hash.
+  std::string issue_token(std::int64_t user_id, const std::string& label);
+  std::optional<User> user_by_token(const std::string& token);
+
+  std::int64_t put_code(const std::string& text);  // the existing id when the text is known
+  std::string code(std::int64_t code_id);
+
+  std::int64_t create_leaderboard(const Leaderboard& b, std::int64_t creator_id);
+  std::optional<Leaderboard> leaderboard(const std::string& name);
+  std::vector<Leaderboard> leaderboards();
+  bool delete_leaderboard(const std::string& name);
+
+  // Records the submission and queues its job in one transaction. With an idempotency key the
+  // user already used, nothing new is made: the earlier submission's id comes back, and
+  // `created` is false.
+  std::int64_t submit(const NewSubmission& s, bool* created = nullptr);
+  std::optional<Submission> submission(std::int64_t id);
+  std::vector<Submission> submissions_of(std::int64_t user_id,
+                                         std::optional<std::int64_t> leaderboard_id);
+  void set_status(std::int64_t submission_id, const std::string& status);
+
+  // The next queued job, highest priority first, then oldest; marked running by `worker`.
+  // PostgreSQL: SKIP LOCKED, so instances sharing the database never take one job twice.
+  std::optional<Job> claim(const std::string& worker);
+  void finish(std::int64_t job_id, bool ok);
+  // Jobs left running by workers that are gone (a restarted service, a dead instance) go back
+  // to the queue. Returns how many.
+  int requeue_running(const std::string& worker_prefix = "");
+  int queued();
+
+  std::int64_t add_run(const Run& r);
+  std::vector<Run> runs_of(std::int64_t submission_id);
+  // Best passed, non-secret, scored run per user on the board and GPU type; lower is better.
+  std::vector<RankEntry> ranking(std::int64_t leaderboard_id, const std::string& gpu_type);
+
+ private:
+  std::mutex mu_;
+  std::unique_ptr<Db> db_;
+};
+
+}  // namespace kjudge::board
