@@ -27,6 +27,7 @@ int run_cli(int argc, char** argv) {
   add_doctor_command(app, rc);
   add_generate_command(app, rc);
   add_task_commands(app, rc);
+  add_serve_commands(app, rc);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

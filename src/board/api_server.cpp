@@ -1,0 +1,303 @@
+#include "board/api_server.h"
+
+#include <httplib.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "board/db.h"
+#include "core/input_error.h"
+#include "core/task_spec.h"
+
+namespace kjudge::board {
+
+using nlohmann::json;
+
+namespace {
+
+void reply(httplib::Response& res, int status, const json& body) {
+  res.status = status;
+  res.set_content(body.dump(2) + "\n", "application/json");
+}
+
+void error(httplib::Response& res, int status, const std::string& why) {
+  reply(res, status, {{"error", why}});
+}
+
+std::optional<User> caller(Store& store, const httplib::Request& req) {
+  const std::string auth = req.get_header_value("Authorization");
+  if (auth.rfind("Bearer ", 0) != 0) return std::nullopt;
+  return store.user_by_token(auth.substr(7));
+}
+
+json run_json(const Run& r, bool admin) {
+  json j = {{"mode", r.mode},     {"secret", r.secret},         {"gpu_type", r.gpu_type},
+            {"passed", r.passed}, {"started_us", r.started_us}, {"ended_us", r.ended_us}};
+  if (r.score) j["score"] = *r.score;
+  // A secret run says whether it passed, never its details, to anyone but an admin.
+  if (!r.secret || admin) {
+    j["result"] = json::parse(r.result, nullptr, false);
+    j["system_info"] = json::parse(r.system_info, nullptr, false);
+  }
+  return j;
+}
+
+json submission_json(Store& store, const Submission& s, bool with_runs, bool admin) {
+  json j = {{"id", s.id},         {"target", s.target},
+            {"mode", s.mode},     {"file_name", s.file_name},
+            {"status", s.status}, {"created_us", s.created_us}};
+  if (!s.idempotency_key.empty()) j["idempotency_key"] = s.idempotency_key;
+  if (with_runs) {
+    json runs = json::array();
+    for (const auto& r : store.runs_of(s.id)) runs.push_back(run_json(r, admin));
+    j["runs"] = runs;
+  }
+  return j;
+}
+
+}  // namespace
+
+ApiServer::ApiServer(Store& store, JudgeService& judge)
+    : store_(store), judge_(judge), http_(std::make_unique<httplib::Server>()) {
+  routes();
+}
+
+ApiServer::~ApiServer() { stop(); }
+
+bool ApiServer::start(const std::string& host, int port) {
+  port_ = port == 0 ? http_->bind_to_any_port(host.c_str()) : port;
+  if (port != 0 && !http_->bind_to_port(host.c_str(), port)) return false;
+  if (port_ <= 0) return false;
+  thread_ = std::thread([this] { http_->listen_after_bind(); });
+  return true;
+}
+
+void ApiServer::stop() {
+  http_->stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+void ApiServer::routes() {
+  httplib::Server& s = *http_;
+  // Anything a handler throws becomes a JSON 500, never a dropped connection.
+  s.set_exception_handler(
+      [](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
+        std::string why = "internal error";
+        try {
+          std::rethrow_exception(ep);
+        } catch (const std::exception& e) {
+          why = e.what();
+        } catch (...) {
+        }
+        error(res, 500, why);
+      });
+
+  s.Get("/api/v1/health", [this](const httplib::Request&, httplib::Response& res) {
+    reply(res, 200,
+          {{"ok", true},
+           {"version", KJUDGE_VERSION},
+           {"queued", store_.queued()},
+           {"judged", judge_.judged()},
+           {"database", store_.dialect()}});
+  });
+
+  // One submission from a JSON object; the answer for it (id, created) or an error.
+  auto submit_one = [this](const User& u, const json& item, std::optional<std::int64_t> board,
+                           const std::string& board_task, int* status) -> json {
+    NewSubmission n;
+    n.user_id = u.id;
+    n.leaderboard_id = board;
+    n.target = board ? "task:" + board_task : item.value("target", std::string());
+    n.mode = item.value(
+        "mode",
+        std::string(board ? "leaderboard" : (n.target.rfind("task:", 0) == 0 ? "test" : "judge")));
+    n.file_name = item.value("file_name", std::string("submission.cu"));
+    if (item.contains("idempotency_key"))
+      n.idempotency_key = item["idempotency_key"].get<std::string>();
+    n.priority = item.value("priority", std::string("interactive")) == "bulk" ? 0 : 10;
+    if (std::string why = judge_.check_target(n.target); !why.empty()) {
+      *status = 400;
+      return {{"error", why}};
+    }
+    if (n.target.rfind("pack:", 0) == 0) {
+      if (!item.contains("files") || !item["files"].is_object()) {
+        *status = 400;
+        return {{"error", "a pack problem's solution is \"files\": {path: text}"}};
+      }
+      n.code = item["files"].dump();
+    } else {
+      static const std::vector<std::string> modes = {"test", "benchmark", "leaderboard", "profile"};
+      if (std::find(modes.begin(), modes.end(), n.mode) == modes.end()) {
+        *status = 400;
+        return {{"error", "mode must be test, benchmark, leaderboard or profile"}};
+      }
+      if (!item.contains("code") || !item["code"].is_string()) {
+        *status = 400;
+        return {{"error", "a task's submission is \"code\": the source text"}};
+      }
+      n.code = item["code"].get<std::string>();
+    }
+    bool created = false;
+    std::int64_t id = store_.submit(n, &created);
+    *status = created ? 202 : 200;
+    return {{"id", id}, {"created", created}};
+  };
+
+  s.Post("/api/v1/submissions",
+         [this, submit_one](const httplib::Request& req, httplib::Response& res) {
+           auto u = caller(store_, req);
+           if (!u)
+             return error(res, 401, "a valid API token is needed (Authorization: Bearer ...)");
+           json body = json::parse(req.body, nullptr, false);
+           if (body.is_discarded() || !body.is_object())
+             return error(res, 400, "the body is not a JSON object");
+           if (body.contains("items")) {
+             if (!body["items"].is_array()) return error(res, 400, "items must be a list");
+             json out = json::array();
+             for (const auto& item : body["items"]) {
+               int status = 0;
+               json r = submit_one(*u, item, std::nullopt, "", &status);
+               r["status"] = status;
+               out.push_back(r);
+             }
+             return reply(res, 202, {{"items", out}});
+           }
+           int status = 0;
+           json r = submit_one(*u, body, std::nullopt, "", &status);
+           reply(res, status, r);
+         });
+
+  s.Get("/api/v1/submissions", [this](const httplib::Request& req, httplib::Response& res) {
+    auto u = caller(store_, req);
+    if (!u) return error(res, 401, "a valid API token is needed");
+    std::optional<std::int64_t> board;
+    if (req.has_param("leaderboard")) {
+      auto b = store_.leaderboard(req.get_param_value("leaderboard"));
+      if (!b) return error(res, 404, "no such leaderboard");
+      board = b->id;
+    }
+    json out = json::array();
+    for (const auto& sub : store_.submissions_of(u->id, board))
+      out.push_back(submission_json(store_, sub, false, u->role == "admin"));
+    reply(res, 200, {{"submissions", out}});
+  });
+
+  s.Get(R"(/api/v1/submissions/(\d+))", [this](const httplib::Request& req,
+                                               httplib::Response& res) {
+    auto u = caller(store_, req);
+    if (!u) return error(res, 401, "a valid API token is needed");
+    const std::int64_t id = std::stoll(req.matches[1]);
+    const double wait_s =
+        req.has_param("wait") ? std::min(600.0, std::stod(req.get_param_value("wait"))) : 0;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait_s);
+    for (;;) {
+      auto sub = store_.submission(id);
+      // Another user's submission does not exist, as far as this caller can tell.
+      if (!sub || (sub->user_id != u->id && u->role != "admin"))
+        return error(res, 404, "no such submission");
+      const bool finished = sub->status == "done" || sub->status == "failed";
+      if (finished || std::chrono::steady_clock::now() >= deadline) {
+        json j = submission_json(store_, *sub, true, u->role == "admin");
+        if (req.has_param("code")) j["code"] = store_.code(sub->code_id);
+        return reply(res, 200, j);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    }
+  });
+
+  s.Get("/api/v1/leaderboards", [this](const httplib::Request& req, httplib::Response& res) {
+    if (!caller(store_, req)) return error(res, 401, "a valid API token is needed");
+    json out = json::array();
+    for (const auto& b : store_.leaderboards())
+      out.push_back({{"name", b.name}, {"description", b.description}, {"gpu_types", b.gpu_types}});
+    reply(res, 200, {{"leaderboards", out}});
+  });
+
+  s.Post("/api/v1/leaderboards", [this](const httplib::Request& req, httplib::Response& res) {
+    auto u = caller(store_, req);
+    if (!u) return error(res, 401, "a valid API token is needed");
+    if (u->role != "admin") return error(res, 403, "only an admin creates leaderboards");
+    json body = json::parse(req.body, nullptr, false);
+    if (body.is_discarded() || !body.contains("name") || !body.contains("task"))
+      return error(res, 400,
+                   "a leaderboard needs name and task (a task folder the service loaded)");
+    const std::string task = body["task"].get<std::string>();
+    auto dir = judge_.options().tasks.find(task);
+    if (dir == judge_.options().tasks.end())
+      return error(res, 400, "no task named '" + task + "' is loaded");
+    Leaderboard b;
+    b.name = body["name"].get<std::string>();
+    b.task_dir = task;
+    try {
+      TaskSpec spec = load_task(dir->second);
+      b.task_json = json({{"name", spec.name}, {"ranking_by", to_string(spec.ranking_by)}}).dump();
+      b.description = body.value("description", spec.description);
+    } catch (const InputError& e) {
+      return error(res, 400, e.what());
+    }
+    b.gpu_types = body.value("gpu_types", std::vector<std::string>{judge_.options().gpu_type});
+    if (body.contains("deadline_us")) b.deadline_us = body["deadline_us"].get<std::int64_t>();
+    std::random_device rd;
+    b.secret_seed = static_cast<std::int64_t>(rd() % 2147483647u);
+    try {
+      store_.create_leaderboard(b, u->id);
+    } catch (const DbConflict&) {
+      return error(res, 409, "a leaderboard named '" + b.name + "' exists");
+    }
+    reply(res, 201, {{"name", b.name}, {"gpu_types", b.gpu_types}});
+  });
+
+  s.Get(R"(/api/v1/leaderboards/([^/]+))",
+        [this](const httplib::Request& req, httplib::Response& res) {
+          if (!caller(store_, req)) return error(res, 401, "a valid API token is needed");
+          auto b = store_.leaderboard(req.matches[1]);
+          if (!b) return error(res, 404, "no such leaderboard");
+          json rankings = json::object();
+          for (const auto& g : b->gpu_types) {
+            if (req.has_param("gpu") && req.get_param_value("gpu") != g) continue;
+            json rows = json::array();
+            for (const auto& e : store_.ranking(b->id, g))
+              rows.push_back({{"rank", e.rank},
+                              {"user", e.user},
+                              {"score", e.score},
+                              {"submission", e.submission_id},
+                              {"ended_us", e.ended_us}});
+            rankings[g] = rows;
+          }
+          reply(res, 200,
+                {{"name", b->name},
+                 {"description", b->description},
+                 {"task", b->task_dir},
+                 {"gpu_types", b->gpu_types},
+                 {"rankings", rankings}});
+        });
+
+  s.Delete(R"(/api/v1/leaderboards/([^/]+))",
+           [this](const httplib::Request& req, httplib::Response& res) {
+             auto u = caller(store_, req);
+             if (!u) return error(res, 401, "a valid API token is needed");
+             if (u->role != "admin") return error(res, 403, "only an admin deletes leaderboards");
+             if (!store_.delete_leaderboard(req.matches[1]))
+               return error(res, 404, "no such leaderboard");
+             reply(res, 200, {{"deleted", std::string(req.matches[1])}});
+           });
+
+  s.Post(R"(/api/v1/leaderboards/([^/]+)/submissions)",
+         [this, submit_one](const httplib::Request& req, httplib::Response& res) {
+           auto u = caller(store_, req);
+           if (!u) return error(res, 401, "a valid API token is needed");
+           auto b = store_.leaderboard(req.matches[1]);
+           if (!b) return error(res, 404, "no such leaderboard");
+           if (b->deadline_us && now_us() > *b->deadline_us)
+             return error(res, 403, "the leaderboard closed");
+           json body = json::parse(req.body, nullptr, false);
+           if (body.is_discarded() || !body.is_object())
+             return error(res, 400, "the body is not a JSON object");
+           int status = 0;
+           json r = submit_one(*u, body, b->id, b->task_dir, &status);
+           reply(res, status, r);
+         });
+}
+
+}  // namespace kjudge::board

@@ -1,0 +1,242 @@
+#include "board/judge_service.h"
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+
+#include "eval/graded.h"
+#include "eval/graded_json.h"
+#include "eval/task_build.h"
+#include "eval/task_run.h"
+
+namespace kjudge::board {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// "pack:NAME#TASK_ID" → (NAME, TASK_ID)
+bool split_pack_target(const std::string& t, std::string* pack, std::string* task) {
+  if (t.rfind("pack:", 0) != 0) return false;
+  std::size_t hash = t.find('#');
+  if (hash == std::string::npos) return false;
+  *pack = t.substr(5, hash - 5);
+  *task = t.substr(hash + 1);
+  return true;
+}
+
+}  // namespace
+
+JudgeService::JudgeService(Store& store, JudgeServiceOptions options, MachineInfo machine)
+    : store_(store), opt_(std::move(options)), machine_(std::move(machine)) {
+  // Work this worker left running when it died goes back to the queue first.
+  store_.requeue_running(opt_.worker_id + "/");
+  if (!opt_.process) return;
+  evaluator_ = std::make_unique<Evaluator>(opt_.eval, machine_);
+  eval_thread_ = std::thread([this] {
+    evaluator_->run(feed_, [this](const GradedSolution& g) {
+      std::pair<std::int64_t, std::int64_t> ids;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        auto it = pending_.find(g.sample);
+        if (it == pending_.end()) return;
+        ids = it->second;
+        pending_.erase(it);
+      }
+      record_pack_result(ids.first, ids.second, g);
+      --in_flight_;
+    });
+  });
+  dispatch_thread_ = std::thread([this] { dispatch_loop(); });
+}
+
+JudgeService::~JudgeService() { stop(); }
+
+void JudgeService::stop() {
+  if (stop_.exchange(true)) return;
+  if (dispatch_thread_.joinable()) dispatch_thread_.join();
+  feed_.close();
+  if (eval_thread_.joinable()) eval_thread_.join();
+}
+
+std::string JudgeService::check_target(const std::string& target) const {
+  std::string pack, task;
+  if (split_pack_target(target, &pack, &task)) {
+    auto p = opt_.packs.find(pack);
+    if (p == opt_.packs.end()) return "no pack named '" + pack + "' is loaded";
+    for (const auto& prob : p->second)
+      if (prob.task_id == task) return "";
+    return "pack '" + pack + "' has no problem '" + task + "'";
+  }
+  if (target.rfind("task:", 0) == 0) {
+    if (!opt_.tasks.count(target.substr(5)))
+      return "no task named '" + target.substr(5) + "' is loaded";
+    return "";
+  }
+  return "a target is pack:NAME#TASK_ID or task:NAME";
+}
+
+void JudgeService::dispatch_loop() {
+  int n = 0;
+  while (!stop_.load()) {
+    if (in_flight_.load() >= opt_.max_in_flight) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      continue;
+    }
+    std::optional<Job> job;
+    try {
+      job = store_.claim(opt_.worker_id + "/" + std::to_string(n++ % 1000));
+    } catch (const std::exception&) {
+      job.reset();  // the database is busy or away: try again shortly
+    }
+    if (!job) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      continue;
+    }
+    std::optional<Submission> sub = store_.submission(job->submission_id);
+    if (!sub) {
+      store_.finish(job->id, false);
+      continue;
+    }
+    std::string pack, task;
+    if (split_pack_target(sub->target, &pack, &task)) {
+      const Problem* problem = nullptr;
+      for (const auto& p : opt_.packs[pack])
+        if (p.task_id == task) problem = &p;
+      Solution s;
+      s.task_id = task;
+      try {
+        const json files = json::parse(store_.code(sub->code_id));
+        for (const auto& [path, text] : files.items())
+          s.files.push_back({path, text.get<std::string>()});
+      } catch (const std::exception&) {
+        problem = nullptr;
+      }
+      if (!problem) {
+        Run r;
+        r.submission_id = sub->id;
+        r.mode = "judge";
+        r.started_us = r.ended_us = now_us();
+        r.result =
+            json({{"verdict", "judge_error"}, {"detail", "the target or the files are unusable"}})
+                .dump();
+        store_.add_run(r);
+        store_.set_status(sub->id, "failed");
+        store_.finish(job->id, false);
+        continue;
+      }
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        s.sample = next_sample_++;
+        pending_[s.sample] = {job->id, sub->id};
+      }
+      ++in_flight_;
+      feed_.push({problem, std::move(s)});
+    } else {
+      judge_task(*job, *sub);
+    }
+  }
+}
+
+void JudgeService::record_pack_result(std::int64_t job_id, std::int64_t submission_id,
+                                      const GradedSolution& g) {
+  Run r;
+  r.submission_id = submission_id;
+  r.mode = "judge";
+  r.passed = g.verdict == Verdict::pass;
+  r.started_us = now_us();
+  r.ended_us = r.started_us;
+  r.gpu_type = opt_.gpu_type;
+  r.result = graded_to_json(g).dump();
+  r.system_info = json({{"driver", machine_.driver_version},
+                        {"cuda", machine_.cuda_version.value_or("")},
+                        {"gpus", machine_.gpus.size()}})
+                      .dump();
+  store_.add_run(r);
+  store_.set_status(submission_id, "done");
+  store_.finish(job_id, true);
+  ++judged_;
+}
+
+void JudgeService::judge_task(const Job& job, const Submission& sub) {
+  const std::int64_t t0 = now_us();
+  auto fail = [&](const std::string& why) {
+    Run r;
+    r.submission_id = sub.id;
+    r.mode = sub.mode;
+    r.started_us = t0;
+    r.ended_us = now_us();
+    r.result = json({{"failure", why}}).dump();
+    store_.add_run(r);
+    store_.set_status(sub.id, "done");
+    store_.finish(job.id, true);
+    ++judged_;
+  };
+  TaskSpec task;
+  try {
+    task = load_task(opt_.tasks.at(sub.target.substr(5)));
+  } catch (const std::exception& e) {
+    return fail(std::string("the task cannot be read: ") + e.what());
+  }
+  const fs::path ws = fs::temp_directory_path() / ("kjudge-serve-" + std::to_string(sub.id));
+  TaskBuildOptions bo;
+  bo.step = opt_.step;
+  bo.machine = machine_;
+  bo.cache_dir = opt_.eval.use_cache ? opt_.eval.cache_dir : fs::path();
+  TaskBuild build;
+  try {
+    build = build_task(task, store_.code(sub.code_id), ws, bo);
+  } catch (const std::exception& e) {
+    return fail(std::string("the build could not be set up: ") + e.what());
+  }
+  json compile = {{"ok", build.ok}, {"failure", build.failure}, {"log", build.log}};
+  if (!build.ok) {
+    fs::remove_all(ws);
+    return fail("build: " + build.failure);
+  }
+  TaskRunOptions ro;
+  ro.step = opt_.step;
+  ro.machine = machine_;
+  ro.gpu = machine_.gpus.empty() ? -1 : machine_.gpus.front().index;
+  std::optional<std::uint64_t> secret;
+  if (sub.leaderboard_id)
+    for (const auto& b : store_.leaderboards())
+      if (b.id == *sub.leaderboard_id) secret = static_cast<std::uint64_t>(b.secret_seed);
+  // GPU MODE's scheme: the public ranked run is ranked; the run on the board's secret seed is
+  // kept as a secret run that only admins see.
+  struct Stage {
+    std::string mode;
+    bool secret;
+  };
+  std::vector<Stage> stages = {{"test", false}};
+  if (sub.mode == "benchmark") stages.push_back({"benchmark", false});
+  if (sub.mode == "leaderboard") {
+    stages.push_back({"leaderboard", false});
+    if (secret) stages.push_back({"leaderboard", true});
+  }
+  for (const auto& st : stages) {
+    ro.secret_seed = st.secret ? secret : std::nullopt;
+    const std::int64_t s0 = now_us();
+    ModeRun mr = run_task_mode(task, build, st.mode, ro);
+    json j = to_json(mr, task);
+    j["compilation"] = compile;
+    Run r;
+    r.submission_id = sub.id;
+    r.mode = st.mode;
+    r.secret = st.secret;
+    r.gpu_type = opt_.gpu_type;
+    r.passed = mr.completed && mr.passed;
+    if (j.contains("score_us")) r.score = j["score_us"].get<double>();
+    r.started_us = s0;
+    r.ended_us = now_us();
+    r.result = j.dump();
+    store_.add_run(r);
+    if (!r.passed) break;
+  }
+  fs::remove_all(ws);
+  store_.set_status(sub.id, "done");
+  store_.finish(job.id, true);
+  ++judged_;
+}
+
+}  // namespace kjudge::board

@@ -1,0 +1,69 @@
+#pragma once
+// The service's GPU workers, in the service's own process: they take jobs from the store's
+// queue (store.h) and judge them, writing each result back as a run.
+//   pack:NAME#TASK_ID  a ComputeEval problem of a pack the service loaded: graded by one
+//                      long-lived Evaluator (the same scheduling, sandbox and GPU slots as
+//                      `kjudge evaluate`); the submission's code is its files as JSON;
+//   task:NAME          a task folder (issue 6): built and run in the submission's mode, on a GPU
+//                      held alone; a leaderboard submission also gets a ranked run on the
+//                      board's secret seed, kept as a secret run.
+#include <atomic>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "board/store.h"
+#include "core/problem.h"
+#include "core/task_spec.h"
+#include "eval/evaluator.h"
+#include "eval/graded.h"
+#include "eval/step_runner.h"
+#include "run/machine.h"
+
+namespace kjudge::board {
+
+struct JudgeServiceOptions {
+  std::map<std::string, std::vector<Problem>> packs;   // name → problems
+  std::map<std::string, std::filesystem::path> tasks;  // name → task folder
+  EvalOptions eval;
+  StepSettings step;                 // task builds and runs
+  std::string worker_id = "worker";  // jobs claimed are marked "<worker_id>/<n>"
+  int max_in_flight = 8;             // pack jobs handed to the evaluator at once
+  bool process = true;               // false: accept and queue, judge nothing (tests, drains)
+  std::string gpu_type;              // the GPU type runs are ranked under
+};
+
+class JudgeService {
+ public:
+  JudgeService(Store& store, JudgeServiceOptions options, MachineInfo machine);
+  ~JudgeService();  // stops: jobs in progress are left running, requeued at the next start
+  void stop();
+
+  // Whether `target` names something this service can judge ("" when it can; else why not).
+  std::string check_target(const std::string& target) const;
+  const JudgeServiceOptions& options() const { return opt_; }
+  std::int64_t judged() const { return judged_.load(); }
+
+ private:
+  void dispatch_loop();
+  void judge_task(const Job& job, const Submission& sub);
+  void record_pack_result(std::int64_t job_id, std::int64_t submission_id, const GradedSolution& g);
+
+  Store& store_;
+  JudgeServiceOptions opt_;
+  MachineInfo machine_;
+  std::unique_ptr<Evaluator> evaluator_;
+  JobFeed feed_;
+  std::thread eval_thread_, dispatch_thread_;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> in_flight_{0};
+  std::atomic<std::int64_t> judged_{0};
+  std::mutex mu_;
+  std::map<int, std::pair<std::int64_t, std::int64_t>> pending_;  // sample → (job, submission)
+  int next_sample_ = 0;
+};
+
+}  // namespace kjudge::board
