@@ -10,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "pg_fixture.h"
 #include "test_util.h"
 
 namespace kjudge {
@@ -33,7 +34,10 @@ std::string read(const fs::path& p) {
 // `kjudge serve` on a free port; stopped with SIGTERM at scope exit.
 class Server {
  public:
-  Server(const fs::path& db, const std::vector<std::string>& extra) {
+  Server(const fs::path& db, const std::vector<std::string>& extra)
+      : Server(db.string(), extra, db.parent_path()) {}
+  Server(const std::string& db, const std::vector<std::string>& extra,
+         const fs::path& cache_parent) {
     int out[2];
     if (pipe(out) != 0) return;
     pid_ = fork();
@@ -41,11 +45,11 @@ class Server {
       dup2(out[1], 1);
       close(out[0]);
       std::vector<std::string> args = {kBinary,       "serve",
-                                       "--db",        db.string(),
+                                       "--db",        db,
                                        "--port",      "0",
                                        "--pack",      "example=" + (kExamples / "pack").string(),
                                        "--tasks",     (kExamples / "tasks").string(),
-                                       "--cache-dir", (db.parent_path() / "cache").string()};
+                                       "--cache-dir", (cache_parent / "kjudge-api-cache").string()};
       args.insert(args.end(), extra.begin(), extra.end());
       std::vector<char*> argv;
       for (auto& a : args) argv.push_back(a.data());
@@ -241,6 +245,65 @@ TEST_F(Api, QueuedWorkSurvivesARestart) {
     verdicts.push_back(sub["runs"][0]["result"]["verdict"]);
   }
   EXPECT_EQ(verdicts, (std::vector<std::string>{"pass", "test_fail"}));
+}
+
+TEST_F(Api, SubmitCommandSendsAndWaits) {
+  Server s(dir / "board.db", {});
+  const std::string base = kBinary +
+                           " submit --server http://127.0.0.1:" + std::to_string(s.port()) +
+                           " --target pack:example#example/saxpy --wait 120 ";
+  auto ok = run_capture(base + "--token " + alice + " " +
+                        (kExamples / "solutions/pass-saxpy-functor/solution.cu").string());
+  EXPECT_EQ(ok.rc, 0) << ok.out;
+  EXPECT_NE(ok.out.find("judge: passed - pass"), std::string::npos) << ok.out;
+  auto bad = run_capture("KJUDGE_TOKEN=" + bob + " " + base +
+                         (kExamples / "solutions/fail-saxpy-wrong-sign/solution.cu").string());
+  EXPECT_EQ(bad.rc, 1) << "a failed verdict: " << bad.out;
+  EXPECT_NE(bad.out.find("test_fail"), std::string::npos) << bad.out;
+  auto denied = run_capture(base + "--token kj_nope " +
+                            (kExamples / "solutions/pass-saxpy-functor/solution.cu").string());
+  EXPECT_EQ(denied.rc, 2) << denied.out;
+  EXPECT_NE(denied.out.find("HTTP 401"), std::string::npos) << denied.out;
+}
+
+// Two service instances on one PostgreSQL database: both judge from the shared queue, no job
+// twice, and each answers for submissions the other took.
+TEST(ApiOnPostgresql, TwoInstancesShareOneQueue) {
+  static kjudge::testing::PostgresServer pg;
+  if (!pg.ok()) GTEST_SKIP() << pg.why();
+  TempDir dir;
+  const std::string url = pg.new_database();
+  auto t = run_capture(kBinary + " users add alice --db " + url);
+  ASSERT_EQ(t.rc, 0) << t.out;
+  const std::string token = t.out.substr(0, t.out.find('\n'));
+  Server a(url, {"--worker-id", "a"}, dir.path()), b(url, {"--worker-id", "b"}, dir.path());
+  ASSERT_GT(a.port(), 0);
+  ASSERT_GT(b.port(), 0);
+  json items = json::array();
+  const std::string code = read(kExamples / "solutions/pass-saxpy-functor/solution.cu");
+  for (int i = 0; i < 24; ++i)
+    items.push_back({{"target", "pack:example#example/saxpy"}, {"files", {{"solution.cu", code}}}});
+  httplib::Client ca("127.0.0.1", a.port()), cb("127.0.0.1", b.port());
+  ca.set_read_timeout(120, 0);
+  cb.set_read_timeout(120, 0);
+  httplib::Headers h = {{"Authorization", "Bearer " + token}};
+  auto r = ca.Post("/api/v1/submissions", h, json({{"items", items}}).dump(), "application/json");
+  ASSERT_TRUE(r);
+  const json answer = json::parse(r->body);
+  int passed = 0;
+  for (const auto& it : answer["items"]) {
+    auto g = cb.Get("/api/v1/submissions/" + std::to_string(it["id"].get<long>()) + "?wait=120", h);
+    ASSERT_TRUE(g);
+    const json j = json::parse(g->body);
+    ASSERT_EQ(j["runs"].size(), 1u) << "judged exactly once: " << j;
+    passed += j["runs"][0]["passed"].get<bool>();
+  }
+  EXPECT_EQ(passed, 24);
+  const long judged_a = json::parse(ca.Get("/api/v1/health")->body)["judged"];
+  const long judged_b = json::parse(cb.Get("/api/v1/health")->body)["judged"];
+  EXPECT_EQ(judged_a + judged_b, 24);
+  EXPECT_GT(judged_a, 0) << "both instances took work";
+  EXPECT_GT(judged_b, 0) << "both instances took work";
 }
 
 }  // namespace

@@ -13,5 +13,6 @@ void add_generate_command(CLI::App& app, int& rc);
 void add_task_commands(CLI::App& app, int& rc);      // task run, build, new
 void add_task_new_command(CLI::App* task, int& rc);
 void add_serve_commands(CLI::App& app, int& rc);  // serve, users
+void add_submit_command(CLI::App& app, int& rc);
 
 }  // namespace kjudge

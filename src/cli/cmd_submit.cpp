@@ -1,0 +1,161 @@
+// kjudge submit: the command-line client of `kjudge serve` (docs/service.md, docs/openapi.yaml).
+#include <fmt/format.h>
+#include <httplib.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "core/input_error.h"
+
+namespace kjudge {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+struct SubmitArgs {
+  std::string server = "http://127.0.0.1:8080", token, target, leaderboard, mode, key,
+              priority = "interactive";
+  std::vector<std::string> files;
+  double wait = 0;
+  long status_of = 0;
+  bool json = false;
+};
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, "", "cannot read the file");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Prints the submission and returns the exit code its outcome means.
+int show(const json& sub, bool as_json) {
+  if (as_json) fmt::print("{}\n", sub.dump(2));
+  const std::string status = sub.value("status", std::string());
+  bool passed = sub.contains("runs") && !sub["runs"].empty();
+  for (const auto& r : sub.value("runs", json::array())) passed &= r.value("passed", false);
+  if (!as_json) {
+    fmt::print("submission {}: {} ({} {})\n", sub.value("id", 0L), status,
+               sub.value("target", std::string()), sub.value("mode", std::string()));
+    for (const auto& r : sub.value("runs", json::array())) {
+      std::string what =
+          r.contains("result") && r["result"].is_object()
+              ? r["result"].value("verdict", r["result"].value("failure", std::string()))
+              : std::string();
+      fmt::print(
+          "  {}{}: {}{}{}\n", r.value("mode", std::string()),
+          r.value("secret", false) ? " (secret)" : "",
+          r.value("passed", false) ? "passed" : "failed",
+          r.contains("score") ? fmt::format(", score {:.2f} µs", r["score"].get<double>()) : "",
+          what.empty() ? "" : " - " + what);
+    }
+  }
+  if (status != "done" && status != "failed") return exit_code::judge_error;  // still waiting
+  return passed ? exit_code::ok : exit_code::findings;
+}
+
+int submit(const SubmitArgs& a) {
+  std::string token = a.token;
+  if (token.empty())
+    if (const char* t = std::getenv("KJUDGE_TOKEN")) token = t;
+  if (token.empty()) {
+    fmt::print(stderr,
+               "kjudge submit: no API token: --token or $KJUDGE_TOKEN (from `kjudge users add`)\n");
+    return exit_code::usage;
+  }
+  httplib::Client cl(a.server);
+  cl.set_read_timeout(static_cast<time_t>(a.wait) + 30, 0);
+  httplib::Headers auth = {{"Authorization", "Bearer " + token}};
+  auto fail = [](const httplib::Result& r) {
+    if (!r) {
+      fmt::print(stderr, "kjudge submit: no answer from the server ({})\n",
+                 httplib::to_string(r.error()));
+      return exit_code::environment;
+    }
+    json j = json::parse(r->body, nullptr, false);
+    fmt::print(stderr, "kjudge submit: HTTP {}: {}\n", r->status,
+               j.is_object() ? j.value("error", r->body) : r->body);
+    return r->status == 401 || r->status == 403 ? exit_code::usage : exit_code::findings;
+  };
+
+  long id = a.status_of;
+  if (id == 0) {
+    if (a.files.empty()) {
+      fmt::print(stderr, "kjudge submit: name the files to submit (or --status ID)\n");
+      return exit_code::usage;
+    }
+    json body = json::object();
+    if (!a.mode.empty()) body["mode"] = a.mode;
+    if (!a.key.empty()) body["idempotency_key"] = a.key;
+    body["priority"] = a.priority;
+    std::string path = "/api/v1/submissions";
+    if (!a.leaderboard.empty())
+      path = "/api/v1/leaderboards/" + a.leaderboard + "/submissions";
+    else
+      body["target"] = a.target;
+    if (a.target.rfind("pack:", 0) == 0) {
+      // PATH or PATH=NAME: the file's name in the solution (default its base name).
+      json files = json::object();
+      for (const auto& f : a.files) {
+        std::size_t eq = f.find('=');
+        std::string p = f.substr(0, eq), name = eq == std::string::npos
+                                                    ? fs::path(p).filename().string()
+                                                    : f.substr(eq + 1);
+        files[name] = read_file(p);
+      }
+      body["files"] = files;
+    } else {
+      if (a.files.size() != 1) {
+        fmt::print(stderr, "kjudge submit: a task submission is one source file\n");
+        return exit_code::usage;
+      }
+      body["code"] = read_file(a.files[0]);
+      body["file_name"] = fs::path(a.files[0]).filename().string();
+    }
+    auto r = cl.Post(path, auth, body.dump(), "application/json");
+    if (!r || (r->status != 200 && r->status != 202)) return fail(r);
+    id = json::parse(r->body)["id"].get<long>();
+    if (!a.json)
+      fmt::print(stderr, "kjudge submit: submission {}{}\n", id,
+                 r->status == 200 ? " (seen before: the earlier one)" : "");
+  }
+  std::string get = "/api/v1/submissions/" + std::to_string(id);
+  if (a.wait > 0) get += "?wait=" + std::to_string(a.wait);
+  auto r = cl.Get(get, auth);
+  if (!r || r->status != 200) return fail(r);
+  return show(json::parse(r->body), a.json);
+}
+
+}  // namespace
+
+void add_submit_command(CLI::App& app, int& rc) {
+  auto a = std::make_shared<SubmitArgs>();
+  CLI::App* c =
+      app.add_subcommand("submit", "Send a solution to a `kjudge serve` and show its verdict");
+  c->add_option("FILES", a->files,
+                "The solution's files (pack problems: PATH or PATH=NAME), or one source");
+  c->add_option("--server", a->server, "The service's URL (default http://127.0.0.1:8080)");
+  c->add_option("--token", a->token, "API token (default $KJUDGE_TOKEN)");
+  c->add_option("--target", a->target, "pack:NAME#TASK_ID or task:NAME");
+  c->add_option("--leaderboard", a->leaderboard, "Submit to this leaderboard");
+  c->add_option("--mode", a->mode,
+                "test, benchmark, leaderboard or profile (tasks); judge (packs)");
+  c->add_option("--idempotency-key", a->key,
+                "Retrying with the same key returns the same submission");
+  c->add_option("--priority", a->priority, "interactive (default) or bulk")
+      ->check(CLI::IsMember({"interactive", "bulk"}));
+  c->add_option("--wait", a->wait, "Seconds to wait for the verdict (default: don't wait)");
+  c->add_option("--status", a->status_of, "Show submission ID instead of submitting");
+  c->add_flag("--json", a->json, "Print the submission as JSON");
+  c->callback([a, &rc] { rc = submit(*a); });
+}
+
+}  // namespace kjudge
