@@ -10,6 +10,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "board/db.h"
+#include "board/store.h"
 #include "pg_fixture.h"
 #include "test_util.h"
 
@@ -264,6 +266,71 @@ TEST_F(Api, SubmitCommandSendsAndWaits) {
                             (kExamples / "solutions/pass-saxpy-functor/solution.cu").string());
   EXPECT_EQ(denied.rc, 2) << denied.out;
   EXPECT_NE(denied.out.find("HTTP 401"), std::string::npos) << denied.out;
+}
+
+// The web page over HTTP: sign-in by cookie, the submit form, the ranking and its chart data,
+// Chart.js served locally, everything escaped. (Headless Chromium drives it in a later test.)
+TEST_F(Api, WebPageShowsBoardsAndTakesSubmissions) {
+  Server s(dir / "board.db", {"--no-judge", "--gpu-type", "H100"});
+  ASSERT_EQ(call(s.port(), "POST", "/api/v1/leaderboards", admin,
+                 {{"name", "va"},
+                  {"task", "vectoradd"},
+                  {"description", "<script>alert(1)</script> adds"}})
+                .first,
+            201);
+  httplib::Client c("127.0.0.1", s.port());
+  auto index = c.Get("/");
+  ASSERT_TRUE(index);
+  EXPECT_NE(index->body.find("href='/leaderboards/va'"), std::string::npos) << index->body;
+  EXPECT_EQ(index->body.find("<script>alert(1)"), std::string::npos) << "user text is escaped";
+  EXPECT_NE(index->body.find("&lt;script&gt;alert(1)"), std::string::npos);
+
+  EXPECT_EQ(c.Post("/login", "token=kj_wrong", "application/x-www-form-urlencoded")->status, 401);
+  auto login = c.Post("/login", "token=" + bob, "application/x-www-form-urlencoded");
+  ASSERT_EQ(login->status, 303);
+  const std::string cookie = login->get_header_value("Set-Cookie");
+  EXPECT_NE(cookie.find("HttpOnly"), std::string::npos);
+  EXPECT_NE(cookie.find("SameSite=Strict"), std::string::npos);
+  httplib::Headers as_bob = {{"Cookie", cookie.substr(0, cookie.find(';'))}};
+
+  auto sent = c.Post("/leaderboards/va/submit", as_bob,
+                     "mode=leaderboard&code=__global__%20void%20k()%7B%7D",
+                     "application/x-www-form-urlencoded");
+  ASSERT_EQ(sent->status, 303);
+  const std::string where = sent->get_header_value("Location");
+  ASSERT_EQ(where.rfind("/submissions/", 0), 0u) << where;
+  auto page = c.Get(where, as_bob);
+  EXPECT_EQ(page->status, 200);
+  EXPECT_NE(page->body.find("class=status>queued"), std::string::npos) << page->body;
+  EXPECT_EQ(c.Get(where)->status, 404) << "not signed in";
+  auto login_alice = c.Post("/login", "token=" + alice, "application/x-www-form-urlencoded");
+  const std::string alice_cookie = login_alice->get_header_value("Set-Cookie");
+  EXPECT_EQ(c.Get(where, {{"Cookie", alice_cookie.substr(0, alice_cookie.find(';'))}})->status, 404)
+      << "another user's submission";
+
+  // A ranked run, as a GPU worker would record it: the board page ranks it.
+  {
+    board::Store store(board::open_db((dir / "board.db").string()));
+    board::Run r;
+    r.submission_id = std::stoll(where.substr(13));
+    r.mode = "leaderboard";
+    r.gpu_type = "H100";
+    r.passed = true;
+    r.score = 93.75;
+    r.started_us = r.ended_us = board::now_us();
+    store.add_run(r);
+  }
+  auto b = c.Get("/leaderboards/va", as_bob);
+  EXPECT_NE(b->body.find("<tr class=me><td>1</td><td>bob</td><td>93.75</td>"), std::string::npos)
+      << b->body;
+  EXPECT_NE(b->body.find("Your best: 93.75 µs, rank 1."), std::string::npos);
+  EXPECT_NE(b->body.find("<script src=/static/chart.min.js>"), std::string::npos);
+  EXPECT_NE(b->body.find("\"y\":93.75"), std::string::npos) << "the chart's data";
+  auto js = c.Get("/static/chart.min.js");
+  if (fs::exists("/usr/share/javascript/chart.js")) {
+    EXPECT_EQ(js->status, 200);
+    EXPECT_GT(js->body.size(), 10000u);
+  }
 }
 
 // Two service instances on one PostgreSQL database: both judge from the shared queue, no job

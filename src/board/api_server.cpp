@@ -3,10 +3,13 @@
 #include <httplib.h>
 
 #include <chrono>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <sstream>
 
 #include "board/db.h"
+#include "board/web_pages.h"
 #include "core/input_error.h"
 #include "core/task_spec.h"
 
@@ -29,6 +32,21 @@ std::optional<User> caller(Store& store, const httplib::Request& req) {
   const std::string auth = req.get_header_value("Authorization");
   if (auth.rfind("Bearer ", 0) != 0) return std::nullopt;
   return store.user_by_token(auth.substr(7));
+}
+
+// The web page's sign-in: the token in an HttpOnly, SameSite=Strict cookie.
+std::optional<User> page_viewer(Store& store, const httplib::Request& req) {
+  const std::string cookies = req.get_header_value("Cookie");
+  const std::string key = "kjudge_token=";
+  std::size_t a = cookies.find(key);
+  if (a == std::string::npos) return std::nullopt;
+  a += key.size();
+  return store.user_by_token(cookies.substr(a, cookies.find(';', a) - a));
+}
+
+void html(httplib::Response& res, int status, const std::string& page) {
+  res.status = status;
+  res.set_content(page, "text/html; charset=utf-8");
 }
 
 json run_json(const Run& r, bool admin) {
@@ -282,6 +300,66 @@ void ApiServer::routes() {
                return error(res, 404, "no such leaderboard");
              reply(res, 200, {{"deleted", std::string(req.matches[1])}});
            });
+
+  // --- The web page -------------------------------------------------------------------------
+  s.Get("/", [this](const httplib::Request& req, httplib::Response& res) {
+    html(res, 200, page_index(store_.leaderboards(), page_viewer(store_, req)));
+  });
+  s.Get(R"(/leaderboards/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
+    auto b = store_.leaderboard(req.matches[1]);
+    if (!b) return html(res, 404, page_message("Not found", "No such leaderboard."));
+    std::vector<BoardView> views;
+    for (const auto& g : b->gpu_types)
+      views.push_back({g, store_.ranking(b->id, g), store_.score_history(b->id, g)});
+    html(res, 200, page_board(*b, views, page_viewer(store_, req)));
+  });
+  s.Post("/login", [this](const httplib::Request& req, httplib::Response& res) {
+    const std::string token = req.has_param("token") ? req.get_param_value("token") : "";
+    if (!store_.user_by_token(token))
+      return html(res, 401, page_message("Not signed in", "That token is not valid."));
+    res.set_header("Set-Cookie", "kjudge_token=" + token + "; HttpOnly; SameSite=Strict; Path=/");
+    res.set_redirect("/", 303);
+  });
+  s.Get("/static/chart.min.js", [](const httplib::Request&, httplib::Response& res) {
+    // Debian's libjs-chart.js, so the page needs no network.
+    for (const char* p : {"/usr/share/javascript/chart.js/chart.min.js",
+                          "/usr/share/javascript/chart.js/Chart.min.js"}) {
+      std::ifstream in(p, std::ios::binary);
+      if (!in) continue;
+      std::stringstream body;
+      body << in.rdbuf();
+      res.set_content(body.str(), "application/javascript");
+      return;
+    }
+    res.status = 404;
+    res.set_content("// Chart.js is not installed (apt-get install libjs-chart.js)\n",
+                    "application/javascript");
+  });
+  s.Get(R"(/submissions/(\d+))", [this](const httplib::Request& req, httplib::Response& res) {
+    auto u = page_viewer(store_, req);
+    auto sub = store_.submission(std::stoll(req.matches[1]));
+    if (!u || !sub || (sub->user_id != u->id && u->role != "admin"))
+      return html(res, 404,
+                  page_message("Not found", "No such submission (sign in to see yours)."));
+    html(res, 200, page_submission(*sub, store_.runs_of(sub->id), u->role == "admin"));
+  });
+  s.Post(R"(/leaderboards/([^/]+)/submit)", [this, submit_one](const httplib::Request& req,
+                                                               httplib::Response& res) {
+    auto u = page_viewer(store_, req);
+    if (!u)
+      return html(res, 401, page_message("Not signed in", "Sign in with your API token first."));
+    auto b = store_.leaderboard(req.matches[1]);
+    if (!b) return html(res, 404, page_message("Not found", "No such leaderboard."));
+    if (b->deadline_us && now_us() > *b->deadline_us)
+      return html(res, 403, page_message("Closed", "The leaderboard closed."));
+    json item = {{"code", req.has_param("code") ? req.get_param_value("code") : ""},
+                 {"mode", req.has_param("mode") ? req.get_param_value("mode") : "leaderboard"}};
+    int status = 0;
+    json r = submit_one(*u, item, b->id, b->task_dir, &status);
+    if (!r.contains("id"))
+      return html(res, status, page_message("Not submitted", r.value("error", std::string())));
+    res.set_redirect("/submissions/" + std::to_string(r["id"].get<std::int64_t>()), 303);
+  });
 
   s.Post(R"(/api/v1/leaderboards/([^/]+)/submissions)",
          [this, submit_one](const httplib::Request& req, httplib::Response& res) {

@@ -320,4 +320,17 @@ std::vector<RankEntry> Store::ranking(std::int64_t leaderboard_id, const std::st
   return out;
 }
 
+std::vector<std::pair<std::int64_t, double>> Store::score_history(std::int64_t leaderboard_id,
+                                                                  const std::string& gpu_type) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::pair<std::int64_t, double>> out;
+  for (const auto& r : db_->query(
+           "SELECT r.ended_us, r.score FROM runs r JOIN submissions s ON s.id = r.submission_id "
+           "WHERE s.leaderboard_id = ? AND r.gpu_type = ? AND r.passed = 1 AND r.secret = 0 AND "
+           "r.score IS NOT NULL AND r.mode = 'leaderboard' ORDER BY r.ended_us",
+           {v(leaderboard_id), v(gpu_type)}))
+    out.emplace_back(r.integer(0), r.real(1));
+  return out;
+}
+
 }  // namespace kjudge::board

@@ -115,6 +115,10 @@ class Store {
   std::vector<Run> runs_of(std::int64_t submission_id);
   // Best passed, non-secret, scored run per user on the board and GPU type; lower is better.
   std::vector<RankEntry> ranking(std::int64_t leaderboard_id, const std::string& gpu_type);
+  // Every passed, public, scored ranked run on the board and GPU type, oldest first:
+  // (ended_us, score), the data of the best-score-over-time chart.
+  std::vector<std::pair<std::int64_t, double>> score_history(std::int64_t leaderboard_id,
+                                                             const std::string& gpu_type);
 
  private:
   std::mutex mu_;

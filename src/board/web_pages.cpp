@@ -1,0 +1,163 @@
+#include "board/web_pages.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+namespace kjudge::board {
+
+using nlohmann::json;
+
+namespace {
+
+std::string layout(const std::string& title, const std::string& body,
+                   const std::optional<User>& viewer, bool chart = false) {
+  std::string who = viewer ? "signed in as <b>" + html_escape(viewer->name) + "</b>"
+                           : "<form method=post action=/login class=login><input name=token "
+                             "type=password placeholder='API token' aria-label='API token'> "
+                             "<button>Sign in</button></form>";
+  return "<!doctype html><html lang=en><head><meta charset=utf-8><title>" + html_escape(title) +
+         " · kjudge</title><style>body{font:15px system-ui,sans-serif;margin:2em "
+         "auto;max-width:60em;"
+         "color:#222}table{border-collapse:collapse}td,th{padding:.3em .8em;border-bottom:1px "
+         "solid "
+         "#ddd;text-align:left}tr.me{background:#fff6d5}pre{background:#f5f5f5;padding:.8em;"
+         "overflow:auto;max-height:30em}header{display:flex;justify-content:space-between}"
+         "textarea{width:100%;height:14em;font-family:monospace}</style>" +
+         (chart ? "<script src=/static/chart.min.js></script>" : "") +
+         "</head><body><header><a href=/>kjudge leaderboards</a><span>" + who +
+         "</span></header><h1>" + html_escape(title) + "</h1>" + body + "</body></html>\n";
+}
+
+std::string when(std::int64_t us) {
+  std::time_t t = static_cast<std::time_t>(us / 1000000);
+  char b[32];
+  std::strftime(b, sizeof b, "%Y-%m-%d %H:%M", std::gmtime(&t));
+  return b;
+}
+
+}  // namespace
+
+std::string html_escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        o += "&amp;";
+        break;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      case '\'':
+        o += "&#39;";
+        break;
+      default:
+        o += c;
+    }
+  }
+  return o;
+}
+
+std::string page_index(const std::vector<Leaderboard>& boards, const std::optional<User>& viewer) {
+  std::string body = "<table><tr><th>leaderboard</th><th>GPU types</th><th>about</th></tr>";
+  for (const auto& b : boards) {
+    std::string gpus;
+    for (const auto& g : b.gpu_types) gpus += (gpus.empty() ? "" : ", ") + html_escape(g);
+    std::string about = b.description.substr(0, b.description.find('\n'));
+    body += "<tr><td><a href='/leaderboards/" + html_escape(b.name) + "'>" + html_escape(b.name) +
+            "</a></td><td>" + gpus + "</td><td>" + html_escape(about) + "</td></tr>";
+  }
+  body += "</table>";
+  if (boards.empty()) body = "<p>No leaderboard yet.</p>";
+  return layout("Leaderboards", body, viewer);
+}
+
+std::string page_board(const Leaderboard& b, const std::vector<BoardView>& views,
+                       const std::optional<User>& viewer) {
+  std::string body = "<p>" + html_escape(b.description) + "</p>";
+  if (b.deadline_us) body += "<p>Closes " + when(*b.deadline_us) + " UTC.</p>";
+  for (const auto& v : views) {
+    const std::string id = "chart-" + std::to_string(&v - views.data());
+    body += "<h2>" + html_escape(v.gpu_type) + "</h2>";
+    if (viewer)
+      for (const auto& e : v.ranking)
+        if (e.user == viewer->name)
+          body += fmt::format("<p class=best>Your best: {:.2f} µs, rank {}.</p>", e.score, e.rank);
+    body +=
+        "<table class=ranking><tr><th>rank</th><th>user</th><th>score (µs)</th><th>when</th></tr>";
+    for (const auto& e : v.ranking)
+      body += fmt::format("<tr{}><td>{}</td><td>{}</td><td>{:.2f}</td><td>{}</td></tr>",
+                          viewer && viewer->name == e.user ? " class=me" : "", e.rank,
+                          html_escape(e.user), e.score, when(e.ended_us));
+    body += "</table>";
+    if (v.ranking.empty()) body += "<p>No ranked run yet.</p>";
+    // The best score so far, after each ranked run.
+    json points = json::array();
+    double best = 0;
+    for (std::size_t i = 0; i < v.history.size(); ++i) {
+      best = i == 0 ? v.history[i].second : std::min(best, v.history[i].second);
+      points.push_back({{"x", when(v.history[i].first)}, {"y", best}});
+    }
+    std::string data = points.dump();
+    for (std::size_t p = data.find("</"); p != std::string::npos; p = data.find("</", p))
+      data.replace(p, 2, "<\\/");
+    body += "<canvas id=" + id + " height=90></canvas><script>new Chart(document.getElementById('" +
+            id + "'),{type:'line',data:{datasets:[{label:'best score (µs)',data:" + data +
+            ",stepped:true}]},options:{animation:false,parsing:{xAxisKey:'x',yAxisKey:'y'},"
+            "scales:{x:{type:'category',labels:" +
+            json([&] {
+              json l = json::array();
+              for (const auto& p : points) l.push_back(p["x"]);
+              return l;
+            }())
+                .dump() +
+            "}}}});</script>";
+  }
+  if (viewer)
+    body += "<h2>Submit</h2><form method=post action='/leaderboards/" + html_escape(b.name) +
+            "/submit'><textarea name=code placeholder='output_t custom_kernel(const input_t& in) { "
+            "... }'>"
+            "</textarea><p><select name=mode><option>leaderboard</option><option>benchmark</option>"
+            "<option>test</option></select> <button>Submit</button></p></form>";
+  return layout(b.name, body, viewer, true);
+}
+
+std::string page_submission(const Submission& s, const std::vector<Run>& runs, bool admin) {
+  std::string body = fmt::format("<p>Submission {}: <b class=status>{}</b> · {} · {} · {}</p>",
+                                 s.id, html_escape(s.status), html_escape(s.target),
+                                 html_escape(s.mode), when(s.created_us));
+  if (s.status == "queued" || s.status == "running")
+    body +=
+        "<p>Not finished: this page reloads every 2 "
+        "s.</p><script>setTimeout(()=>location.reload(),2000)"
+        "</script>";
+  for (const auto& r : runs) {
+    body += fmt::format("<h2>{}{}: {}{}</h2>", html_escape(r.mode), r.secret ? " (secret)" : "",
+                        r.passed ? "passed" : "failed",
+                        r.score ? fmt::format(", score {:.2f} µs", *r.score) : "");
+    if (r.secret && !admin) continue;  // whether it passed, nothing more
+    json j = json::parse(r.result, nullptr, false);
+    if (!j.is_object()) continue;
+    for (const char* k : {"verdict", "detail", "failure"})
+      if (j.contains(k) && j[k].is_string() && !j[k].get<std::string>().empty())
+        body += "<p>" + std::string(k) + ": " + html_escape(j[k].get<std::string>()) + "</p>";
+    for (const char* k : {"log", "build_log", "test_log"})
+      if (j.contains(k) && j[k].is_string() && !j[k].get<std::string>().empty())
+        body += "<details><summary>" + std::string(k) + "</summary><pre>" +
+                html_escape(j[k].get<std::string>()) + "</pre></details>";
+  }
+  return layout("Submission " + std::to_string(s.id), body, std::nullopt);
+}
+
+std::string page_message(const std::string& title, const std::string& text) {
+  return layout(title, "<p>" + html_escape(text) + "</p>", std::nullopt);
+}
+
+}  // namespace kjudge::board
