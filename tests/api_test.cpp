@@ -333,6 +333,46 @@ TEST_F(Api, WebPageShowsBoardsAndTakesSubmissions) {
   }
 }
 
+// A secret ranked run says whether it passed; its details go to admins only.
+TEST_F(Api, SecretRunsShowOnlyWhetherTheyPassed) {
+  Server s(dir / "board.db", {"--no-judge", "--gpu-type", "H100"});
+  ASSERT_EQ(
+      call(s.port(), "POST", "/api/v1/leaderboards", admin, {{"name", "va"}, {"task", "vectoradd"}})
+          .first,
+      201);
+  auto sub = call(s.port(), "POST", "/api/v1/leaderboards/va/submissions", bob, {{"code", "// k"}});
+  const auto id = sub.second["id"].get<std::int64_t>();
+  {
+    board::Store store(board::open_db((dir / "board.db").string()));
+    for (bool secret : {false, true}) {
+      board::Run r;
+      r.submission_id = id;
+      r.mode = "leaderboard";
+      r.secret = secret;
+      r.gpu_type = "H100";
+      r.passed = true;
+      r.score = secret ? 90.0 : 95.0;
+      r.result = json({{"log", secret ? "seed 123456 inputs" : "public log"}}).dump();
+      r.started_us = r.ended_us = board::now_us();
+      store.add_run(r);
+    }
+  }
+  const std::string path = "/api/v1/submissions/" + std::to_string(id);
+  auto mine = call(s.port(), "GET", path, bob).second;
+  ASSERT_EQ(mine["runs"].size(), 2u);
+  EXPECT_EQ(mine["runs"][0]["result"]["log"], "public log");
+  EXPECT_TRUE(mine["runs"][1]["secret"].get<bool>());
+  EXPECT_TRUE(mine["runs"][1]["passed"].get<bool>());
+  EXPECT_FALSE(mine["runs"][1].contains("result")) << "the submitter sees no secret-run detail";
+  EXPECT_EQ(mine.dump().find("seed 123456"), std::string::npos);
+  auto as_admin = call(s.port(), "GET", path, admin).second;
+  EXPECT_EQ(as_admin["runs"][1]["result"]["log"], "seed 123456 inputs");
+  // The public ranking holds the public run's score only.
+  auto board = call(s.port(), "GET", "/api/v1/leaderboards/va", bob).second;
+  ASSERT_EQ(board["rankings"]["H100"].size(), 1u);
+  EXPECT_EQ(board["rankings"]["H100"][0]["score"], 95.0);
+}
+
 // Two service instances on one PostgreSQL database: both judge from the shared queue, no job
 // twice, and each answers for submissions the other took.
 TEST(ApiOnPostgresql, TwoInstancesShareOneQueue) {
