@@ -7,8 +7,6 @@
 //      on a warm build cache; overhead = (service time - evaluate time) / solutions.
 // Usage: build/kjudge_bench_serve [--clients 8] [--requests 2000] [--solutions 200]
 #include <httplib.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,6 +19,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "serve_process.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -48,38 +48,18 @@ std::string read(const fs::path& p) {
   return s.str();
 }
 
-struct Server {
-  pid_t pid = -1;
-  int port = 0;
-  Server(const fs::path& db, const fs::path& cache, bool judge) {
-    int out[2];
-    if (pipe(out) != 0) return;
-    pid = fork();
-    if (pid == 0) {
-      dup2(out[1], 1);
-      close(out[0]);
-      std::vector<std::string> a = {
-          kBinary,       "serve",       "--db",   db.string(),
-          "--port",      "0",           "--pack", "example=" + (kExamples / "pack").string(),
-          "--cache-dir", cache.string()};
-      if (!judge) a.push_back("--no-judge");
-      std::vector<char*> argv;
-      for (auto& s : a) argv.push_back(s.data());
-      argv.push_back(nullptr);
-      execv(argv[0], argv.data());
-      _exit(127);
-    }
-    close(out[1]);
-    std::string line;
-    char c;
-    while (::read(out[0], &c, 1) == 1 && c != '\n') line += c;
-    close(out[0]);
-    port = std::stoi(line.substr(line.rfind(':') + 1));
+// The service with the example pack, on `db`.
+struct Server : kjudge::testing::ServeProcess {
+  Server(const fs::path& db, const fs::path& cache, bool judge)
+      : ServeProcess(kBinary, args(db, cache, judge)), port(ServeProcess::port()) {}
+  static std::vector<std::string> args(const fs::path& db, const fs::path& cache, bool judge) {
+    std::vector<std::string> a = {"--db",        db.string(),
+                                  "--pack",      "example=" + (kExamples / "pack").string(),
+                                  "--cache-dir", cache.string()};
+    if (!judge) a.push_back("--no-judge");
+    return a;
   }
-  ~Server() {
-    kill(pid, SIGTERM);
-    waitpid(pid, nullptr, 0);
-  }
+  int port;
 };
 
 double pct(std::vector<double> v, double p) {

@@ -2,8 +2,6 @@
 // (its problems run on the host, so no GPU is needed); clients speak HTTP with cpp-httplib.
 #include <gtest/gtest.h>
 #include <httplib.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
@@ -13,6 +11,7 @@
 #include "board/db.h"
 #include "board/store.h"
 #include "pg_fixture.h"
+#include "serve_process.h"
 #include "test_util.h"
 
 namespace kjudge {
@@ -33,56 +32,24 @@ std::string read(const fs::path& p) {
   return s.str();
 }
 
-// `kjudge serve` on a free port; stopped with SIGTERM at scope exit.
-class Server {
+// The service with the example pack and tasks, on `db`, with its build cache beside it.
+class Server : public testing::ServeProcess {
  public:
   Server(const fs::path& db, const std::vector<std::string>& extra)
       : Server(db.string(), extra, db.parent_path()) {}
-  Server(const std::string& db, const std::vector<std::string>& extra,
-         const fs::path& cache_parent) {
-    int out[2];
-    if (pipe(out) != 0) return;
-    pid_ = fork();
-    if (pid_ == 0) {
-      dup2(out[1], 1);
-      close(out[0]);
-      std::vector<std::string> args = {kBinary,       "serve",
-                                       "--db",        db,
-                                       "--port",      "0",
-                                       "--pack",      "example=" + (kExamples / "pack").string(),
-                                       "--tasks",     (kExamples / "tasks").string(),
-                                       "--cache-dir", (cache_parent / "kjudge-api-cache").string()};
-      args.insert(args.end(), extra.begin(), extra.end());
-      std::vector<char*> argv;
-      for (auto& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      execv(argv[0], argv.data());
-      _exit(127);
-    }
-    close(out[1]);
-    std::string line;
-    char c;
-    while (read_one(out[0], &c) && c != '\n') line += c;
-    close(out[0]);
-    auto colon = line.rfind(':');
-    if (line.rfind("listening on", 0) == 0 && colon != std::string::npos)
-      port_ = std::stoi(line.substr(colon + 1));
-  }
-  ~Server() { stop(); }
-  int stop() {
-    if (pid_ <= 0) return -1;
-    kill(pid_, SIGTERM);
-    int status = 0;
-    waitpid(pid_, &status, 0);
-    pid_ = -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  }
-  int port() const { return port_; }
+  Server(const std::string& db, const std::vector<std::string>& extra, const fs::path& cache_parent)
+      : ServeProcess(kBinary, args(db, extra, cache_parent)) {}
 
  private:
-  static bool read_one(int fd, char* c) { return ::read(fd, c, 1) == 1; }
-  pid_t pid_ = -1;
-  int port_ = 0;
+  static std::vector<std::string> args(const std::string& db, const std::vector<std::string>& extra,
+                                       const fs::path& cache_parent) {
+    std::vector<std::string> a = {"--db",        db,
+                                  "--pack",      "example=" + (kExamples / "pack").string(),
+                                  "--tasks",     (kExamples / "tasks").string(),
+                                  "--cache-dir", (cache_parent / "kjudge-api-cache").string()};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  }
 };
 
 class Api : public ::testing::Test {

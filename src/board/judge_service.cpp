@@ -101,8 +101,9 @@ void JudgeService::dispatch_loop() {
     std::string pack, task;
     if (split_pack_target(sub->target, &pack, &task)) {
       const Problem* problem = nullptr;
-      for (const auto& p : opt_.packs[pack])
-        if (p.task_id == task) problem = &p;
+      if (auto it = opt_.packs.find(pack); it != opt_.packs.end())
+        for (const auto& p : it->second)
+          if (p.task_id == task) problem = &p;
       Solution s;
       s.task_id = task;
       try {
@@ -200,8 +201,8 @@ void JudgeService::judge_task(const Job& job, const Submission& sub) {
   ro.gpu = machine_.gpus.empty() ? -1 : machine_.gpus.front().index;
   std::optional<std::uint64_t> secret;
   if (sub.leaderboard_id)
-    for (const auto& b : store_.leaderboards())
-      if (b.id == *sub.leaderboard_id) secret = static_cast<std::uint64_t>(b.secret_seed);
+    if (auto b = store_.leaderboard(*sub.leaderboard_id))
+      secret = static_cast<std::uint64_t>(b->secret_seed);
   // GPU MODE's scheme: the public ranked run is ranked; the run on the board's secret seed is
   // kept as a secret run that only admins see.
   struct Stage {

@@ -3,6 +3,7 @@
 #include <openssl/rand.h>
 
 #include <chrono>
+#include <set>
 
 #include "board/migrations.h"
 #include "core/sha256.h"
@@ -120,11 +121,20 @@ std::int64_t Store::create_leaderboard(const Leaderboard& b, std::int64_t creato
 }
 
 std::optional<Leaderboard> Store::leaderboard(const std::string& name) {
+  return find_leaderboard("name = ?", v(name));
+}
+
+std::optional<Leaderboard> Store::leaderboard(std::int64_t id) {
+  return find_leaderboard("id = ?", v(id));
+}
+
+std::optional<Leaderboard> Store::find_leaderboard(const char* where, const Value& key) {
   std::lock_guard<std::mutex> lock(mu_);
   auto rows = db_->query(
-      "SELECT id, name, task_dir, task_json, description, deadline_us, secret_seed FROM "
-      "leaderboards WHERE name = ?",
-      {v(name)});
+      std::string("SELECT id, name, task_dir, task_json, description, deadline_us, secret_seed "
+                  "FROM leaderboards WHERE ") +
+          where,
+      {key});
   if (rows.empty()) return std::nullopt;
   const Row& r = rows[0];
   Leaderboard b{r.integer(0), r.text(1),
@@ -308,13 +318,10 @@ std::vector<RankEntry> Store::ranking(std::int64_t leaderboard_id, const std::st
       "r.score IS NOT NULL AND r.mode = 'leaderboard' ORDER BY r.score, r.ended_us",
       {v(leaderboard_id), v(gpu_type)});
   std::vector<RankEntry> out;
-  std::vector<std::string> seen;
+  std::set<std::string> seen;
   for (const auto& r : rows) {
     const std::string& user = r.text(0);
-    bool dup = false;
-    for (const auto& s : seen) dup |= s == user;
-    if (dup) continue;
-    seen.push_back(user);
+    if (!seen.insert(user).second) continue;  // a better run of this user came first
     out.push_back({static_cast<int>(out.size()) + 1, user, r.real(1), r.integer(2), r.integer(3)});
   }
   return out;

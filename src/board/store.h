@@ -90,6 +90,7 @@ class Store {
 
   std::int64_t create_leaderboard(const Leaderboard& b, std::int64_t creator_id);
   std::optional<Leaderboard> leaderboard(const std::string& name);
+  std::optional<Leaderboard> leaderboard(std::int64_t id);
   std::vector<Leaderboard> leaderboards();
   bool delete_leaderboard(const std::string& name);
 
@@ -121,6 +122,7 @@ class Store {
                                                              const std::string& gpu_type);
 
  private:
+  std::optional<Leaderboard> find_leaderboard(const char* where, const Value& key);
   std::mutex mu_;
   std::unique_ptr<Db> db_;
 };

@@ -4,13 +4,11 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
-#include "core/input_error.h"
+#include "core/read_file.h"
 
 namespace kjudge {
 
@@ -27,14 +25,6 @@ struct SubmitArgs {
   long status_of = 0;
   bool json = false;
 };
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "", "cannot read the file");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // Prints the submission and returns the exit code its outcome means.
 int show(const json& sub, bool as_json) {
@@ -109,7 +99,7 @@ int submit(const SubmitArgs& a) {
         std::string p = f.substr(0, eq), name = eq == std::string::npos
                                                     ? fs::path(p).filename().string()
                                                     : f.substr(eq + 1);
-        files[name] = read_file(p);
+        files[name] = read_input_file(p);
       }
       body["files"] = files;
     } else {
@@ -117,7 +107,7 @@ int submit(const SubmitArgs& a) {
         fmt::print(stderr, "kjudge submit: a task submission is one source file\n");
         return exit_code::usage;
       }
-      body["code"] = read_file(a.files[0]);
+      body["code"] = read_input_file(a.files[0]);
       body["file_name"] = fs::path(a.files[0]).filename().string();
     }
     auto r = cl.Post(path, auth, body.dump(), "application/json");

@@ -13,6 +13,7 @@
 #include "cli/exit_codes.h"
 #include "cli/step_options.h"
 #include "core/input_error.h"
+#include "core/read_file.h"
 #include "core/sha256.h"
 #include "core/task_spec.h"
 #include "eval/build_cache.h"
@@ -41,14 +42,6 @@ struct TaskArgs {
   std::size_t log_cap = 64 * 1024;
   StepArgs steps;
 };
-
-std::string read_submission(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "", "cannot read the submission");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::string stamp() {
   std::time_t t = std::time(nullptr);
@@ -137,7 +130,7 @@ int task_command(const TaskArgs& a, bool build_only) {
     fmt::print(stderr, "kjudge: {}: {}\n", task.yml.string(), why);
     return exit_code::usage;
   }
-  const std::string submission = read_submission(a.submission);
+  const std::string submission = read_input_file(a.submission);
   MachineInfo machine = probe_machine();
   if (machine.nvcc_path.empty()) {
     fmt::print(

@@ -20,6 +20,7 @@
 #include "core/md5.h"
 #include "core/problem_dir.h"
 #include "core/problem_json.h"
+#include "core/read_file.h"
 
 namespace kjudge {
 namespace {
@@ -49,14 +50,6 @@ bool starts_with_gzip_magic(const fs::path& path) {
   unsigned char magic[2] = {0, 0};
   in.read(reinterpret_cast<char*>(magic), 2);
   return in.gcount() == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-}
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path.string(), 0, "", "cannot open file");
-  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw InputError(path.string(), 0, "", "error while reading file");
-  return data;
 }
 
 void require_regular_file(const fs::path& path) {
@@ -550,12 +543,12 @@ void write_solution_pack(const std::filesystem::path& path, const std::string& r
 
 std::vector<Problem> read_problems_jsonl(const std::filesystem::path& path, LoadReport* report) {
   require_regular_file(path);
-  return parse_problem_lines(read_file(path), path.string(), report).problems;
+  return parse_problem_lines(read_input_file(path), path.string(), report).problems;
 }
 
 std::vector<Solution> read_solutions_jsonl(const std::filesystem::path& path, LoadReport* report) {
   require_regular_file(path);
-  return parse_solution_lines(read_file(path), path.string(), report).solutions;
+  return parse_solution_lines(read_input_file(path), path.string(), report).solutions;
 }
 
 std::vector<Problem> read_problems_any(const std::filesystem::path& path, LoadReport* report) {
@@ -574,7 +567,7 @@ std::vector<Problem> read_problems_any(const std::filesystem::path& path, LoadRe
   } else {
     require_regular_file(path);
     label = path.string();
-    parsed = parse_problem_lines(read_file(path), label, report);
+    parsed = parse_problem_lines(read_input_file(path), label, report);
   }
   std::vector<int> lines;
   lines.reserve(parsed.lines.size());

@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "core/problem_json.h"
+#include "core/read_file.h"
 
 namespace kjudge {
 namespace {
@@ -250,10 +251,7 @@ bool is_valid_utf8(std::string_view s) {
 }
 
 std::string read_text_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path.string(), 0, "", "cannot open file");
-  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw InputError(path.string(), 0, "", "error while reading file");
+  std::string data = read_input_file(path);
   if (!is_valid_utf8(data)) {
     throw InputError(path.string(), 0, "", "not UTF-8 text (problem and solution files must be)");
   }

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/input_error.h"
+#include "core/read_file.h"
 #include "eval/build_cache.h"
 #include "eval/harness_files.h"
 #include "run/cloexec_file.h"
@@ -24,14 +25,6 @@ std::string shell_quote(const std::string& s) {
   std::string out = "'";
   for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
-}
-
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw InputError(p.string(), 0, "", "cannot read the task file");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 std::string object_name(const std::string& source) {
@@ -99,7 +92,7 @@ void write_task_workspace(const TaskSpec& task, const std::string& submission_te
       throw InputError(task.yml.string(), 0, "files",
                        "'" + f.name + "' is a name kjudge's harness uses; rename the file");
     fs::create_directories((dir / f.name).parent_path());
-    write_file_cloexec(dir / f.name, f.submission ? submission_text : read_text(f.source));
+    write_file_cloexec(dir / f.name, f.submission ? submission_text : read_input_file(f.source));
   }
 }
 
