@@ -13,6 +13,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <set>
 
 extern char** environ;
 
@@ -74,8 +75,9 @@ std::string next_marker() {
   return std::to_string(getpid()) + "." + std::to_string(counter++);
 }
 
-// SIGKILLs every process whose environment holds `marker`; returns how many.
-int kill_marked_once(const std::string& marker) {
+// SIGKILLs every process whose environment holds `marker` and that is not in `signaled`
+// (already killed, maybe not yet gone); returns how many it newly killed.
+int kill_marked_once(const std::string& marker, std::set<pid_t>& signaled) {
   const std::string needle = std::string(kMarkerVar) + "=" + marker;
   int killed = 0;
   std::error_code ec;
@@ -83,7 +85,7 @@ int kill_marked_once(const std::string& marker) {
     const std::string name = entry.path().filename().string();
     if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
     pid_t pid = static_cast<pid_t>(std::stol(name));
-    if (pid == getpid()) continue;
+    if (pid == getpid() || signaled.count(pid)) continue;
     std::ifstream in(entry.path() / "environ", std::ios::binary);
     if (!in) continue;
     std::string env((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -92,7 +94,10 @@ int kill_marked_once(const std::string& marker) {
       std::size_t end = env.find('\0', pos);
       if (end == std::string::npos) end = env.size();
       if (env.compare(pos, end - pos, needle) == 0) {
-        if (kill(pid, SIGKILL) == 0) ++killed;
+        if (kill(pid, SIGKILL) == 0) {
+          signaled.insert(pid);
+          ++killed;
+        }
         break;
       }
       pos = end + 1;
@@ -102,9 +107,12 @@ int kill_marked_once(const std::string& marker) {
 }
 
 // A marked process may be forking while we look (a daemon's second fork): look again until a
-// pass finds none alive. Killed processes leave /proc or turn zombie, whose environ is empty.
+// pass finds no new one. A process already sent SIGKILL cannot fork again, so it is not counted
+// a second time while it dies: counting it made every pass look busy, and on a loaded machine
+// the 50 passes over /proc took seconds.
 void kill_marked(const std::string& marker) {
-  for (int pass = 0; pass < 50 && kill_marked_once(marker) > 0; ++pass) usleep(2000);
+  std::set<pid_t> signaled;
+  for (int pass = 0; pass < 50 && kill_marked_once(marker, signaled) > 0; ++pass) usleep(2000);
 }
 
 // setrlimit for both soft and hard, so the step cannot raise its own limits back.
