@@ -298,6 +298,17 @@ TEST_F(Api, WebPageShowsBoardsAndTakesSubmissions) {
     EXPECT_EQ(js->status, 200);
     EXPECT_GT(js->body.size(), 10000u);
   }
+
+  // Real kernels are longer than cpp-httplib's default cap on form bodies (8 KiB), and the form
+  // and `curl -d` both send form-encoded bodies.
+  const std::string kernel(40000, 'x');
+  auto big = c.Post("/leaderboards/va/submit", as_bob, "mode=test&code=" + kernel,
+                    "application/x-www-form-urlencoded");
+  EXPECT_EQ(big->status, 303);
+  auto big_json =
+      c.Post("/api/v1/leaderboards/va/submissions", {{"Authorization", "Bearer " + bob}},
+             json{{"code", kernel}, {"mode", "test"}}.dump(), "application/x-www-form-urlencoded");
+  EXPECT_EQ(big_json->status, 202) << big_json->body;
 }
 
 // A secret ranked run says whether it passed; its details go to admins only.

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
@@ -26,6 +27,33 @@ void reply(httplib::Response& res, int status, const json& body) {
 
 void error(httplib::Response& res, int status, const std::string& why) {
   reply(res, status, {{"error", why}});
+}
+
+// The largest request body taken (code, a batch of solutions).
+constexpr std::size_t kMaxBody = 16u << 20;
+
+// Debian builds cpp-httplib as a library with its 8 KiB cap on form-encoded bodies, so a plain
+// handler never sees a longer one: the library answers 413 first. Both the page's submit form
+// and `curl -d` (no Content-Type) send form-encoded bodies with whole kernels in them. A handler
+// that reads its content itself is not capped: this one reads the body (up to kMaxBody), parses
+// a form as the library would, and calls the plain handler.
+using PlainHandler = std::function<void(const httplib::Request&, httplib::Response&)>;
+httplib::Server::HandlerWithContentReader whole_body(PlainHandler handler) {
+  return [handler](const httplib::Request& req, httplib::Response& res,
+                   const httplib::ContentReader& content) {
+    httplib::Request r = req;
+    r.body.clear();
+    bool fits = true;
+    content([&](const char* data, std::size_t n) {
+      fits = r.body.size() + n <= kMaxBody;
+      if (fits) r.body.append(data, n);
+      return fits;
+    });
+    if (!fits) return error(res, 413, "the body is over 16 MiB");
+    if (r.get_header_value("Content-Type").rfind("application/x-www-form-urlencoded", 0) == 0)
+      httplib::detail::parse_query_text(r.body, r.params);
+    handler(r, res);
+  };
 }
 
 std::optional<User> caller(Store& store, const httplib::Request& req) {
@@ -163,7 +191,7 @@ void ApiServer::routes() {
   };
 
   s.Post("/api/v1/submissions",
-         [this, submit_one](const httplib::Request& req, httplib::Response& res) {
+         whole_body([this, submit_one](const httplib::Request& req, httplib::Response& res) {
            auto u = caller(store_, req);
            if (!u)
              return error(res, 401, "a valid API token is needed (Authorization: Bearer ...)");
@@ -184,7 +212,7 @@ void ApiServer::routes() {
            int status = 0;
            json r = submit_one(*u, body, std::nullopt, "", &status);
            reply(res, status, r);
-         });
+         }));
 
   s.Get("/api/v1/submissions", [this](const httplib::Request& req, httplib::Response& res) {
     auto u = caller(store_, req);
@@ -232,39 +260,43 @@ void ApiServer::routes() {
     reply(res, 200, {{"leaderboards", out}});
   });
 
-  s.Post("/api/v1/leaderboards", [this](const httplib::Request& req, httplib::Response& res) {
-    auto u = caller(store_, req);
-    if (!u) return error(res, 401, "a valid API token is needed");
-    if (u->role != "admin") return error(res, 403, "only an admin creates leaderboards");
-    json body = json::parse(req.body, nullptr, false);
-    if (body.is_discarded() || !body.contains("name") || !body.contains("task"))
-      return error(res, 400,
-                   "a leaderboard needs name and task (a task folder the service loaded)");
-    const std::string task = body["task"].get<std::string>();
-    auto dir = judge_.options().tasks.find(task);
-    if (dir == judge_.options().tasks.end())
-      return error(res, 400, "no task named '" + task + "' is loaded");
-    Leaderboard b;
-    b.name = body["name"].get<std::string>();
-    b.task_dir = task;
-    try {
-      TaskSpec spec = load_task(dir->second);
-      b.task_json = json({{"name", spec.name}, {"ranking_by", to_string(spec.ranking_by)}}).dump();
-      b.description = body.value("description", spec.description);
-    } catch (const InputError& e) {
-      return error(res, 400, e.what());
-    }
-    b.gpu_types = body.value("gpu_types", std::vector<std::string>{judge_.options().gpu_type});
-    if (body.contains("deadline_us")) b.deadline_us = body["deadline_us"].get<std::int64_t>();
-    std::random_device rd;
-    b.secret_seed = static_cast<std::int64_t>(rd() % 2147483647u);
-    try {
-      store_.create_leaderboard(b, u->id);
-    } catch (const DbConflict&) {
-      return error(res, 409, "a leaderboard named '" + b.name + "' exists");
-    }
-    reply(res, 201, {{"name", b.name}, {"gpu_types", b.gpu_types}});
-  });
+  s.Post("/api/v1/leaderboards",
+         whole_body([this](const httplib::Request& req, httplib::Response& res) {
+           auto u = caller(store_, req);
+           if (!u) return error(res, 401, "a valid API token is needed");
+           if (u->role != "admin") return error(res, 403, "only an admin creates leaderboards");
+           json body = json::parse(req.body, nullptr, false);
+           if (body.is_discarded() || !body.contains("name") || !body.contains("task"))
+             return error(res, 400,
+                          "a leaderboard needs name and task (a task folder the service loaded)");
+           const std::string task = body["task"].get<std::string>();
+           auto dir = judge_.options().tasks.find(task);
+           if (dir == judge_.options().tasks.end())
+             return error(res, 400, "no task named '" + task + "' is loaded");
+           Leaderboard b;
+           b.name = body["name"].get<std::string>();
+           b.task_dir = task;
+           try {
+             TaskSpec spec = load_task(dir->second);
+             b.task_json =
+                 json({{"name", spec.name}, {"ranking_by", to_string(spec.ranking_by)}}).dump();
+             b.description = body.value("description", spec.description);
+           } catch (const InputError& e) {
+             return error(res, 400, e.what());
+           }
+           b.gpu_types =
+               body.value("gpu_types", std::vector<std::string>{judge_.options().gpu_type});
+           if (body.contains("deadline_us"))
+             b.deadline_us = body["deadline_us"].get<std::int64_t>();
+           std::random_device rd;
+           b.secret_seed = static_cast<std::int64_t>(rd() % 2147483647u);
+           try {
+             store_.create_leaderboard(b, u->id);
+           } catch (const DbConflict&) {
+             return error(res, 409, "a leaderboard named '" + b.name + "' exists");
+           }
+           reply(res, 201, {{"name", b.name}, {"gpu_types", b.gpu_types}});
+         }));
 
   s.Get(R"(/api/v1/leaderboards/([^/]+))",
         [this](const httplib::Request& req, httplib::Response& res) {
@@ -313,13 +345,14 @@ void ApiServer::routes() {
       views.push_back({g, store_.ranking(b->id, g), store_.score_history(b->id, g)});
     html(res, 200, page_board(*b, views, page_viewer(store_, req)));
   });
-  s.Post("/login", [this](const httplib::Request& req, httplib::Response& res) {
-    const std::string token = req.has_param("token") ? req.get_param_value("token") : "";
-    if (!store_.user_by_token(token))
-      return html(res, 401, page_message("Not signed in", "That token is not valid."));
-    res.set_header("Set-Cookie", "kjudge_token=" + token + "; HttpOnly; SameSite=Strict; Path=/");
-    res.set_redirect("/", 303);
-  });
+  s.Post("/login", whole_body([this](const httplib::Request& req, httplib::Response& res) {
+           const std::string token = req.has_param("token") ? req.get_param_value("token") : "";
+           if (!store_.user_by_token(token))
+             return html(res, 401, page_message("Not signed in", "That token is not valid."));
+           res.set_header("Set-Cookie",
+                          "kjudge_token=" + token + "; HttpOnly; SameSite=Strict; Path=/");
+           res.set_redirect("/", 303);
+         }));
   s.Get("/static/chart.min.js", [](const httplib::Request&, httplib::Response& res) {
     // Debian's libjs-chart.js, so the page needs no network.
     for (const char* p : {"/usr/share/javascript/chart.js/chart.min.js",
@@ -343,26 +376,28 @@ void ApiServer::routes() {
                   page_message("Not found", "No such submission (sign in to see yours)."));
     html(res, 200, page_submission(*sub, store_.runs_of(sub->id), u->role == "admin"));
   });
-  s.Post(R"(/leaderboards/([^/]+)/submit)", [this, submit_one](const httplib::Request& req,
-                                                               httplib::Response& res) {
-    auto u = page_viewer(store_, req);
-    if (!u)
-      return html(res, 401, page_message("Not signed in", "Sign in with your API token first."));
-    auto b = store_.leaderboard(req.matches[1]);
-    if (!b) return html(res, 404, page_message("Not found", "No such leaderboard."));
-    if (b->deadline_us && now_us() > *b->deadline_us)
-      return html(res, 403, page_message("Closed", "The leaderboard closed."));
-    json item = {{"code", req.has_param("code") ? req.get_param_value("code") : ""},
-                 {"mode", req.has_param("mode") ? req.get_param_value("mode") : "leaderboard"}};
-    int status = 0;
-    json r = submit_one(*u, item, b->id, b->task_dir, &status);
-    if (!r.contains("id"))
-      return html(res, status, page_message("Not submitted", r.value("error", std::string())));
-    res.set_redirect("/submissions/" + std::to_string(r["id"].get<std::int64_t>()), 303);
-  });
+  s.Post(
+      R"(/leaderboards/([^/]+)/submit)",
+      whole_body([this, submit_one](const httplib::Request& req, httplib::Response& res) {
+        auto u = page_viewer(store_, req);
+        if (!u)
+          return html(res, 401,
+                      page_message("Not signed in", "Sign in with your API token first."));
+        auto b = store_.leaderboard(req.matches[1]);
+        if (!b) return html(res, 404, page_message("Not found", "No such leaderboard."));
+        if (b->deadline_us && now_us() > *b->deadline_us)
+          return html(res, 403, page_message("Closed", "The leaderboard closed."));
+        json item = {{"code", req.has_param("code") ? req.get_param_value("code") : ""},
+                     {"mode", req.has_param("mode") ? req.get_param_value("mode") : "leaderboard"}};
+        int status = 0;
+        json r = submit_one(*u, item, b->id, b->task_dir, &status);
+        if (!r.contains("id"))
+          return html(res, status, page_message("Not submitted", r.value("error", std::string())));
+        res.set_redirect("/submissions/" + std::to_string(r["id"].get<std::int64_t>()), 303);
+      }));
 
   s.Post(R"(/api/v1/leaderboards/([^/]+)/submissions)",
-         [this, submit_one](const httplib::Request& req, httplib::Response& res) {
+         whole_body([this, submit_one](const httplib::Request& req, httplib::Response& res) {
            auto u = caller(store_, req);
            if (!u) return error(res, 401, "a valid API token is needed");
            auto b = store_.leaderboard(req.matches[1]);
@@ -375,7 +410,7 @@ void ApiServer::routes() {
            int status = 0;
            json r = submit_one(*u, body, b->id, b->task_dir, &status);
            reply(res, status, r);
-         });
+         }));
 }
 
 }  // namespace kjudge::board

@@ -2,11 +2,13 @@
 
 #include <chrono>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "eval/graded.h"
 #include "eval/graded_json.h"
 #include "eval/task_build.h"
 #include "eval/task_run.h"
+#include "run/gpu_lock.h"
 
 namespace kjudge::board {
 
@@ -134,6 +136,10 @@ void JudgeService::dispatch_loop() {
       ++in_flight_;
       feed_.push({problem, std::move(s)});
     } else {
+      // A task's timed runs need the GPU alone: the pack jobs in flight finish first, and none
+      // start meanwhile (this loop is their only feeder).
+      while (sub->mode != "test" && in_flight_.load() > 0 && !stop_.load())
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
       judge_task(*job, *sub);
     }
   }
@@ -195,10 +201,25 @@ void JudgeService::judge_task(const Job& job, const Submission& sub) {
     fs::remove_all(ws);
     return fail("build: " + build.failure);
   }
+  // Other kjudge processes on this machine (`task run`, another instance) take turns on the
+  // GPU through the same lock.
+  std::optional<GpuLock> lock;
+  if (sub.mode != "test" && !machine_.gpus.empty()) {
+    lock.emplace(machine_.gpus.front().index, 600);
+    if (!lock->held()) {
+      fs::remove_all(ws);
+      return fail("judge: the GPU stayed busy with another kjudge timing run for 600 s (lock " +
+                  lock->path() + ")");
+    }
+  }
   TaskRunOptions ro;
   ro.step = opt_.step;
   ro.machine = machine_;
   ro.gpu = machine_.gpus.empty() ? -1 : machine_.gpus.front().index;
+  for (kj::StopRule* r : {&ro.benchmark_rule, &ro.ranked_rule}) {
+    if (opt_.task_max_time > 0) r->max_timed_s = opt_.task_max_time;
+    if (opt_.task_max_runs > 0) r->max_runs = opt_.task_max_runs;
+  }
   std::optional<std::uint64_t> secret;
   if (sub.leaderboard_id)
     if (auto b = store_.leaderboard(*sub.leaderboard_id))

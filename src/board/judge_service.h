@@ -34,6 +34,10 @@ struct JudgeServiceOptions {
   int max_in_flight = 8;             // pack jobs handed to the evaluator at once
   bool process = true;               // false: accept and queue, judge nothing (tests, drains)
   std::string gpu_type;              // the GPU type runs are ranked under
+  // Caps on a task benchmark's timed calls (0: the harness's defaults), so an operator can bound
+  // the GPU time one submission takes.
+  double task_max_time = 0;
+  int task_max_runs = 0;
 };
 
 class JudgeService {

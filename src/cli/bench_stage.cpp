@@ -176,7 +176,11 @@ nlohmann::json run_bench_stage(const BenchStageInput& in) {
     std::vector<std::string> warnings = bench.warnings();
     // Kept beside the journal: the conditions of the last timing pass.
     std::ofstream(in.run_dir / "perf-conditions.json")
-        << nlohmann::json({{"conditions", perf_conditions}, {"warnings", warnings}}).dump(2);
+        << nlohmann::json({{"schema_version", 1},
+                           {"kind", "kjudge-perf-conditions"},
+                           {"conditions", perf_conditions},
+                           {"warnings", warnings}})
+               .dump(2);
   }
 
   // The summary covers every judged solution: the incorrect ones count against fast_p.

@@ -28,6 +28,7 @@
 #include "eval/graded_json.h"
 #include "eval/journal.h"
 #include "eval/summary.h"
+#include "report/terminal_table.h"
 #include "run/cgroup.h"
 #include "run/process.h"
 #include "run/sandbox.h"
@@ -440,9 +441,10 @@ int run_jobs(const std::string& command, const RunArgs& a) {
 
   if (a.json) fmt::print("{}\n", summary.dump(2));
   if (!a.quiet) {
-    fmt::print(stderr, "{}", summary_table(summary));
-    fmt::print(stderr, "results: {}  summary: {}\n", journal_path.string(),
-               (out / "summary.json").string());
+    fmt::print(stderr, "{}", report::terminal_table(summary));
+    fmt::print(stderr, "results: {}  summary: {}\nreport: kjudge report {} --html {}\n",
+               journal_path.string(), (out / "summary.json").string(), out.string(),
+               (out / "report.html").string());
   }
 
   if (evaluator.stopped() || g_stop.load()) {

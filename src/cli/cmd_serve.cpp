@@ -26,7 +26,8 @@ namespace {
 
 struct ServeArgs {
   std::string db = "kjudge-board.db", host = "127.0.0.1", worker_id, gpu_type, cache_dir;
-  int port = 8080, max_in_flight = 8;
+  int port = 8080, max_in_flight = 8, max_runs = 0;
+  double max_time = 0;
   std::vector<std::string> packs, tasks;
   bool no_judge = false;
   StepArgs steps;
@@ -71,6 +72,8 @@ int serve(const ServeArgs& a) {
   jo.step = steps->settings;
   jo.worker_id = a.worker_id.empty() ? "local" : a.worker_id;
   jo.max_in_flight = a.max_in_flight;
+  jo.task_max_time = a.max_time;
+  jo.task_max_runs = a.max_runs;
   jo.process = !a.no_judge;
   jo.gpu_type = !a.gpu_type.empty()    ? a.gpu_type
                 : machine.gpus.empty() ? "host"
@@ -116,6 +119,13 @@ void add_serve_commands(CLI::App& app, int& rc) {
   c->add_option("--gpu-type", a->gpu_type,
                 "The GPU type runs rank under (default: this GPU's name)");
   c->add_option("--max-in-flight", a->max_in_flight, "Pack jobs judged at once (default 8)");
+  c->add_option("--max-time", a->max_time,
+                "Task benchmarks: seconds of timed calls per benchmark at most (default 10; 30 "
+                "ranked), as `task run --max-time`")
+      ->check(CLI::PositiveNumber);
+  c->add_option("--max-runs", a->max_runs,
+                "Task benchmarks: timed calls per benchmark at most (default 1000)")
+      ->check(CLI::PositiveNumber);
   c->add_option("--cache-dir", a->cache_dir,
                 "Build cache (default $KJUDGE_CACHE_DIR or ~/.cache/kjudge)");
   c->add_flag("--no-judge", a->no_judge, "Accept and queue submissions, judge none (a front end)");

@@ -14,5 +14,6 @@ void add_task_commands(CLI::App& app, int& rc);      // task run, build, new
 void add_task_new_command(CLI::App* task, int& rc);
 void add_serve_commands(CLI::App& app, int& rc);  // serve, users
 void add_submit_command(CLI::App& app, int& rc);
+void add_report_command(CLI::App& app, int& rc);  // report, report --compare
 
 }  // namespace kjudge

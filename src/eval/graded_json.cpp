@@ -41,7 +41,9 @@ StepRecord step_from_json(const nlohmann::json& j) {
 }  // namespace
 
 nlohmann::json graded_to_json(const GradedSolution& g) {
-  nlohmann::json j = {{"task_id", g.task_id},
+  // schema_version: docs/json-schemas.md; readers accept rows without it (older runs).
+  nlohmann::json j = {{"schema_version", 1},
+                      {"task_id", g.task_id},
                       {"sample", g.sample},
                       {"group", g.group},
                       {"difficulty", g.difficulty},

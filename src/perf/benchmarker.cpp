@@ -28,7 +28,9 @@ nlohmann::json spread_json(const std::optional<Spread>& s) {
 }  // namespace
 
 nlohmann::json to_json(const BenchResult& r) {
-  nlohmann::json j = {{"task_id", r.task_id},
+  // schema_version: docs/json-schemas.md; readers accept rows without it (older runs).
+  nlohmann::json j = {{"schema_version", 1},
+                      {"task_id", r.task_id},
                       {"sample", r.sample},
                       {"group", r.group},
                       {"gpu", r.gpu},

@@ -22,8 +22,11 @@ admin=$("$k" users add root --admin --db "$db" | tail -1)
 alice=$("$k" users add alice --db "$db" | tail -1)
 "$k" problems export "$pack" "$w/problems" --limit "$limit" > /dev/null || exit 1
 
-"$k" serve --db "$db" --port 0 --pack p="$pack" --tasks examples/tasks \
-  --cache-dir "$w/cache-serve" > "$w/serve.out" 2> "$w/serve.err" &
+# Both sides cap a task benchmark at MAXT seconds or 200 timed calls (default 2), so the check fits a
+# device call.
+maxt=${MAXT:-2}
+"$k" serve --db "$db" --port 0 --pack p="$pack" --tasks examples/tasks --max-time "$maxt" \
+  --max-runs 200 --cache-dir "$w/cache-serve" > "$w/serve.out" 2> "$w/serve.err" &
 serve_pid=$!
 for _ in $(seq 100); do
   grep -q '^listening on' "$w/serve.out" 2> /dev/null && break
@@ -58,7 +61,8 @@ for d in sorted(os.listdir(root)):
 def call(method, path, body=None):
     req = urllib.request.Request(url + path, method=method,
                                  data=json.dumps(body).encode() if body is not None else None,
-                                 headers={"Authorization": f"Bearer {token}"})
+                                 headers={"Authorization": f"Bearer {token}",
+                                          "Content-Type": "application/json"})
     with urllib.request.urlopen(req, timeout=700) as r:
         return json.load(r)
 sent = call("POST", "/api/v1/submissions", {"items": items})
@@ -99,7 +103,7 @@ for t in "${tasks[@]}"; do
     n=$(basename "$s" .cu)
     case "$n" in naive) mode=benchmark ;; *) mode=leaderboard ;; esac
     KJUDGE_CACHE_DIR=$w/cache-cli "$k" task run "examples/tasks/$t" "$s" --mode "$mode" -q \
-      --out "$w/taskrun-$t-$n" > /dev/null 2>&1
+      --max-time "$maxt" --max-runs 200 --out "$w/taskrun-$t-$n" > /dev/null 2>&1
     echo "task run $t/$n ($mode): exit $?"
   done
 done

@@ -1,0 +1,89 @@
+#include "report/terminal_table.h"
+
+#include <fmt/format.h>
+
+#include <vector>
+
+namespace kjudge::report {
+using nlohmann::json;
+
+namespace {
+
+// Verdict columns: a few wide enough to tell failures apart, the rare ones folded together.
+struct Column {
+  const char* title;
+  std::vector<const char*> verdicts;
+};
+const std::vector<Column>& columns() {
+  static const std::vector<Column> c = {
+      {"pass", {"pass"}},
+      {"build", {"build_error", "build_timeout"}},
+      {"fail", {"test_fail"}},
+      {"timeout", {"test_timeout"}},
+      {"crash", {"crash"}},
+      {"other", {"source_reference_missing", "invalid_solution"}},
+      {"skip", {"skipped"}},
+      {"j.err", {"judge_error"}},
+  };
+  return c;
+}
+
+std::string row(const std::string& name, const json& slice, const std::vector<std::string>& ks) {
+  std::string out = fmt::format("{:<22} {:>8} {:>9}", name.size() > 22 ? name.substr(0, 21) + "…" : name,
+                                slice.value("evaluated_problems", 0), slice.value("solutions", 0));
+  const json verdicts = slice.value("verdicts", json::object());
+  for (const auto& c : columns()) {
+    int n = 0;
+    for (const char* v : c.verdicts) n += verdicts.value(v, 0);
+    out += fmt::format(" {:>7}", n);
+  }
+  const json pk = slice.value("pass_at_k", json::object());
+  for (const auto& k : ks) {
+    const json& v = pk.value(k, json());
+    out += v.is_number() ? fmt::format(" {:>7.1f}%", 100 * v.get<double>()) : fmt::format(" {:>8}", "n/a");
+  }
+  return out + "\n";
+}
+
+}  // namespace
+
+std::string terminal_table(const json& s) {
+  std::vector<std::string> ks;
+  for (const auto& k : s.value("ks", json::array())) ks.push_back(k.dump());
+  std::string head = fmt::format("{:<22} {:>8} {:>9}", "", "problems", "solutions");
+  for (const auto& c : columns()) head += fmt::format(" {:>7}", c.title);
+  for (const auto& k : ks) head += fmt::format(" {:>8}", "pass@" + k);
+  std::string out = head + "\n" + row("all", s, ks);
+  for (const char* key : {"groups", "difficulties"}) {
+    const json slices = s.value(key, json::object());
+    if (slices.size() < 2) continue;  // one group says nothing the "all" row does not
+    out += std::string(key) == "groups" ? "by group\n" : "by difficulty\n";
+    for (auto& [name, slice] : slices.items()) out += row("  " + name, slice, ks);
+  }
+  const json skipped = s.value("skipped_reasons", json::object());
+  if (!skipped.empty()) {
+    std::vector<std::string> parts;
+    for (auto& [why, n] : skipped.items()) parts.push_back(why + " " + n.dump());
+    out += fmt::format("skipped: {}\n", fmt::join(parts, ", "));
+  }
+  const json perf = s.value("performance", json());
+  if (perf.is_object()) {
+    const json& g = perf.value("geomean_speedup", json());
+    out += fmt::format("timed {} of {}; geomean speedup {}", perf.value("timed", 0),
+                       perf.value("solutions", 0),
+                       g.is_number() ? fmt::format("{:.3f}×", g.get<double>()) : "n/a");
+    const json fast = perf.value("fast_p", json::object()), sure = perf.value("fast_p_confident", json::object());
+    for (const char* p : {"1", "1.5", "2"})
+      if (fast.value(p, json()).is_number() && sure.value(p, json()).is_number())
+        out += fmt::format("; fast_{} {:.1f}% ({:.1f}% sure)", p, 100 * fast[p].get<double>(),
+                           100 * sure[p].get<double>());
+    out += "\n";
+  }
+  const json t = s.value("timing", json::object());
+  out += fmt::format("wall {:.1f} s; build {:.1f} s and test {:.1f} s summed; {} builds from the cache\n",
+                     t.value("wall_s", 0.0), t.value("build_s_sum", 0.0), t.value("test_s_sum", 0.0),
+                     t.value("cached_builds", 0));
+  return out;
+}
+
+}  // namespace kjudge::report

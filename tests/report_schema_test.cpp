@@ -1,0 +1,247 @@
+// Every JSON file a run writes has a schema in docs/schemas/ (described in
+// docs/json-schemas.md). This test validates real outputs, made here by the binary on the
+// example pack, a host-only timed problem and an example task, and the report fixtures, against
+// those files. The validator handles the part of JSON Schema the files use: type, enum,
+// required, properties, additionalProperties, items, allOf and local $ref.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <tuple>
+
+#include "test_util.h"
+
+namespace kjudge {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+const fs::path kSource = KJUDGE_SOURCE_DIR;
+const std::string kBin = KJUDGE_BINARY;
+
+class SchemaValidator {
+ public:
+  explicit SchemaValidator(json root) : root_(std::move(root)) {}
+
+  // Every violation, as "path: what".
+  std::vector<std::string> errors(const json& value) const {
+    std::vector<std::string> out;
+    check(root_, value, "$", out);
+    return out;
+  }
+
+ private:
+  static bool has_type(const json& v, const std::string& t) {
+    if (t == "object") return v.is_object();
+    if (t == "array") return v.is_array();
+    if (t == "string") return v.is_string();
+    if (t == "integer") return v.is_number_integer();
+    if (t == "number") return v.is_number();
+    if (t == "boolean") return v.is_boolean();
+    if (t == "null") return v.is_null();
+    ADD_FAILURE() << "the validator does not know type " << t;
+    return false;
+  }
+
+  const json& resolve(const std::string& ref) const {
+    if (ref.rfind("#/", 0) != 0) ADD_FAILURE() << "only local $ref are supported: " << ref;
+    return root_.at(json::json_pointer(ref.substr(1)));
+  }
+
+  void check(const json& s, const json& v, const std::string& path,
+             std::vector<std::string>& out) const {
+    for (auto& [key, val] : s.items())
+      if (!kKnown.count(key)) ADD_FAILURE() << "schema keyword '" << key << "' is not validated";
+    if (s.contains("$ref")) check(resolve(s["$ref"]), v, path, out);
+    if (s.contains("allOf"))
+      for (const auto& sub : s["allOf"]) check(sub, v, path, out);
+    if (s.contains("type")) {
+      std::vector<std::string> types = s["type"].is_array() ? s["type"].get<std::vector<std::string>>()
+                                                            : std::vector<std::string>{s["type"]};
+      bool ok = false;
+      for (const auto& t : types) ok = ok || has_type(v, t);
+      if (!ok) {
+        out.push_back(path + ": is " + std::string(v.type_name()) + ", not " + s["type"].dump());
+        return;
+      }
+    }
+    if (s.contains("enum")) {
+      bool found = false;
+      for (const auto& e : s["enum"]) found = found || e == v;
+      if (!found) out.push_back(path + ": " + v.dump() + " not in " + s["enum"].dump());
+    }
+    if (v.is_object()) {
+      for (const auto& r : s.value("required", json::array()))
+        if (!v.contains(r.get<std::string>())) out.push_back(path + ": lacks " + r.dump());
+      for (auto& [key, item] : v.items()) {
+        if (s.contains("properties") && s["properties"].contains(key))
+          check(s["properties"][key], item, path + "." + key, out);
+        else if (s.contains("additionalProperties") && s["additionalProperties"].is_object())
+          check(s["additionalProperties"], item, path + "." + key, out);
+        else if (s.contains("additionalProperties") && s["additionalProperties"] == false)
+          out.push_back(path + ": unexpected key " + key);
+      }
+    }
+    if (v.is_array() && s.contains("items"))
+      for (std::size_t i = 0; i < v.size(); ++i)
+        check(s["items"], v[i], path + "[" + std::to_string(i) + "]", out);
+  }
+
+  inline static const std::set<std::string> kKnown = {
+      "$schema", "$id",      "title", "$defs",      "$ref", "allOf", "type", "enum",
+      "required", "properties", "additionalProperties", "items"};
+  json root_;
+};
+
+json read_json(const fs::path& p) {
+  std::ifstream in(p);
+  EXPECT_TRUE(in) << p;
+  return json::parse(in);
+}
+
+SchemaValidator schema(const std::string& name) {
+  return SchemaValidator(read_json(kSource / "docs/schemas" / (name + ".schema.json")));
+}
+
+std::string joined(const std::vector<std::string>& errors) {
+  std::string s;
+  for (const auto& e : errors) s += "  " + e + "\n";
+  return s;
+}
+
+// Validates one JSON file, or each line of a JSONL file; returns how many documents it checked.
+int expect_valid(const std::string& schema_name, const fs::path& file) {
+  SchemaValidator v = schema(schema_name);
+  if (file.extension() == ".jsonl") {
+    int n = 0;
+    for (const auto& j : testing::read_jsonl(file)) {
+      auto e = v.errors(j);
+      EXPECT_TRUE(e.empty()) << file << " line " << n + 1 << ":\n" << joined(e);
+      ++n;
+    }
+    return n;
+  }
+  auto e = v.errors(read_json(file));
+  EXPECT_TRUE(e.empty()) << file << ":\n" << joined(e);
+  return 1;
+}
+
+TEST(ReportSchemaValidator, CatchesWhatItClaimsTo) {
+  SchemaValidator v(json::parse(R"({
+    "type": "object", "required": ["a", "b"],
+    "properties": {
+      "a": {"type": "integer", "enum": [1, 2]},
+      "b": {"type": "array", "items": {"$ref": "#/$defs/s"}},
+      "m": {"type": "object", "additionalProperties": {"type": ["number", "null"]}}
+    },
+    "$defs": {"s": {"type": "string"}}
+  })"));
+  EXPECT_TRUE(v.errors(json::parse(R"({"a": 1, "b": ["x"], "m": {"k": null, "j": 2.5}})")).empty());
+  EXPECT_EQ(v.errors(json::parse(R"({"a": 1})")).size(), 1u) << "missing b";
+  EXPECT_EQ(v.errors(json::parse(R"({"a": 3, "b": []})")).size(), 1u) << "a not in enum";
+  EXPECT_EQ(v.errors(json::parse(R"({"a": 1.5, "b": []})")).size(), 1u) << "a not an integer";
+  EXPECT_EQ(v.errors(json::parse(R"({"a": 1, "b": ["x", 2]})")).size(), 1u) << "item via $ref";
+  EXPECT_EQ(v.errors(json::parse(R"({"a": 1, "b": [], "m": {"k": "s"}})")).size(), 1u)
+      << "additionalProperties";
+  EXPECT_EQ(v.errors(json::parse("[]")).size(), 1u) << "not an object";
+}
+
+TEST(ReportSchemaValidator, TheFixturesHaveTheShapeOfRealRuns) {
+  for (const char* run : {"run-a", "run-b"}) {
+    const fs::path d = kSource / "tests/fixtures/report" / run;
+    expect_valid("run", d / "run.json");
+    expect_valid("summary", d / "summary.json");
+    EXPECT_EQ(expect_valid("result", d / "results.jsonl"), 19);
+    EXPECT_GT(expect_valid("perf", d / "perf.jsonl"), 5);
+    expect_valid("perf-conditions", d / "perf-conditions.json");
+  }
+}
+
+class ReportSchemaRealOutputs : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (testing::run_capture("command -v nvcc || test -x /usr/local/cuda/bin/nvcc").rc != 0)
+      GTEST_SKIP() << "nvcc not installed";
+  }
+  testing::CmdResult sh(const std::string& command) {
+    return testing::run_capture("cd '" + kSource.string() + "' && PATH=$PATH:/usr/local/cuda/bin " +
+                                command);
+  }
+  std::string common() const {
+    return " -q --cache-dir " + (fs::path(kBin).parent_path() / "test-cache").string() +
+           " --work-dir " + (dir_ / "work").string();
+  }
+  testing::TempDir dir_;
+};
+
+TEST_F(ReportSchemaRealOutputs, ValidateAndEvaluateOfTheExamplePack) {
+  auto v = sh(kBin + " validate examples/pack --task example/prefix_sum --out " +
+              (dir_ / "v").string() + common());
+  ASSERT_EQ(v.rc, 0) << v.out;
+  // Passes, a test failure, a crash, a build error and a flood of output.
+  auto e = sh(kBin + " evaluate --problems examples/pack --solutions examples/solutions -k 1,2"
+                     " --task example/prefix_sum --task example/float4_math --out " +
+              (dir_ / "e").string() + common());
+  ASSERT_EQ(e.rc, 0) << e.out;
+  for (const char* run : {"v", "e"}) {
+    expect_valid("run", dir_ / run / "run.json");
+    expect_valid("summary", dir_ / run / "summary.json");
+    EXPECT_GT(expect_valid("result", dir_ / run / "results.jsonl"), 0);
+  }
+  for (const auto& j : testing::read_jsonl(dir_ / "e/results.jsonl"))
+    EXPECT_EQ(j.value("schema_version", 0), 1) << "every results line carries its version";
+}
+
+TEST_F(ReportSchemaRealOutputs, BenchmarkOutputs) {
+  // A host-only problem timed in custom mode (no GPU needed): the program reports its time.
+  const fs::path p = dir_ / "problems/timed";
+  testing::write_text(p / "problem-spec.yaml",
+                      "type: cuda_cpp\nschema_version: 2\ntask_id: bench/timed\ndate: "
+                      "\"2026-11-23\"\nprompt: Return 42.\nmetadata: {difficulty: easy, "
+                      "host_only: true}\ngroup: bench\nsource_references: null\nbuild_command: "
+                      "cc -o test.out solution.c test/main.c\ntest_command: ./test.out\n"
+                      "benchmark_command: ./test.out --perf\ntiming_mode: {type: custom}\n"
+                      "min_cuda_toolkit: null\ncompute_capability: null\n"
+                      "requires_datacenter_gpu: false\ntimeout_seconds: 20.0\n");
+  testing::write_text(p / "test/main.c",
+                      "#include <stdio.h>\nint solve(void);\nconst char* ms(void);\n"
+                      "int main(int argc, char** argv) {\n  if (argc > 1) { "
+                      "printf(\"COMPUTE_EVAL_TIME_MS: %s\\n\", ms()); return 0; }\n"
+                      "  return solve() == 42 ? 0 : 1;\n}\n");
+  testing::write_text(p / "solution/solution.c",
+                      "int solve(void) { return 42; }\nconst char* ms(void) { return \"10\"; }\n");
+  for (const auto& [name, sample, body] :
+       {std::tuple{"fast", 0, "return \"4\";"}, std::tuple{"slow", 1, "return \"20\";"}}) {
+    testing::write_text(dir_ / "solutions" / name / "solution-spec.yaml",
+                        "task_id: bench/timed\nsample: " + std::to_string(sample) + "\n");
+    testing::write_text(dir_ / "solutions" / name / "solution.c",
+                        std::string("int solve(void) { return 42; }\nconst char* ms(void) { ") +
+                            body + " }\n");
+  }
+  auto r = sh(kBin + " evaluate --problems " + (dir_ / "problems").string() + " --solutions " +
+              (dir_ / "solutions").string() + " --benchmark --runs 3 --out " +
+              (dir_ / "b").string() + common());
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_EQ(expect_valid("perf", dir_ / "b/perf.jsonl"), 2);
+  expect_valid("perf-conditions", dir_ / "b/perf-conditions.json");
+  expect_valid("summary", dir_ / "b/summary.json");
+  EXPECT_TRUE(read_json(dir_ / "b/summary.json").contains("performance"));
+}
+
+TEST_F(ReportSchemaRealOutputs, TaskBuild) {
+  auto ok = sh(kBin + " task build examples/tasks/vectoradd examples/tasks/vectoradd/submissions/"
+                      "naive.cu -q --cache-dir " +
+               (fs::path(kBin).parent_path() / "test-cache").string() + " --out " +
+               (dir_ / "t").string());
+  ASSERT_EQ(ok.rc, 0) << ok.out;
+  expect_valid("task-run", dir_ / "t/task-run.json");
+  testing::write_text(dir_ / "bad.cu", "#include \"task.h\"\nint oops = ;\n");
+  auto bad = sh(kBin + " task build examples/tasks/vectoradd " + (dir_ / "bad.cu").string() +
+                " -q --no-cache --out " + (dir_ / "t2").string());
+  EXPECT_EQ(bad.rc, 1) << bad.out;
+  expect_valid("task-run", dir_ / "t2/task-run.json");
+}
+
+}  // namespace
+}  // namespace kjudge
