@@ -30,7 +30,8 @@ TEST(ReportCli, WritesHtmlAndMarkdown) {
   ASSERT_EQ(r.rc, 0) << r.out;
   const std::string html = testing::read_text(dir / "out/r.html");
   EXPECT_TRUE(html.rfind("<!doctype html>", 0) == 0);
-  EXPECT_TRUE(has(html, "<h4>Prompt</h4>")) << "run.json's examples/pack, found from the source dir";
+  EXPECT_TRUE(has(html, "<h4>Prompt</h4>"))
+      << "run.json's examples/pack, found from the source dir";
   EXPECT_TRUE(has(testing::read_text(dir / "r.md"), "**pass@1 45.0%**"));
   EXPECT_FALSE(has(r.out, "# kjudge report")) << "Markdown goes to the file, not stdout";
 }
@@ -76,9 +77,9 @@ TEST(ReportCli, ValidatePrintsTheCompactTableOnStderrAndKeepsJsonStdoutPure) {
   testing::TempDir dir;
   const std::string cmd = "PATH=$PATH:/usr/local/cuda/bin " + kBin +
                           " validate examples/pack --task example/prefix_sum --task example/saxpy"
-                          " --cache-dir " + (fs::path(kBin).parent_path() / "test-cache").string() +
-                          " --work-dir " + (dir / "work").string() + " --out " +
-                          (dir / "v").string() + " --json";
+                          " --cache-dir " +
+                          (fs::path(kBin).parent_path() / "test-cache").string() + " --work-dir " +
+                          (dir / "work").string() + " --out " + (dir / "v").string() + " --json";
   // stderr to a file, stdout alone through the pipe.
   auto r = sh("( " + cmd + " 2>" + (dir / "stderr").string() + " )");
   ASSERT_EQ(r.rc, 0) << r.out << testing::read_text(dir / "stderr");

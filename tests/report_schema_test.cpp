@@ -57,8 +57,9 @@ class SchemaValidator {
     if (s.contains("allOf"))
       for (const auto& sub : s["allOf"]) check(sub, v, path, out);
     if (s.contains("type")) {
-      std::vector<std::string> types = s["type"].is_array() ? s["type"].get<std::vector<std::string>>()
-                                                            : std::vector<std::string>{s["type"]};
+      std::vector<std::string> types = s["type"].is_array()
+                                           ? s["type"].get<std::vector<std::string>>()
+                                           : std::vector<std::string>{s["type"]};
       bool ok = false;
       for (const auto& t : types) ok = ok || has_type(v, t);
       if (!ok) {
@@ -88,9 +89,18 @@ class SchemaValidator {
         check(s["items"], v[i], path + "[" + std::to_string(i) + "]", out);
   }
 
-  inline static const std::set<std::string> kKnown = {
-      "$schema", "$id",      "title", "$defs",      "$ref", "allOf", "type", "enum",
-      "required", "properties", "additionalProperties", "items"};
+  inline static const std::set<std::string> kKnown = {"$schema",
+                                                      "$id",
+                                                      "title",
+                                                      "$defs",
+                                                      "$ref",
+                                                      "allOf",
+                                                      "type",
+                                                      "enum",
+                                                      "required",
+                                                      "properties",
+                                                      "additionalProperties",
+                                                      "items"};
   json root_;
 };
 
@@ -180,8 +190,9 @@ TEST_F(ReportSchemaRealOutputs, ValidateAndEvaluateOfTheExamplePack) {
               (dir_ / "v").string() + common());
   ASSERT_EQ(v.rc, 0) << v.out;
   // Passes, a test failure, a crash, a build error and a flood of output.
-  auto e = sh(kBin + " evaluate --problems examples/pack --solutions examples/solutions -k 1,2"
-                     " --task example/prefix_sum --task example/float4_math --out " +
+  auto e = sh(kBin +
+              " evaluate --problems examples/pack --solutions examples/solutions -k 1,2"
+              " --task example/prefix_sum --task example/float4_math --out " +
               (dir_ / "e").string() + common());
   ASSERT_EQ(e.rc, 0) << e.out;
   for (const char* run : {"v", "e"}) {
@@ -215,9 +226,9 @@ TEST_F(ReportSchemaRealOutputs, BenchmarkOutputs) {
        {std::tuple{"fast", 0, "return \"4\";"}, std::tuple{"slow", 1, "return \"20\";"}}) {
     testing::write_text(dir_ / "solutions" / name / "solution-spec.yaml",
                         "task_id: bench/timed\nsample: " + std::to_string(sample) + "\n");
-    testing::write_text(dir_ / "solutions" / name / "solution.c",
-                        std::string("int solve(void) { return 42; }\nconst char* ms(void) { ") +
-                            body + " }\n");
+    testing::write_text(
+        dir_ / "solutions" / name / "solution.c",
+        std::string("int solve(void) { return 42; }\nconst char* ms(void) { ") + body + " }\n");
   }
   auto r = sh(kBin + " evaluate --problems " + (dir_ / "problems").string() + " --solutions " +
               (dir_ / "solutions").string() + " --benchmark --runs 3 --out " +
@@ -230,8 +241,9 @@ TEST_F(ReportSchemaRealOutputs, BenchmarkOutputs) {
 }
 
 TEST_F(ReportSchemaRealOutputs, TaskBuild) {
-  auto ok = sh(kBin + " task build examples/tasks/vectoradd examples/tasks/vectoradd/submissions/"
-                      "naive.cu -q --cache-dir " +
+  auto ok = sh(kBin +
+               " task build examples/tasks/vectoradd examples/tasks/vectoradd/submissions/"
+               "naive.cu -q --cache-dir " +
                (fs::path(kBin).parent_path() / "test-cache").string() + " --out " +
                (dir_ / "t").string());
   ASSERT_EQ(ok.rc, 0) << ok.out;

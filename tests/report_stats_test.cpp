@@ -31,7 +31,10 @@ TEST(ReportMcNemar, NoDiscordantPairsOrABalanceIsNoEvidence) {
 
 json row(const std::string& task, int sample, const std::string& verdict,
          const std::string& group = "g") {
-  return {{"task_id", task}, {"sample", sample}, {"verdict", verdict}, {"group", group},
+  return {{"task_id", task},
+          {"sample", sample},
+          {"verdict", verdict},
+          {"group", group},
           {"detail", verdict == "pass" ? "" : "why " + task}};
 }
 
@@ -39,11 +42,11 @@ TEST(ReportCompare, PairsBySolutionAndCountsOnlyDiscordantPairsInTheTest) {
   RunData a, b;
   a.dir = "runs/model-a";
   b.dir = "runs/model-b";
-  a.results = {row("t1", 0, "pass"),      row("t1", 1, "pass"),        row("t2", 0, "test_fail"),
-               row("t3", 0, "crash", "h"), row("t4", 0, "pass", "h"),  row("t5", 0, "skipped"),
+  a.results = {row("t1", 0, "pass"),       row("t1", 1, "pass"),      row("t2", 0, "test_fail"),
+               row("t3", 0, "crash", "h"), row("t4", 0, "pass", "h"), row("t5", 0, "skipped"),
                row("t6", 0, "pass")};
-  b.results = {row("t1", 0, "pass"),        row("t1", 1, "build_error"), row("t2", 0, "pass"),
-               row("t3", 0, "pass", "h"),   row("t4", 0, "pass", "h"),   row("t5", 0, "pass"),
+  b.results = {row("t1", 0, "pass"),      row("t1", 1, "build_error"), row("t2", 0, "pass"),
+               row("t3", 0, "pass", "h"), row("t4", 0, "pass", "h"),   row("t5", 0, "pass"),
                row("t7", 0, "test_fail")};
   Comparison c = compare_runs(a, b);
   EXPECT_EQ(c.label_a, "model-a");
@@ -52,7 +55,7 @@ TEST(ReportCompare, PairsBySolutionAndCountsOnlyDiscordantPairsInTheTest) {
   EXPECT_EQ(c.both_fail, 0);
   EXPECT_EQ(c.a_only_pass, 1);
   EXPECT_EQ(c.b_only_pass, 2);
-  EXPECT_EQ(c.unpaired, 3);  // t6 (A), t5 and t7 (B)
+  EXPECT_EQ(c.unpaired, 3);            // t6 (A), t5 and t7 (B)
   EXPECT_NEAR(c.p_value, 1.0, 1e-12);  // 2 * P(X <= 1 | n = 3) = 2 * 4/8
   ASSERT_EQ(c.pass_to_fail.size(), 1u);
   EXPECT_EQ(c.pass_to_fail[0].task_id, "t1");
@@ -119,14 +122,18 @@ TEST(ReportTerminalTable, OneRowPerSliceWithVerdictColumnsAndPassAtK) {
   EXPECT_NE(t.find("40.0%"), std::string::npos) << t;
   EXPECT_NE(t.find("n/a"), std::string::npos) << t;
   EXPECT_NE(t.find("  alpha"), std::string::npos) << t;
-  EXPECT_EQ(t.find("by difficulty"), std::string::npos) << "a single difficulty adds no rows\n" << t;
+  EXPECT_EQ(t.find("by difficulty"), std::string::npos) << "a single difficulty adds no rows\n"
+                                                        << t;
   EXPECT_NE(t.find("skipped: no_gpu 2"), std::string::npos) << t;
   EXPECT_NE(t.find("wall 12.5 s"), std::string::npos) << t;
   // build_error and build_timeout share the "build" column: the all row reads 2 there.
-  const std::string all = t.substr(t.find("\nall") + 1, t.find('\n', t.find("\nall") + 1) - t.find("\nall") - 1);
+  const std::string all =
+      t.substr(t.find("\nall") + 1, t.find('\n', t.find("\nall") + 1) - t.find("\nall") - 1);
   EXPECT_NE(all.find("       2       2"), std::string::npos) << all;  // pass 2, build 2
   EXPECT_EQ(t.find("geomean"), std::string::npos) << "no performance line without --benchmark";
-  s["performance"] = {{"timed", 3}, {"solutions", 5}, {"geomean_speedup", 1.25},
+  s["performance"] = {{"timed", 3},
+                      {"solutions", 5},
+                      {"geomean_speedup", 1.25},
                       {"fast_p", {{"1", 0.4}, {"1.5", 0.2}, {"2", 0.0}}},
                       {"fast_p_confident", {{"1", 0.2}, {"1.5", 0.0}, {"2", 0.0}}}};
   EXPECT_NE(terminal_table(s).find("geomean speedup 1.250×; fast_1 40.0% (20.0% sure)"),

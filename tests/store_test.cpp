@@ -206,6 +206,39 @@ TEST_P(StoreTest, LeaderboardsAndRankingPerGpu) {
   EXPECT_TRUE(s->ranking(id, "H100").empty()) << "its submissions and runs went with it";
 }
 
+// A database made by version 1 (task boards only) gains migration 2 at the next start: its
+// boards keep working as task boards, and pack boards keep their problem.
+TEST_P(StoreTest, MigrationTwoAddsPackBoardsToAVersionOneDatabase) {
+  {
+    auto db = open_db(url);
+    db->script(
+        "CREATE TABLE schema_version (version INTEGER PRIMARY KEY, what TEXT NOT NULL, "
+        "applied_us BIGINT NOT NULL)");
+    db->script(schema_sql(migrations().at(0).sql, db->dialect()));
+    db->query("INSERT INTO schema_version (version, what, applied_us) VALUES (1, 'v1', 0)");
+    db->query(
+        "INSERT INTO leaderboards (name, task_dir, task_json, secret_seed, created_us) "
+        "VALUES ('old', '/tasks/va', '{}', 7, 0)");
+    EXPECT_EQ(schema_version(*db), 1);
+  }
+  auto s = open();
+  EXPECT_EQ(s->schema_version(), 2);
+  auto old = s->leaderboard("old");
+  ASSERT_TRUE(old);
+  EXPECT_EQ(old->task_dir, "/tasks/va");
+  EXPECT_EQ(old->target, "") << "a version-1 board is a task board";
+
+  Leaderboard b;
+  b.name = "saxpy";
+  b.task_json = "{}";
+  b.target = "pack:example#example/saxpy";
+  s->create_leaderboard(b, s->create_user("admin", "admin"));
+  auto got = s->leaderboard("saxpy");
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->target, "pack:example#example/saxpy");
+  EXPECT_EQ(s->leaderboards().size(), 2u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, StoreTest, ::testing::Values("sqlite", "postgresql"),
                          [](const auto& info) { return info.param; });
 

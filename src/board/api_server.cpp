@@ -148,13 +148,16 @@ void ApiServer::routes() {
            {"database", store_.dialect()}});
   });
 
-  // One submission from a JSON object; the answer for it (id, created) or an error.
-  auto submit_one = [this](const User& u, const json& item, std::optional<std::int64_t> board,
-                           const std::string& board_task, int* status) -> json {
+  // One submission from a JSON object; the answer for it (id, created) or an error. On a board
+  // the board says what is judged: its task folder, or its pack problem.
+  auto submit_one = [this](const User& u, const json& item, const std::optional<Leaderboard>& board,
+                           int* status) -> json {
     NewSubmission n;
     n.user_id = u.id;
-    n.leaderboard_id = board;
-    n.target = board ? "task:" + board_task : item.value("target", std::string());
+    if (board) n.leaderboard_id = board->id;
+    n.target = !board                  ? item.value("target", std::string())
+               : board->target.empty() ? "task:" + board->task_dir
+                                       : board->target;
     n.mode = item.value(
         "mode",
         std::string(board ? "leaderboard" : (n.target.rfind("task:", 0) == 0 ? "test" : "judge")));
@@ -167,11 +170,26 @@ void ApiServer::routes() {
       return {{"error", why}};
     }
     if (n.target.rfind("pack:", 0) == 0) {
-      if (!item.contains("files") || !item["files"].is_object()) {
+      if (board && n.mode != "test" && n.mode != "leaderboard") {
         *status = 400;
-        return {{"error", "a pack problem's solution is \"files\": {path: text}"}};
+        return {{"error", "mode must be test or leaderboard on a pack problem's board"}};
       }
-      n.code = item["files"].dump();
+      if (item.contains("files") && item["files"].is_object()) {
+        n.code = item["files"].dump();
+      } else if (item.contains("code") && item["code"].is_string()) {
+        // One source text (the page's code box): named as the problem's solution file.
+        const std::string name = JudgeService::solution_file_name(*judge_.pack_problem(n.target));
+        if (name.empty()) {
+          *status = 400;
+          return {{"error", "code: this problem's solution is several files; send \"files\""}};
+        }
+        n.file_name = name;
+        n.code = json({{name, item["code"].get<std::string>()}}).dump();
+      } else {
+        *status = 400;
+        return {{"error",
+                 "a pack problem's solution is \"files\": {path: text} (or \"code\": one file)"}};
+      }
     } else {
       static const std::vector<std::string> modes = {"test", "benchmark", "leaderboard", "profile"};
       if (std::find(modes.begin(), modes.end(), n.mode) == modes.end()) {
@@ -203,14 +221,14 @@ void ApiServer::routes() {
              json out = json::array();
              for (const auto& item : body["items"]) {
                int status = 0;
-               json r = submit_one(*u, item, std::nullopt, "", &status);
+               json r = submit_one(*u, item, std::nullopt, &status);
                r["status"] = status;
                out.push_back(r);
              }
              return reply(res, 202, {{"items", out}});
            }
            int status = 0;
-           json r = submit_one(*u, body, std::nullopt, "", &status);
+           json r = submit_one(*u, body, std::nullopt, &status);
            reply(res, status, r);
          }));
 
@@ -266,23 +284,39 @@ void ApiServer::routes() {
            if (!u) return error(res, 401, "a valid API token is needed");
            if (u->role != "admin") return error(res, 403, "only an admin creates leaderboards");
            json body = json::parse(req.body, nullptr, false);
-           if (body.is_discarded() || !body.contains("name") || !body.contains("task"))
+           if (body.is_discarded() || !body.is_object() || !body.contains("name") ||
+               !body["name"].is_string() || (!body.contains("task") && !body.contains("problem")))
              return error(res, 400,
-                          "a leaderboard needs name and task (a task folder the service loaded)");
-           const std::string task = body["task"].get<std::string>();
-           auto dir = judge_.options().tasks.find(task);
-           if (dir == judge_.options().tasks.end())
-             return error(res, 400, "no task named '" + task + "' is loaded");
+                          "a leaderboard needs name, and task (a task folder the service loaded) "
+                          "or problem (pack:NAME#TASK_ID of a loaded pack)");
            Leaderboard b;
            b.name = body["name"].get<std::string>();
-           b.task_dir = task;
-           try {
-             TaskSpec spec = load_task(dir->second);
-             b.task_json =
-                 json({{"name", spec.name}, {"ranking_by", to_string(spec.ranking_by)}}).dump();
-             b.description = body.value("description", spec.description);
-           } catch (const InputError& e) {
-             return error(res, 400, e.what());
+           if (body.contains("problem")) {
+             // A board over a pack problem: ranked by the solution's benchmark median.
+             const std::string problem =
+                 body["problem"].is_string() ? body["problem"].get<std::string>() : "";
+             if (problem.rfind("pack:", 0) != 0)
+               return error(res, 400, "problem must be pack:NAME#TASK_ID");
+             if (std::string why = judge_.check_target(problem); !why.empty())
+               return error(res, 400, "problem '" + problem + "': " + why);
+             const Problem& p = *judge_.pack_problem(problem);
+             b.target = problem;
+             b.task_json = json({{"problem", problem}, {"ranking_by", "median_us"}}).dump();
+             b.description = body.value("description", p.prompt.substr(0, p.prompt.find('\n')));
+           } else {
+             const std::string task = body["task"].get<std::string>();
+             auto dir = judge_.options().tasks.find(task);
+             if (dir == judge_.options().tasks.end())
+               return error(res, 400, "no task named '" + task + "' is loaded");
+             b.task_dir = task;
+             try {
+               TaskSpec spec = load_task(dir->second);
+               b.task_json =
+                   json({{"name", spec.name}, {"ranking_by", to_string(spec.ranking_by)}}).dump();
+               b.description = body.value("description", spec.description);
+             } catch (const InputError& e) {
+               return error(res, 400, e.what());
+             }
            }
            b.gpu_types =
                body.value("gpu_types", std::vector<std::string>{judge_.options().gpu_type});
@@ -298,30 +332,30 @@ void ApiServer::routes() {
            reply(res, 201, {{"name", b.name}, {"gpu_types", b.gpu_types}});
          }));
 
-  s.Get(R"(/api/v1/leaderboards/([^/]+))",
-        [this](const httplib::Request& req, httplib::Response& res) {
-          if (!caller(store_, req)) return error(res, 401, "a valid API token is needed");
-          auto b = store_.leaderboard(req.matches[1]);
-          if (!b) return error(res, 404, "no such leaderboard");
-          json rankings = json::object();
-          for (const auto& g : b->gpu_types) {
-            if (req.has_param("gpu") && req.get_param_value("gpu") != g) continue;
-            json rows = json::array();
-            for (const auto& e : store_.ranking(b->id, g))
-              rows.push_back({{"rank", e.rank},
-                              {"user", e.user},
-                              {"score", e.score},
-                              {"submission", e.submission_id},
-                              {"ended_us", e.ended_us}});
-            rankings[g] = rows;
-          }
-          reply(res, 200,
-                {{"name", b->name},
-                 {"description", b->description},
-                 {"task", b->task_dir},
-                 {"gpu_types", b->gpu_types},
-                 {"rankings", rankings}});
-        });
+  s.Get(R"(/api/v1/leaderboards/([^/]+))", [this](const httplib::Request& req,
+                                                  httplib::Response& res) {
+    if (!caller(store_, req)) return error(res, 401, "a valid API token is needed");
+    auto b = store_.leaderboard(req.matches[1]);
+    if (!b) return error(res, 404, "no such leaderboard");
+    json rankings = json::object();
+    for (const auto& g : b->gpu_types) {
+      if (req.has_param("gpu") && req.get_param_value("gpu") != g) continue;
+      json rows = json::array();
+      for (const auto& e : store_.ranking(b->id, g))
+        rows.push_back({{"rank", e.rank},
+                        {"user", e.user},
+                        {"score", e.score},
+                        {"submission", e.submission_id},
+                        {"ended_us", e.ended_us}});
+      rankings[g] = rows;
+    }
+    reply(res, 200,
+          {{"name", b->name},
+           {"description", b->description},
+           {b->target.empty() ? "task" : "problem", b->target.empty() ? b->task_dir : b->target},
+           {"gpu_types", b->gpu_types},
+           {"rankings", rankings}});
+  });
 
   s.Delete(R"(/api/v1/leaderboards/([^/]+))",
            [this](const httplib::Request& req, httplib::Response& res) {
@@ -343,7 +377,10 @@ void ApiServer::routes() {
     std::vector<BoardView> views;
     for (const auto& g : b->gpu_types)
       views.push_back({g, store_.ranking(b->id, g), store_.score_history(b->id, g)});
-    html(res, 200, page_board(*b, views, page_viewer(store_, req)));
+    std::string code_name;
+    if (const Problem* p = judge_.pack_problem(b->target))
+      code_name = JudgeService::solution_file_name(*p);
+    html(res, 200, page_board(*b, views, page_viewer(store_, req), code_name));
   });
   s.Post("/login", whole_body([this](const httplib::Request& req, httplib::Response& res) {
            const std::string token = req.has_param("token") ? req.get_param_value("token") : "";
@@ -390,7 +427,7 @@ void ApiServer::routes() {
         json item = {{"code", req.has_param("code") ? req.get_param_value("code") : ""},
                      {"mode", req.has_param("mode") ? req.get_param_value("mode") : "leaderboard"}};
         int status = 0;
-        json r = submit_one(*u, item, b->id, b->task_dir, &status);
+        json r = submit_one(*u, item, b, &status);
         if (!r.contains("id"))
           return html(res, status, page_message("Not submitted", r.value("error", std::string())));
         res.set_redirect("/submissions/" + std::to_string(r["id"].get<std::int64_t>()), 303);
@@ -408,7 +445,7 @@ void ApiServer::routes() {
            if (body.is_discarded() || !body.is_object())
              return error(res, 400, "the body is not a JSON object");
            int status = 0;
-           json r = submit_one(*u, body, b->id, b->task_dir, &status);
+           json r = submit_one(*u, body, b, &status);
            reply(res, status, r);
          }));
 }

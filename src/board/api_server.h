@@ -5,7 +5,8 @@
 //   GET  /api/v1/submissions                 the caller's own, ?leaderboard=NAME
 //   GET  /api/v1/submissions/{id}[?wait=S]   verdict, runs, logs; waits up to S seconds for it
 //   GET  /api/v1/leaderboards                the boards
-//   POST /api/v1/leaderboards                (admin) a board from a loaded task folder
+//   POST /api/v1/leaderboards                (admin) a board from a loaded task folder, or
+//                                            over a loaded pack problem ("problem")
 //   GET  /api/v1/leaderboards/{name}[?gpu=]  the ranking per GPU type
 //   DELETE /api/v1/leaderboards/{name}       (admin)
 //   POST /api/v1/leaderboards/{name}/submissions

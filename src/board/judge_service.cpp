@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "board/pack_timing.h"
 #include "eval/graded.h"
 #include "eval/graded_json.h"
 #include "eval/task_build.h"
@@ -37,18 +38,25 @@ JudgeService::JudgeService(Store& store, JudgeServiceOptions options, MachineInf
   evaluator_ = std::make_unique<Evaluator>(opt_.eval, machine_);
   eval_thread_ = std::thread([this] {
     evaluator_->run(feed_, [this](const GradedSolution& g) {
-      std::pair<std::int64_t, std::int64_t> ids;
+      Pending p;
       {
         std::lock_guard<std::mutex> lock(mu_);
         auto it = pending_.find(g.sample);
         if (it == pending_.end()) return;
-        ids = it->second;
+        p = std::move(it->second);
         pending_.erase(it);
       }
-      record_pack_result(ids.first, ids.second, g);
-      --in_flight_;
+      record_pack_result(p, g);
+      if (p.ranked && g.verdict == Verdict::pass) {
+        std::lock_guard<std::mutex> lock(mu_);
+        to_time_.emplace_back(std::move(p), g);
+        to_time_cv_.notify_one();
+      } else {
+        finish_pack(p);
+      }
     });
   });
+  bench_thread_ = std::thread([this] { bench_loop(); });
   dispatch_thread_ = std::thread([this] { dispatch_loop(); });
 }
 
@@ -59,6 +67,28 @@ void JudgeService::stop() {
   if (dispatch_thread_.joinable()) dispatch_thread_.join();
   feed_.close();
   if (eval_thread_.joinable()) eval_thread_.join();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    to_time_cv_.notify_all();
+  }
+  // Solutions still waiting to be timed stay running in the queue: requeued at the next start.
+  if (bench_thread_.joinable()) bench_thread_.join();
+}
+
+const Problem* JudgeService::pack_problem(const std::string& target) const {
+  std::string pack, task;
+  if (!split_pack_target(target, &pack, &task)) return nullptr;
+  auto it = opt_.packs.find(pack);
+  if (it == opt_.packs.end()) return nullptr;
+  for (const auto& p : it->second)
+    if (p.task_id == task) return &p;
+  return nullptr;
+}
+
+std::string JudgeService::solution_file_name(const Problem& problem) {
+  if (problem.baseline_solution && problem.baseline_solution->files.size() == 1)
+    return problem.baseline_solution->files[0].path;
+  return "";
 }
 
 std::string JudgeService::check_target(const std::string& target) const {
@@ -102,10 +132,7 @@ void JudgeService::dispatch_loop() {
     }
     std::string pack, task;
     if (split_pack_target(sub->target, &pack, &task)) {
-      const Problem* problem = nullptr;
-      if (auto it = opt_.packs.find(pack); it != opt_.packs.end())
-        for (const auto& p : it->second)
-          if (p.task_id == task) problem = &p;
+      const Problem* problem = pack_problem(sub->target);
       Solution s;
       s.task_id = task;
       try {
@@ -128,10 +155,17 @@ void JudgeService::dispatch_loop() {
         store_.finish(job->id, false);
         continue;
       }
+      Pending p;
+      p.job_id = job->id;
+      p.submission_id = sub->id;
+      p.problem = problem;
+      p.mode = sub->leaderboard_id ? "test" : "judge";
+      p.ranked = sub->leaderboard_id && sub->mode == "leaderboard";
       {
         std::lock_guard<std::mutex> lock(mu_);
         s.sample = next_sample_++;
-        pending_[s.sample] = {job->id, sub->id};
+        p.solution = s;
+        pending_[s.sample] = std::move(p);
       }
       ++in_flight_;
       feed_.push({problem, std::move(s)});
@@ -145,11 +179,10 @@ void JudgeService::dispatch_loop() {
   }
 }
 
-void JudgeService::record_pack_result(std::int64_t job_id, std::int64_t submission_id,
-                                      const GradedSolution& g) {
+void JudgeService::record_pack_result(const Pending& p, const GradedSolution& g) {
   Run r;
-  r.submission_id = submission_id;
-  r.mode = "judge";
+  r.submission_id = p.submission_id;
+  r.mode = p.mode;
   r.passed = g.verdict == Verdict::pass;
   r.started_us = now_us();
   r.ended_us = r.started_us;
@@ -160,9 +193,50 @@ void JudgeService::record_pack_result(std::int64_t job_id, std::int64_t submissi
                         {"gpus", machine_.gpus.size()}})
                       .dump();
   store_.add_run(r);
-  store_.set_status(submission_id, "done");
-  store_.finish(job_id, true);
+}
+
+void JudgeService::finish_pack(const Pending& p) {
+  store_.set_status(p.submission_id, "done");
+  store_.finish(p.job_id, true);
   ++judged_;
+  --in_flight_;
+}
+
+// A pack board's ranked run: the passing solution timed against the baseline, scored by its
+// median. No secret run: a pack problem's inputs are its test program's, with no seed to vary.
+void JudgeService::bench_loop() {
+  for (;;) {
+    std::pair<Pending, GradedSolution> item;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      to_time_cv_.wait(lock, [this] { return stop_.load() || !to_time_.empty(); });
+      if (stop_.load()) return;
+      item = std::move(to_time_.front());
+      to_time_.pop_front();
+    }
+    const auto& [p, g] = item;
+    Run r;
+    r.submission_id = p.submission_id;
+    r.mode = "leaderboard";
+    r.gpu_type = opt_.gpu_type;
+    r.started_us = now_us();
+    PackTiming t =
+        time_pack_solution(*p.problem, p.solution, g, opt_.eval, opt_.bench, machine_, &stop_);
+    if (stop_.load() && !t.score) return;  // interrupted: the job is requeued at the next start
+    r.ended_us = now_us();
+    r.passed = t.score.has_value();
+    r.score = t.score;
+    json j = graded_to_json(g);
+    j["performance"] = t.perf;
+    if (!t.score) j["failure"] = "not timed: " + t.not_timed;
+    r.result = j.dump();
+    r.system_info = json({{"driver", machine_.driver_version},
+                          {"cuda", machine_.cuda_version.value_or("")},
+                          {"gpus", machine_.gpus.size()}})
+                        .dump();
+    store_.add_run(r);
+    finish_pack(p);
+  }
 }
 
 void JudgeService::judge_task(const Job& job, const Submission& sub) {

@@ -4,10 +4,14 @@
 //   pack:NAME#TASK_ID  a ComputeEval problem of a pack the service loaded: graded by one
 //                      long-lived Evaluator (the same scheduling, sandbox and GPU slots as
 //                      `kjudge evaluate`); the submission's code is its files as JSON;
+//                      on a pack board, a `leaderboard` submission that passes is then timed
+//                      against the baseline (pack_timing.h) in a ranked run scored by its median;
 //   task:NAME          a task folder (issue 6): built and run in the submission's mode, on a GPU
 //                      held alone; a leaderboard submission also gets a ranked run on the
 //                      board's secret seed, kept as a secret run.
 #include <atomic>
+#include <condition_variable>
+#include <deque>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -21,6 +25,7 @@
 #include "eval/evaluator.h"
 #include "eval/graded.h"
 #include "eval/step_runner.h"
+#include "perf/benchmarker.h"
 #include "run/machine.h"
 
 namespace kjudge::board {
@@ -38,6 +43,7 @@ struct JudgeServiceOptions {
   // the GPU time one submission takes.
   double task_max_time = 0;
   int task_max_runs = 0;
+  BenchOptions bench;  // how a pack board's ranked runs are timed
 };
 
 class JudgeService {
@@ -48,13 +54,27 @@ class JudgeService {
 
   // Whether `target` names something this service can judge ("" when it can; else why not).
   std::string check_target(const std::string& target) const;
+  // The pack problem a "pack:NAME#TASK_ID" target names; nullptr when none is loaded.
+  const Problem* pack_problem(const std::string& target) const;
+  // The one file a pack problem's solution is (its baseline's file), so a single code box or
+  // `"code"` can be named; "" when the problem's solution has several files (or none to copy).
+  static std::string solution_file_name(const Problem& problem);
   const JudgeServiceOptions& options() const { return opt_; }
   std::int64_t judged() const { return judged_.load(); }
 
  private:
   void dispatch_loop();
   void judge_task(const Job& job, const Submission& sub);
-  void record_pack_result(std::int64_t job_id, std::int64_t submission_id, const GradedSolution& g);
+  struct Pending {
+    std::int64_t job_id = 0, submission_id = 0;
+    const Problem* problem = nullptr;
+    Solution solution;
+    std::string mode;     // the correctness run's: judge (no board) or test (a board's)
+    bool ranked = false;  // a pack board's leaderboard submission: timed after its tests
+  };
+  void record_pack_result(const Pending& p, const GradedSolution& g);
+  void bench_loop();
+  void finish_pack(const Pending& p);
 
   Store& store_;
   JudgeServiceOptions opt_;
@@ -66,8 +86,13 @@ class JudgeService {
   std::atomic<int> in_flight_{0};
   std::atomic<std::int64_t> judged_{0};
   std::mutex mu_;
-  std::map<int, std::pair<std::int64_t, std::int64_t>> pending_;  // sample → (job, submission)
+  std::map<int, Pending> pending_;  // by sample
   int next_sample_ = 0;
+  // Ranked runs wait here for the timing thread, so the evaluator's callback never blocks on a
+  // benchmark.
+  std::thread bench_thread_;
+  std::deque<std::pair<Pending, GradedSolution>> to_time_;
+  std::condition_variable to_time_cv_;
 };
 
 }  // namespace kjudge::board

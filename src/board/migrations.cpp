@@ -99,6 +99,11 @@ CREATE TABLE jobs (
 );
 CREATE INDEX jobs_queue ON jobs (status, priority, id);
 )SQL"},
+      // A board over a pack problem ("pack:NAME#TASK_ID") instead of a task folder, so a ranked
+      // run needs no GPU when the problem is host-only. NULL: a task board, as before.
+      {2, "leaderboards over a pack problem: leaderboards.target", R"SQL(
+ALTER TABLE leaderboards ADD COLUMN target TEXT;
+)SQL"},
   };
   return m;
 }

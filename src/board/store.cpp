@@ -110,9 +110,10 @@ std::int64_t Store::create_leaderboard(const Leaderboard& b, std::int64_t creato
   Transaction tx(*db_);
   auto rows = db_->query(
       "INSERT INTO leaderboards (name, task_dir, task_json, description, deadline_us, secret_seed, "
-      "creator_id, created_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+      "creator_id, created_us, target) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
       {v(b.name), v(b.task_dir), v(b.task_json), v(b.description),
-       b.deadline_us ? v(*b.deadline_us) : null(), v(b.secret_seed), v(creator_id), v(now_us())});
+       b.deadline_us ? v(*b.deadline_us) : null(), v(b.secret_seed), v(creator_id), v(now_us()),
+       b.target.empty() ? null() : v(b.target)});
   const std::int64_t id = rows.at(0).integer(0);
   for (const auto& g : b.gpu_types)
     db_->query("INSERT INTO gpu_types (leaderboard_id, gpu_type) VALUES (?, ?)", {v(id), v(g)});
@@ -131,16 +132,16 @@ std::optional<Leaderboard> Store::leaderboard(std::int64_t id) {
 std::optional<Leaderboard> Store::find_leaderboard(const char* where, const Value& key) {
   std::lock_guard<std::mutex> lock(mu_);
   auto rows = db_->query(
-      std::string("SELECT id, name, task_dir, task_json, description, deadline_us, secret_seed "
-                  "FROM leaderboards WHERE ") +
+      std::string("SELECT id, name, task_dir, task_json, description, deadline_us, secret_seed, "
+                  "target FROM leaderboards WHERE ") +
           where,
       {key});
   if (rows.empty()) return std::nullopt;
   const Row& r = rows[0];
-  Leaderboard b{r.integer(0), r.text(1),
-                r.text(2),    r.text(3),
-                r.text(4),    r.null(5) ? std::nullopt : std::optional<std::int64_t>(r.integer(5)),
-                r.integer(6), {}};
+  Leaderboard b{
+      r.integer(0), r.text(1), r.text(2),
+      r.text(3),    r.text(4), r.null(5) ? std::nullopt : std::optional<std::int64_t>(r.integer(5)),
+      r.integer(6), {},        r.null(7) ? std::string() : r.text(7)};
   for (const auto& g : db_->query(
            "SELECT gpu_type FROM gpu_types WHERE leaderboard_id = ? ORDER BY gpu_type", {v(b.id)}))
     b.gpu_types.push_back(g.text(0));

@@ -25,6 +25,8 @@ struct Leaderboard {
   std::optional<std::int64_t> deadline_us;
   std::int64_t secret_seed = 0;
   std::vector<std::string> gpu_types;
+  // A pack board's problem, "pack:NAME#TASK_ID"; empty for a task board (task_dir names it).
+  std::string target;
 };
 
 struct NewSubmission {

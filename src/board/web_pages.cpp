@@ -80,7 +80,7 @@ std::string page_index(const std::vector<Leaderboard>& boards, const std::option
 }
 
 std::string page_board(const Leaderboard& b, const std::vector<BoardView>& views,
-                       const std::optional<User>& viewer) {
+                       const std::optional<User>& viewer, const std::string& code_name) {
   std::string body = "<p>" + html_escape(b.description) + "</p>";
   if (b.deadline_us) body += "<p>Closes " + when(*b.deadline_us) + " UTC.</p>";
   for (const auto& v : views) {
@@ -120,12 +120,22 @@ std::string page_board(const Leaderboard& b, const std::vector<BoardView>& views
                 .dump() +
             "}}}});</script>";
   }
-  if (viewer)
+  if (viewer) {
+    // A pack board's code box is the problem's solution file; it has no benchmark mode (its
+    // ranked run is the benchmark).
+    const bool pack = !b.target.empty();
+    const std::string placeholder =
+        pack ? "The solution's " + code_name : "output_t custom_kernel(const input_t& in) { ... }";
     body += "<h2>Submit</h2><form method=post action='/leaderboards/" + html_escape(b.name) +
-            "/submit'><textarea name=code placeholder='output_t custom_kernel(const input_t& in) { "
-            "... }'>"
-            "</textarea><p><select name=mode><option>leaderboard</option><option>benchmark</option>"
+            "/submit'>" +
+            (pack ? "<p>Solution file <code class=file-name>" + html_escape(code_name) +
+                        "</code> of " + html_escape(b.target) + "</p>"
+                  : "") +
+            "<textarea name=code placeholder='" + html_escape(placeholder) +
+            "'></textarea><p><select name=mode><option>leaderboard</option>" +
+            (pack ? "" : "<option>benchmark</option>") +
             "<option>test</option></select> <button>Submit</button></p></form>";
+  }
   return layout(b.name, body, viewer, true);
 }
 

@@ -21,8 +21,10 @@ struct BoardView {
   std::vector<RankEntry> ranking;
   std::vector<std::pair<std::int64_t, double>> history;  // (ended_us, score)
 };
+// `code_name`: a pack board's solution file, which the form's one code box becomes ("" on a
+// task board).
 std::string page_board(const Leaderboard& board, const std::vector<BoardView>& views,
-                       const std::optional<User>& viewer);
+                       const std::optional<User>& viewer, const std::string& code_name = "");
 
 std::string page_submission(const Submission& sub, const std::vector<Run>& runs, bool admin);
 

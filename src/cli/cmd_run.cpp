@@ -12,7 +12,6 @@
 #include <set>
 #include <thread>
 
-#include "cli/bench_stage.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/generation_session.h"
@@ -28,6 +27,7 @@
 #include "eval/graded_json.h"
 #include "eval/journal.h"
 #include "eval/summary.h"
+#include "perf/bench_stage.h"
 #include "report/terminal_table.h"
 #include "run/cgroup.h"
 #include "run/process.h"

@@ -17,6 +17,7 @@
 #include "cli/step_options.h"
 #include "core/datapack.h"
 #include "eval/build_cache.h"
+#include "perf/benchmarker.h"
 
 namespace kjudge {
 
@@ -26,7 +27,7 @@ namespace {
 
 struct ServeArgs {
   std::string db = "kjudge-board.db", host = "127.0.0.1", worker_id, gpu_type, cache_dir;
-  int port = 8080, max_in_flight = 8, max_runs = 0;
+  int port = 8080, max_in_flight = 8, max_runs = 0, bench_runs = 5;
   double max_time = 0;
   std::vector<std::string> packs, tasks;
   bool no_judge = false;
@@ -74,6 +75,10 @@ int serve(const ServeArgs& a) {
   jo.max_in_flight = a.max_in_flight;
   jo.task_max_time = a.max_time;
   jo.task_max_runs = a.max_runs;
+  // Pack boards' ranked runs: timed as `kjudge evaluate --benchmark` times.
+  jo.bench.runs = a.bench_runs;
+  jo.bench.profiler = locate_profiler();
+  jo.bench.step = steps->settings;
   jo.process = !a.no_judge;
   jo.gpu_type = !a.gpu_type.empty()    ? a.gpu_type
                 : machine.gpus.empty() ? "host"
@@ -125,6 +130,9 @@ void add_serve_commands(CLI::App& app, int& rc) {
       ->check(CLI::PositiveNumber);
   c->add_option("--max-runs", a->max_runs,
                 "Task benchmarks: timed calls per benchmark at most (default 1000)")
+      ->check(CLI::PositiveNumber);
+  c->add_option("--bench-runs", a->bench_runs,
+                "Pack boards: timed runs per side (solution, baseline) of a ranked run (default 5)")
       ->check(CLI::PositiveNumber);
   c->add_option("--cache-dir", a->cache_dir,
                 "Build cache (default $KJUDGE_CACHE_DIR or ~/.cache/kjudge)");

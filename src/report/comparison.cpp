@@ -11,8 +11,8 @@ std::string group_of(const nlohmann::json& row) {
   return g.empty() ? "(none)" : g;
 }
 
-void tally(const RunData& r, PassRate& all, std::map<std::string, std::pair<PassRate, PassRate>>& groups,
-           bool first) {
+void tally(const RunData& r, PassRate& all,
+           std::map<std::string, std::pair<PassRate, PassRate>>& groups, bool first) {
   for (const auto& row : r.results) {
     if (!counted(row)) continue;
     const bool pass = row.value("verdict", "") == "pass";
@@ -64,7 +64,11 @@ Comparison compare_runs(const RunData& a, const RunData& b) {
     } else if (!pa && !pb) {
       c.both_fail++;
     } else {
-      Flip f{key.first, key.second, group_of(ra), ra.value("verdict", ""), rb.value("verdict", ""),
+      Flip f{key.first,
+             key.second,
+             group_of(ra),
+             ra.value("verdict", ""),
+             rb.value("verdict", ""),
              (pa ? rb : ra).value("detail", "")};
       if (pa) {
         c.a_only_pass++;

@@ -21,13 +21,14 @@ std::string rate(const PassRate& r) {
 std::string flips_table(const std::vector<Flip>& flips, const Comparison& c) {
   if (flips.empty()) return "<p class=\"note\">None.</p>\n";
   std::string out = "<table><tr><th>problem</th><th class=\"n\">sample</th><th>group</th><th>" +
-                    esc(c.label_a) + "</th><th>" + esc(c.label_b) + "</th><th>why it failed</th></tr>\n";
+                    esc(c.label_a) + "</th><th>" + esc(c.label_b) +
+                    "</th><th>why it failed</th></tr>\n";
   for (const auto& f : flips)
     out += "<tr><td>" + esc(f.task_id) + "</td><td class=\"n\">" + std::to_string(f.sample) +
            "</td><td>" + esc(f.group) + "</td><td><span class=\"v " + verdict_kind(f.verdict_a) +
            "\">" + esc(verdict_words(f.verdict_a)) + "</span></td><td><span class=\"v " +
-           verdict_kind(f.verdict_b) + "\">" + esc(verdict_words(f.verdict_b)) + "</span></td><td>" +
-           esc(f.detail) + "</td></tr>\n";
+           verdict_kind(f.verdict_b) + "\">" + esc(verdict_words(f.verdict_b)) +
+           "</span></td><td>" + esc(f.detail) + "</td></tr>\n";
   return out + "</table>\n";
 }
 
@@ -42,9 +43,10 @@ std::string html_comparison(const RunData& a, const RunData& b, const Comparison
           "</div><div class=\"what\">A passed</div></div>";
   body += "<div class=\"card\"><div class=\"num\">" + esc(rate(c.all_b)) +
           "</div><div class=\"what\">B passed</div></div>";
-  body += fmt::format("<div class=\"card\"><div class=\"num\">p = {:.4g}</div><div "
-                      "class=\"what\">exact McNemar, two-sided</div></div>",
-                      c.p_value);
+  body += fmt::format(
+      "<div class=\"card\"><div class=\"num\">p = {:.4g}</div><div "
+      "class=\"what\">exact McNemar, two-sided</div></div>",
+      c.p_value);
   body += "</div>\n";
 
   body += "<section id=\"significance\"><h2>Is the difference real?</h2>\n";
@@ -62,9 +64,10 @@ std::string html_comparison(const RunData& a, const RunData& b, const Comparison
             "test (but not of the pass rates).</p>\n";
   body += "</section>\n";
 
-  body += "<section id=\"side-by-side\"><h2>Pass rates</h2>\n"
-          "<p class=\"note\">Share of counted samples (not skipped, not judge_error) that "
-          "passed.</p><div class=\"chart\"><canvas id=\"chart-compare\"></canvas></div>\n";
+  body +=
+      "<section id=\"side-by-side\"><h2>Pass rates</h2>\n"
+      "<p class=\"note\">Share of counted samples (not skipped, not judge_error) that "
+      "passed.</p><div class=\"chart\"><canvas id=\"chart-compare\"></canvas></div>\n";
   body += "<table><tr><th>group</th><th class=\"n\">A: " + esc(c.label_a) +
           "</th><th class=\"n\">B: " + esc(c.label_b) + "</th><th class=\"n\">B − A</th></tr>\n";
   json labels = json::array(), va = json::array(), vb = json::array();
@@ -91,10 +94,12 @@ std::string html_comparison(const RunData& a, const RunData& b, const Comparison
                 percent(tb.all.pass_at_k[j]) + "</td></tr>\n";
   body += "</table></section>\n";
 
-  body += "<section id=\"flips\"><h2>Flipped</h2><h3 class=\"flip-down\">Passed in A, failed in B (" +
-          std::to_string(c.pass_to_fail.size()) + ")</h3>\n" + flips_table(c.pass_to_fail, c);
-  body += "<h3 class=\"flip-up\">Failed in A, passed in B (" + std::to_string(c.fail_to_pass.size()) +
-          ")</h3>\n" + flips_table(c.fail_to_pass, c) + "</section>\n";
+  body +=
+      "<section id=\"flips\"><h2>Flipped</h2><h3 class=\"flip-down\">Passed in A, failed in B (" +
+      std::to_string(c.pass_to_fail.size()) + ")</h3>\n" + flips_table(c.pass_to_fail, c);
+  body += "<h3 class=\"flip-up\">Failed in A, passed in B (" +
+          std::to_string(c.fail_to_pass.size()) + ")</h3>\n" + flips_table(c.fail_to_pass, c) +
+          "</section>\n";
 
   json data = {{"labels", labels}, {"a", va}, {"b", vb}, {"la", c.label_a}, {"lb", c.label_b}};
   const std::string script = "const D = " + script_json(data) + R"(;

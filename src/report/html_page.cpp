@@ -35,17 +35,20 @@ pre { background: #f6f8fa; padding: .6em; overflow-x: auto; white-space: pre-wra
 
 }  // namespace
 
-std::string html_page(const std::string& title, const std::string& body, const std::string& script) {
-  std::string out = "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-                    "<title>" + html_escape(title) + "</title>\n<style>" + kStyle +
-                    "</style>\n</head>\n<body>\n";
+std::string html_page(const std::string& title, const std::string& body,
+                      const std::string& script) {
+  std::string out =
+      "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      "<title>" +
+      html_escape(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
   out += body;
   const auto chart = load_chart_js();
   if (!chart) {
-    out += "<p class=\"note\">Charts need Chart.js (Debian package libjs-chart.js, or "
-           "$KJUDGE_CHART_JS), which was not found where this report was made; the tables hold "
-           "the same numbers.</p>\n</body>\n</html>\n";
+    out +=
+        "<p class=\"note\">Charts need Chart.js (Debian package libjs-chart.js, or "
+        "$KJUDGE_CHART_JS), which was not found where this report was made; the tables hold "
+        "the same numbers.</p>\n</body>\n</html>\n";
     return out;
   }
   out += "<script>\n" + *chart + "\n</script>\n<script>\n";

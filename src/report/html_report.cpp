@@ -40,9 +40,10 @@ std::string pass_section(const PassTable& t, json& data) {
   for (int k : t.ks) head += "<th class=\"n\">pass@" + std::to_string(k) + "</th>";
   head += "</tr>\n";
   std::string out = "<section id=\"pass-at-k\"><h2>pass@k</h2>\n";
-  out += "<p class=\"note\">The unbiased estimator (Chen et al. 2021), averaged over problems with "
-         "at least one counted sample; skipped and judge_error samples are not counted. "
-         "\"problems\" counts those evaluated.</p>\n";
+  out +=
+      "<p class=\"note\">The unbiased estimator (Chen et al. 2021), averaged over problems with "
+      "at least one counted sample; skipped and judge_error samples are not counted. "
+      "\"problems\" counts those evaluated.</p>\n";
   if (!t.ks.empty() && t.groups.size() > 0) {
     out += "<div class=\"chart\"><canvas id=\"chart-groups\"></canvas></div>\n";
     json labels = json::array(), values = json::array();
@@ -86,8 +87,10 @@ std::string verdict_section(const RunData& r, json& data) {
              esc(row.value("detail", "")) + "</td></tr>\n";
   }
   if (!fails.empty())
-    out += "<h3>Failures</h3><table><tr><th>problem</th><th class=\"n\">sample</th>"
-           "<th>verdict</th><th>why</th></tr>\n" + fails + "</table>\n";
+    out +=
+        "<h3>Failures</h3><table><tr><th>problem</th><th class=\"n\">sample</th>"
+        "<th>verdict</th><th>why</th></tr>\n" +
+        fails + "</table>\n";
   return out + "</section>\n";
 }
 
@@ -95,15 +98,16 @@ std::string perf_section(const RunData& r, json& data) {
   const json perf = r.summary.value("performance", json());
   if (!perf.is_object() && r.perf.empty()) return "";
   std::string out = "<section id=\"performance\"><h2>Performance</h2>\n";
-  out += "<p class=\"note\">Speedup = baseline time / solution time (Hodges–Lehmann estimate, with "
-         "its confidence interval). fast_p: the share of every judged solution that is correct and "
-         "more than p× faster; \"sure\" counts a solution only when its whole interval lies "
-         "above p.</p>\n";
+  out +=
+      "<p class=\"note\">Speedup = baseline time / solution time (Hodges–Lehmann estimate, with "
+      "its confidence interval). fast_p: the share of every judged solution that is correct and "
+      "more than p× faster; \"sure\" counts a solution only when its whole interval lies "
+      "above p.</p>\n";
   if (perf.is_object()) {
     out += "<div class=\"cards\">";
-    out += card(std::to_string(perf.value("timed", 0)) + " / " +
-                    std::to_string(perf.value("solutions", 0)),
-                "solutions timed");
+    out += card(
+        std::to_string(perf.value("timed", 0)) + " / " + std::to_string(perf.value("solutions", 0)),
+        "solutions timed");
     const json& g = perf.value("geomean_speedup", json());
     out += card(g.is_number() ? fmt::format("{:.3f}×", g.get<double>()) : "n/a",
                 "geometric-mean speedup");
@@ -120,8 +124,9 @@ std::string perf_section(const RunData& r, json& data) {
   }
   const auto estimates = speedup_estimates(r);
   if (!estimates.empty()) {
-    out += "<h3>Speedup distribution</h3><div class=\"chart\"><canvas id=\"chart-speedups\">"
-           "</canvas></div>\n";
+    out +=
+        "<h3>Speedup distribution</h3><div class=\"chart\"><canvas id=\"chart-speedups\">"
+        "</canvas></div>\n";
     json labels = json::array(), values = json::array();
     for (const auto& b : speedup_histogram(estimates)) {
       labels.push_back(b.label);
@@ -135,17 +140,19 @@ std::string perf_section(const RunData& r, json& data) {
     rows += "<tr><td><a href=\"#p-" + esc(key.first) + "\">" + esc(key.first) +
             "</a></td><td class=\"n\">" + std::to_string(key.second) + "</td>";
     if (s.is_object())
-      rows += fmt::format("<td class=\"n\">{:.3f}×</td><td class=\"n\">[{:.3f}, {:.3f}]</td><td>{}</td>",
-                          s.value("estimate", 0.0), s.value("low", 0.0), s.value("high", 0.0),
-                          esc(j.value("how", "")));
+      rows += fmt::format(
+          "<td class=\"n\">{:.3f}×</td><td class=\"n\">[{:.3f}, {:.3f}]</td><td>{}</td>",
+          s.value("estimate", 0.0), s.value("low", 0.0), s.value("high", 0.0),
+          esc(j.value("how", "")));
     else
       rows += "<td></td><td></td><td>not timed: " + esc(j.value("not_timed", "")) + "</td>";
     rows += "</tr>\n";
   }
   if (!rows.empty())
-    out += "<h3>Per solution</h3><table><tr><th>problem</th><th class=\"n\">sample</th>"
-           "<th class=\"n\">speedup</th><th class=\"n\">interval</th><th>timed as</th></tr>\n" +
-           rows + "</table>\n";
+    out +=
+        "<h3>Per solution</h3><table><tr><th>problem</th><th class=\"n\">sample</th>"
+        "<th class=\"n\">speedup</th><th class=\"n\">interval</th><th>timed as</th></tr>\n" +
+        rows + "</table>\n";
   if (perf.is_object() && perf.contains("not_timed") && !perf["not_timed"].empty()) {
     out += "<h3>Not timed</h3><table>";
     for (auto& [why, n] : perf["not_timed"].items())
@@ -178,7 +185,8 @@ std::string log_block(const std::string& what, const json& step, const HtmlOptio
   const std::string log = step.value("log", "");
   const double written = step.value("log_bytes", static_cast<double>(log.size()));
   std::string head = fmt::format("{} log: {} written", what, human_bytes(written));
-  if (step.value("log_truncated", false)) head += ", " + human_bytes(log.size()) + " kept by the judge";
+  if (step.value("log_truncated", false))
+    head += ", " + human_bytes(log.size()) + " kept by the judge";
   if (log.size() > o.log_bytes) head += ", " + human_bytes(o.log_bytes) + " shown";
   head += fmt::format(" · exit {}", step.value("exit_code", -1));
   if (step.value("signal", 0)) head += fmt::format(", signal {}", step.value("signal", 0));
@@ -235,9 +243,9 @@ std::string problem_section(const RunData& r, const HtmlOptions& o) {
 std::string html_report(const RunData& r, const HtmlOptions& o) {
   const PassTable t = pass_table(r.summary);
   json data = json::object();
-  std::string body = "<header><h1>kjudge report: " + esc(run_label(r)) + "</h1>\n<p class=\"sub\">" +
-                     esc(r.run.value("command", std::string("run"))) + " · " +
-                     esc(r.run.value("started_at", "")) + " · " + esc(r.dir.string()) +
+  std::string body = "<header><h1>kjudge report: " + esc(run_label(r)) +
+                     "</h1>\n<p class=\"sub\">" + esc(r.run.value("command", std::string("run"))) +
+                     " · " + esc(r.run.value("started_at", "")) + " · " + esc(r.dir.string()) +
                      "</p></header>\n";
   body += "<div class=\"cards\">";
   for (std::size_t i = 0; i < t.ks.size(); ++i)

@@ -16,19 +16,30 @@ std::size_t char_start(std::string_view s, std::size_t i) {
 
 std::string html_escape(std::string_view text) {
   // Through nlohmann's UTF-8 check first: invalid sequences become U+FFFD.
-  const std::string clean =
-      nlohmann::json(std::string(text)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  const std::string clean = nlohmann::json(std::string(text))
+                                .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   const std::string valid = nlohmann::json::parse(clean).get<std::string>();
   std::string out;
   out.reserve(valid.size() + valid.size() / 8);
   for (char c : valid) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -40,10 +51,17 @@ std::string script_json(const nlohmann::json& j) {
   out.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '<': out += "\\u003c"; break;
-      case '>': out += "\\u003e"; break;
-      case '&': out += "\\u0026"; break;
-      default: out += c;
+      case '<':
+        out += "\\u003c";
+        break;
+      case '>':
+        out += "\\u003e";
+        break;
+      case '&':
+        out += "\\u0026";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -54,8 +72,7 @@ std::string head_tail(std::string_view text, std::size_t limit) {
   const std::size_t head = char_start(text, limit / 2);
   const std::size_t tail = char_start(text, text.size() - (limit - limit / 2));
   return std::string(text.substr(0, head)) +
-         fmt::format("\n[… {} bytes not shown …]\n", tail - head) +
-         std::string(text.substr(tail));
+         fmt::format("\n[… {} bytes not shown …]\n", tail - head) + std::string(text.substr(tail));
 }
 
 }  // namespace kjudge::report

@@ -14,17 +14,24 @@ namespace {
 std::string cell(const std::string& s) {
   std::string out;
   for (char c : s) {
-    if (c == '\n' || c == '\r') out += ' ';
-    else if (c == '|') out += "\\|";
-    else if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '&') out += "&amp;";
-    else out += c;
+    if (c == '\n' || c == '\r')
+      out += ' ';
+    else if (c == '|')
+      out += "\\|";
+    else if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (c == '&')
+      out += "&amp;";
+    else
+      out += c;
   }
   return out;
 }
 
-std::string pass_table_md(const PassTable& t, const std::vector<PassRow>& rows, const std::string& first) {
+std::string pass_table_md(const PassTable& t, const std::vector<PassRow>& rows,
+                          const std::string& first) {
   std::string out = "| " + first + " | problems | solutions |";
   for (int k : t.ks) out += fmt::format(" pass@{} |", k);
   out += "\n| --- | ---: | ---: |";
@@ -61,7 +68,8 @@ std::string markdown_report(const RunData& r) {
          pass_table_md(t, t.difficulties, "difficulty") + "\n";
 
   out += "## Verdicts\n\n| verdict | solutions |\n| --- | ---: |\n";
-  for (const auto& [v, n] : verdict_counts(r)) out += fmt::format("| {} | {} |\n", verdict_words(v), n);
+  for (const auto& [v, n] : verdict_counts(r))
+    out += fmt::format("| {} | {} |\n", verdict_words(v), n);
   if (auto skips = skip_reasons(r); !skips.empty()) {
     out += "\n| skipped because | solutions |\n| --- | ---: |\n";
     for (const auto& [why, n] : skips) out += fmt::format("| {} | {} |\n", cell(why), n);
@@ -74,7 +82,8 @@ std::string markdown_report(const RunData& r) {
                          row["sample"].get<int>(), verdict_words(v), cell(row.value("detail", "")));
   }
   if (!fails.empty())
-    out += "\n### Failures\n\n| problem | sample | verdict | why |\n| --- | ---: | --- | --- |\n" + fails;
+    out += "\n### Failures\n\n| problem | sample | verdict | why |\n| --- | ---: | --- | --- |\n" +
+           fails;
   out += "\n";
 
   const json perf = r.summary.value("performance", json());
@@ -93,22 +102,27 @@ std::string markdown_report(const RunData& r) {
     }
     if (auto est = speedup_estimates(r); !est.empty()) {
       out += "\n| speedup | solutions |\n| --- | ---: |\n";
-      for (const auto& b : speedup_histogram(est)) out += fmt::format("| {} | {} |\n", b.label, b.count);
+      for (const auto& b : speedup_histogram(est))
+        out += fmt::format("| {} | {} |\n", b.label, b.count);
     }
     if (perf.contains("not_timed") && !perf["not_timed"].empty()) {
       out += "\n| not timed because | solutions |\n| --- | ---: |\n";
-      for (auto& [why, n] : perf["not_timed"].items()) out += fmt::format("| {} | {} |\n", cell(why), n.dump());
+      for (auto& [why, n] : perf["not_timed"].items())
+        out += fmt::format("| {} | {} |\n", cell(why), n.dump());
     }
     out += "\n";
   }
 
   if (auto flags = cheat_flags(r); !flags.empty()) {
     out += "## Cheat flags\n\n| problem | sample | flag |\n| --- | ---: | --- |\n";
-    for (const auto& f : flags) out += fmt::format("| {} | {} | {} |\n", cell(f.task_id), f.sample, cell(f.flag));
+    for (const auto& f : flags)
+      out += fmt::format("| {} | {} | {} |\n", cell(f.task_id), f.sample, cell(f.flag));
     out += "\n";
   }
 
-  out += "## Problems\n\n| problem | group | difficulty | passed | verdicts |\n| --- | --- | --- | ---: | --- |\n";
+  out +=
+      "## Problems\n\n| problem | group | difficulty | passed | verdicts |\n| --- | --- | --- | "
+      "---: | --- |\n";
   for (const auto& p : problem_rows(r)) {
     std::vector<std::string> vs;
     for (const json* s : p.samples) vs.push_back(verdict_words((*s)["verdict"].get<std::string>()));
@@ -130,13 +144,15 @@ std::string markdown_comparison(const RunData& a, const RunData& b, const Compar
       c.pairs, c.a_only_pass, c.b_only_pass, c.both_pass, c.both_fail, c.p_value,
       c.p_value < 0.05 ? " — unlikely to be chance alone" : " — may well be chance");
   if (c.unpaired)
-    out += fmt::format("{} counted solutions have no counted partner and are left out of the test.\n\n",
-                       c.unpaired);
+    out += fmt::format(
+        "{} counted solutions have no counted partner and are left out of the test.\n\n",
+        c.unpaired);
   out += "## Pass rates\n\n| group | A: " + cell(c.label_a) + " | B: " + cell(c.label_b) +
          " | B − A |\n| --- | ---: | ---: | ---: |\n";
   auto row = [&](const std::string& name, const PassRate& ra, const PassRate& rb) {
     out += "| " + cell(name) + " | " + rate(ra) + " | " + rate(rb) + " | " +
-           (ra.counted && rb.counted ? fmt::format("{:+.1f} pts", 100 * (rb.rate() - ra.rate())) : "") +
+           (ra.counted && rb.counted ? fmt::format("{:+.1f} pts", 100 * (rb.rate() - ra.rate()))
+                                     : "") +
            " |\n";
   };
   row("all", c.all_a, c.all_b);
@@ -147,10 +163,13 @@ std::string markdown_comparison(const RunData& a, const RunData& b, const Compar
       out += "None.\n";
       return;
     }
-    out += "| problem | sample | group | A | B | why it failed |\n| --- | ---: | --- | --- | --- | --- |\n";
+    out +=
+        "| problem | sample | group | A | B | why it failed |\n| --- | ---: | --- | --- | --- | "
+        "--- |\n";
     for (const auto& f : fs)
-      out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", cell(f.task_id), f.sample, cell(f.group),
-                         verdict_words(f.verdict_a), verdict_words(f.verdict_b), cell(f.detail));
+      out +=
+          fmt::format("| {} | {} | {} | {} | {} | {} |\n", cell(f.task_id), f.sample, cell(f.group),
+                      verdict_words(f.verdict_a), verdict_words(f.verdict_b), cell(f.detail));
   };
   flips("Passed in A, failed in B", c.pass_to_fail);
   flips("Failed in A, passed in B", c.fail_to_pass);

@@ -56,9 +56,10 @@ std::vector<std::pair<int, json>> read_rows(const fs::path& p, std::vector<std::
     json j = json::parse(line, nullptr, false);
     if (j.is_discarded() || !j.is_object()) {
       if (!terminated) {
-        notes.push_back(fmt::format("{}:{}: a torn last line (the run was killed while writing "
-                                    "it) is left out",
-                                    p.string(), lineno));
+        notes.push_back(
+            fmt::format("{}:{}: a torn last line (the run was killed while writing "
+                        "it) is left out",
+                        p.string(), lineno));
         break;
       }
       throw InputError(p.string(), lineno, "", "is not a JSON object");
@@ -80,9 +81,9 @@ void check_result_row(const json& j, const fs::path& p, int line) {
   check_key_fields(j, p, line);
   if (!j.contains("verdict") || !j["verdict"].is_string() ||
       !verdict_from_string(j["verdict"].get<std::string>()))
-    throw InputError(p.string(), line, "verdict",
-                     "missing or not a verdict kjudge knows (" + j.value("verdict", json()).dump() +
-                         ")");
+    throw InputError(
+        p.string(), line, "verdict",
+        "missing or not a verdict kjudge knows (" + j.value("verdict", json()).dump() + ")");
 }
 
 // run.json names the judged inputs as they were given; relative names may be relative to the
@@ -108,8 +109,9 @@ void load_inputs(RunData& r, const LoadOptions& o) {
   try {
     LoadReport lr;
     for (auto& p : read_problems_any(*ppath, &lr)) r.problems[p.task_id] = std::move(p);
-    if (!lr.ok()) r.notes.push_back(fmt::format("{}: {} problems could not be read",
-                                                ppath->string(), lr.errors.size()));
+    if (!lr.ok())
+      r.notes.push_back(
+          fmt::format("{}: {} problems could not be read", ppath->string(), lr.errors.size()));
   } catch (const InputError& e) {
     r.notes.push_back(std::string("problems not shown: ") + e.what());
     return;
@@ -127,7 +129,8 @@ void load_inputs(RunData& r, const LoadOptions& o) {
     for (const auto& [line, j] : read_rows(gen, ignored)) {
       if (!j.contains("task_id") || !j.contains("files") || !j["files"].is_array()) continue;
       std::vector<SourceFile> files;
-      for (const auto& f : j["files"]) files.push_back({f.value("path", ""), f.value("content", "")});
+      for (const auto& f : j["files"])
+        files.push_back({f.value("path", ""), f.value("content", "")});
       r.solution_files[{j["task_id"].get<std::string>(), j.value("sample", 0)}] = files;
     }
     return;
@@ -177,8 +180,7 @@ RunData load_run(const fs::path& dir, const LoadOptions& options) {
     std::vector<GradedSolution> graded;
     for (const auto& j : r.results) graded.push_back(graded_from_json(j));
     SummaryOptions so;
-    if (r.run.contains("ks") && r.run["ks"].is_array())
-      so.ks = r.run["ks"].get<std::vector<int>>();
+    if (r.run.contains("ks") && r.run["ks"].is_array()) so.ks = r.run["ks"].get<std::vector<int>>();
     r.summary = summarize(graded, so);
     r.summary_recomputed = true;
     r.notes.push_back("summary.json is missing (an unfinished run): scored from results.jsonl");

@@ -22,10 +22,10 @@ struct RunData {
   nlohmann::json run;      // run.json; an empty object when absent
   nlohmann::json summary;  // summary.json, or computed from results.jsonl when absent
   bool summary_recomputed = false;
-  std::vector<nlohmann::json> results;               // results.jsonl, in file order
-  std::map<SolutionKey, nlohmann::json> perf;        // perf.jsonl, the last line per solution
-  nlohmann::json perf_conditions;                    // perf-conditions.json; null when absent
-  std::map<std::string, Problem> problems;           // by task_id; empty when not found
+  std::vector<nlohmann::json> results;         // results.jsonl, in file order
+  std::map<SolutionKey, nlohmann::json> perf;  // perf.jsonl, the last line per solution
+  nlohmann::json perf_conditions;              // perf-conditions.json; null when absent
+  std::map<std::string, Problem> problems;     // by task_id; empty when not found
   std::map<SolutionKey, std::vector<SourceFile>> solution_files;
   std::vector<std::string> notes;  // what could not be read, for the reader of the report
 };

@@ -38,8 +38,8 @@ PassRow pass_row(const std::string& name, const json& slice, const std::vector<i
   row.evaluated = slice.value("evaluated_problems", 0);
   row.solutions = slice.value("solutions", 0);
   for (int k : ks) {
-    const json& v = slice.contains("pass_at_k") ? slice["pass_at_k"].value(std::to_string(k), json())
-                                                : json();
+    const json& v =
+        slice.contains("pass_at_k") ? slice["pass_at_k"].value(std::to_string(k), json()) : json();
     row.pass_at_k.push_back(v.is_number() ? std::optional<double>(v.get<double>()) : std::nullopt);
   }
   return row;
@@ -55,11 +55,10 @@ std::string gpu_conditions_line(const json& c) {
   std::vector<std::string> parts;
   if (c.contains("start") && c["start"].is_object()) {
     const json& s = c["start"];
-    parts.push_back(fmt::format("{}, {} at start: SM {} MHz (max {}), {} °C, {} W of {} W",
-                                s.value("name", "?"), s.value("pstate", "?"),
-                                s.value("sm_clock_mhz", 0.0), s.value("max_sm_clock_mhz", 0.0),
-                                s.value("temperature_c", 0.0), s.value("power_w", 0.0),
-                                s.value("power_limit_w", 0.0)));
+    parts.push_back(fmt::format(
+        "{}, {} at start: SM {} MHz (max {}), {} °C, {} W of {} W", s.value("name", "?"),
+        s.value("pstate", "?"), s.value("sm_clock_mhz", 0.0), s.value("max_sm_clock_mhz", 0.0),
+        s.value("temperature_c", 0.0), s.value("power_w", 0.0), s.value("power_limit_w", 0.0)));
   }
   if (c.contains("during") && c["during"].is_object()) {
     const json& d = c["during"];
@@ -73,7 +72,8 @@ std::string gpu_conditions_line(const json& c) {
     if (c.contains(phase) && c[phase].is_object() && c[phase].contains("slowdowns"))
       for (const auto& s : c[phase]["slowdowns"])
         if (std::find(slow.begin(), slow.end(), str_of(s)) == slow.end()) slow.push_back(str_of(s));
-  parts.push_back(slow.empty() ? "no slowdowns" : "slowdowns: " + fmt::format("{}", fmt::join(slow, ", ")));
+  parts.push_back(slow.empty() ? "no slowdowns"
+                               : "slowdowns: " + fmt::format("{}", fmt::join(slow, ", ")));
   return fmt::format("{}", fmt::join(parts, "; "));
 }
 
@@ -94,7 +94,8 @@ std::string verdict_kind(const std::string& verdict) {
 
 PassTable pass_table(const json& summary) {
   PassTable t;
-  if (summary.contains("ks") && summary["ks"].is_array()) t.ks = summary["ks"].get<std::vector<int>>();
+  if (summary.contains("ks") && summary["ks"].is_array())
+    t.ks = summary["ks"].get<std::vector<int>>();
   if (t.ks.empty() && summary.contains("pass_at_k"))
     for (auto& [k, v] : summary["pass_at_k"].items()) t.ks.push_back(std::stoi(k));
   t.all = pass_row("all", summary, t.ks);
@@ -124,10 +125,15 @@ std::vector<std::pair<std::string, int>> skip_reasons(const RunData& r) {
 
 std::vector<SpeedupBin> speedup_histogram(const std::vector<double>& estimates) {
   const double inf = std::numeric_limits<double>::infinity();
-  std::vector<SpeedupBin> bins = {
-      {"< 0.5×", 0, 0.5},        {"0.5–0.8×", 0.5, 0.8},   {"0.8–0.95×", 0.8, 0.95},
-      {"0.95–1.05×", 0.95, 1.05}, {"1.05–1.25×", 1.05, 1.25}, {"1.25–1.5×", 1.25, 1.5},
-      {"1.5–2×", 1.5, 2},        {"2–4×", 2, 4},           {"≥ 4×", 4, inf}};
+  std::vector<SpeedupBin> bins = {{"< 0.5×", 0, 0.5},
+                                  {"0.5–0.8×", 0.5, 0.8},
+                                  {"0.8–0.95×", 0.8, 0.95},
+                                  {"0.95–1.05×", 0.95, 1.05},
+                                  {"1.05–1.25×", 1.05, 1.25},
+                                  {"1.25–1.5×", 1.25, 1.5},
+                                  {"1.5–2×", 1.5, 2},
+                                  {"2–4×", 2, 4},
+                                  {"≥ 4×", 4, inf}};
   for (double e : estimates)
     for (auto& b : bins)
       if (e >= b.low && e < b.high) {
@@ -150,8 +156,8 @@ std::vector<CheatFlag> cheat_flags(const RunData& r) {
   auto add = [&](const json& row) {
     if (!row.contains("cheat_flags") || !row["cheat_flags"].is_array()) return;
     for (const auto& f : row["cheat_flags"]) {
-      std::string text = f.is_object() ? f.value("check", "") + ": " + f.value("detail", "")
-                                       : str_of(f);
+      std::string text =
+          f.is_object() ? f.value("check", "") + ": " + f.value("detail", "") : str_of(f);
       out.push_back({row["task_id"].get<std::string>(), row["sample"].get<int>(), text});
     }
   };
@@ -171,8 +177,8 @@ std::vector<std::pair<std::string, std::string>> conditions(const RunData& r) {
   add("problems", run.value("problems", ""));
   add("solutions", run.value("solutions", ""));
   if (s.contains("generation") && s["generation"].is_object())
-    add("model", s["generation"].value("model", "") + " (" +
-                     s["generation"].value("provider", "") + ")");
+    add("model",
+        s["generation"].value("model", "") + " (" + s["generation"].value("provider", "") + ")");
   add("judge", run.contains("kjudge_version") ? "kjudge " + str_of(run["kjudge_version"]) : "");
   add("started", run.value("started_at", ""));
   const json machine = run.value("machine", json::object());
@@ -180,13 +186,15 @@ std::vector<std::pair<std::string, std::string>> conditions(const RunData& r) {
   for (const auto& g : machine.value("gpus", json::array()))
     gpus.push_back(fmt::format("{}: {} (compute capability {})", g.value("index", 0),
                                g.value("name", "?"), g.value("compute_capability", "?")));
-  add("GPU", gpus.empty() ? (machine.empty() ? "" : "none") : fmt::format("{}", fmt::join(gpus, "; ")));
+  add("GPU",
+      gpus.empty() ? (machine.empty() ? "" : "none") : fmt::format("{}", fmt::join(gpus, "; ")));
   const json perf = s.value("performance", json::object());
   std::string driver = machine.value("driver", "");
   if (driver.empty() && perf.is_object()) driver = perf.value("driver", "");
   add("driver", driver);
   std::string cuda = machine.value("cuda_version", "");
-  if (!cuda.empty() && !machine.value("nvcc", "").empty()) cuda += " (" + str_of(machine["nvcc"]) + ")";
+  if (!cuda.empty() && !machine.value("nvcc", "").empty())
+    cuda += " (" + str_of(machine["nvcc"]) + ")";
   add("CUDA", cuda);
   if (machine.contains("cpus")) add("CPUs", str_of(machine["cpus"]));
   std::string sandbox = s.value("sandbox", "");
@@ -196,21 +204,23 @@ std::vector<std::pair<std::string, std::string>> conditions(const RunData& r) {
     std::vector<std::string> opts;
     for (auto& [k, v] : run["options"].items()) {
       if (k == "sandbox" || k == "sandbox_limits") continue;  // the sandbox line says them
-      opts.push_back(k + "=" + (k == "memory_limit_bytes" && v.is_number() && v.get<double>() > 0
-                                    ? human_bytes(v.get<double>())
-                                    : str_of(v)));
+      opts.push_back(k + "=" +
+                     (k == "memory_limit_bytes" && v.is_number() && v.get<double>() > 0
+                          ? human_bytes(v.get<double>())
+                          : str_of(v)));
     }
     add("options", fmt::format("{}", fmt::join(opts, ", ")));
   }
   if (s.contains("timing") && s["timing"].is_object()) {
     const json& t = s["timing"];
-    add("time", fmt::format("wall {:.1f} s; build {:.1f} s and test {:.1f} s summed; {} builds "
-                            "from the cache; {} quiet retries",
-                            t.value("wall_s", 0.0), t.value("build_s_sum", 0.0),
-                            t.value("test_s_sum", 0.0), t.value("cached_builds", 0),
-                            t.value("quiet_retries", 0)));
+    add("time",
+        fmt::format("wall {:.1f} s; build {:.1f} s and test {:.1f} s summed; {} builds "
+                    "from the cache; {} quiet retries",
+                    t.value("wall_s", 0.0), t.value("build_s_sum", 0.0), t.value("test_s_sum", 0.0),
+                    t.value("cached_builds", 0), t.value("quiet_retries", 0)));
   }
-  if (s.contains("complete")) add("complete", s.value("complete", false) ? "yes" : "no (--resume finishes it)");
+  if (s.contains("complete"))
+    add("complete", s.value("complete", false) ? "yes" : "no (--resume finishes it)");
   if (perf.is_object() && !perf.empty())
     add("benchmark", fmt::format("{} timed runs and {} warm-ups per side, {:.0f}% intervals; "
                                  "profiler {}",
@@ -219,11 +229,12 @@ std::vector<std::pair<std::string, std::string>> conditions(const RunData& r) {
                                  perf.value("profiler", std::string()).empty()
                                      ? std::string("none")
                                      : perf.value("profiler", std::string())));
-  json cond = r.perf_conditions.is_object() ? r.perf_conditions.value("conditions", json())
-                                            : json();
+  json cond =
+      r.perf_conditions.is_object() ? r.perf_conditions.value("conditions", json()) : json();
   if (cond.is_null() && perf.is_object()) cond = perf.value("conditions", json());
   if (cond.is_object())
-    for (auto& [gpu, c] : cond.items()) add("GPU " + gpu + " while timed", gpu_conditions_line(c));
+    for (auto& [gpu, c] : cond.items())  // null: a GPU (or -1, none) nvidia-smi could not read
+      if (c.is_object()) add("GPU " + gpu + " while timed", gpu_conditions_line(c));
   for (const auto& b : s.value("broken_gpus", json::array()))
     add("GPU " + str_of(b.value("gpu", json())) + " taken out", b.value("reason", ""));
   return out;

@@ -16,21 +16,18 @@ struct Column {
 };
 const std::vector<Column>& columns() {
   static const std::vector<Column> c = {
-      {"pass", {"pass"}},
-      {"build", {"build_error", "build_timeout"}},
-      {"fail", {"test_fail"}},
-      {"timeout", {"test_timeout"}},
-      {"crash", {"crash"}},
-      {"other", {"source_reference_missing", "invalid_solution"}},
-      {"skip", {"skipped"}},
-      {"j.err", {"judge_error"}},
+      {"pass", {"pass"}},      {"build", {"build_error", "build_timeout"}},
+      {"fail", {"test_fail"}}, {"timeout", {"test_timeout"}},
+      {"crash", {"crash"}},    {"other", {"source_reference_missing", "invalid_solution"}},
+      {"skip", {"skipped"}},   {"j.err", {"judge_error"}},
   };
   return c;
 }
 
 std::string row(const std::string& name, const json& slice, const std::vector<std::string>& ks) {
-  std::string out = fmt::format("{:<22} {:>8} {:>9}", name.size() > 22 ? name.substr(0, 21) + "…" : name,
-                                slice.value("evaluated_problems", 0), slice.value("solutions", 0));
+  std::string out =
+      fmt::format("{:<22} {:>8} {:>9}", name.size() > 22 ? name.substr(0, 21) + "…" : name,
+                  slice.value("evaluated_problems", 0), slice.value("solutions", 0));
   const json verdicts = slice.value("verdicts", json::object());
   for (const auto& c : columns()) {
     int n = 0;
@@ -40,7 +37,8 @@ std::string row(const std::string& name, const json& slice, const std::vector<st
   const json pk = slice.value("pass_at_k", json::object());
   for (const auto& k : ks) {
     const json& v = pk.value(k, json());
-    out += v.is_number() ? fmt::format(" {:>7.1f}%", 100 * v.get<double>()) : fmt::format(" {:>8}", "n/a");
+    out += v.is_number() ? fmt::format(" {:>7.1f}%", 100 * v.get<double>())
+                         : fmt::format(" {:>8}", "n/a");
   }
   return out + "\n";
 }
@@ -72,7 +70,8 @@ std::string terminal_table(const json& s) {
     out += fmt::format("timed {} of {}; geomean speedup {}", perf.value("timed", 0),
                        perf.value("solutions", 0),
                        g.is_number() ? fmt::format("{:.3f}×", g.get<double>()) : "n/a");
-    const json fast = perf.value("fast_p", json::object()), sure = perf.value("fast_p_confident", json::object());
+    const json fast = perf.value("fast_p", json::object()),
+               sure = perf.value("fast_p_confident", json::object());
     for (const char* p : {"1", "1.5", "2"})
       if (fast.value(p, json()).is_number() && sure.value(p, json()).is_number())
         out += fmt::format("; fast_{} {:.1f}% ({:.1f}% sure)", p, 100 * fast[p].get<double>(),
@@ -80,9 +79,10 @@ std::string terminal_table(const json& s) {
     out += "\n";
   }
   const json t = s.value("timing", json::object());
-  out += fmt::format("wall {:.1f} s; build {:.1f} s and test {:.1f} s summed; {} builds from the cache\n",
-                     t.value("wall_s", 0.0), t.value("build_s_sum", 0.0), t.value("test_s_sum", 0.0),
-                     t.value("cached_builds", 0));
+  out += fmt::format(
+      "wall {:.1f} s; build {:.1f} s and test {:.1f} s summed; {} builds from the cache\n",
+      t.value("wall_s", 0.0), t.value("build_s_sum", 0.0), t.value("test_s_sum", 0.0),
+      t.value("cached_builds", 0));
   return out;
 }
 

@@ -1,4 +1,4 @@
-#include "cli/bench_stage.h"
+#include "perf/bench_stage.h"
 
 #include <fcntl.h>
 #include <fmt/core.h>
