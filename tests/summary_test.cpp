@@ -42,26 +42,6 @@ TEST(Summary, PassAtKPerGroupAndDifficulty) {
   EXPECT_EQ(s["verdicts"]["skipped"], 2);
   EXPECT_EQ(s["skipped_reasons"]["no_gpu"], 2);
   EXPECT_EQ(s["failures"].size(), 3u);
-  EXPECT_FALSE(summary_table(s).empty());
-}
-
-TEST(Summary, TableShowsThePerformanceNumbersWhenTimed) {
-  SummaryOptions o;
-  o.ks = {1};
-  auto s = summarize({g("a", 0, Verdict::pass, "k"), g("b", 0, Verdict::pass, "k")}, o);
-  EXPECT_EQ(summary_table(s).find("performance"), std::string::npos);
-  nlohmann::json slice = {{"solutions", 2},
-                          {"timed", 1},
-                          {"geomean_speedup", 1.25},
-                          {"fast_p", {{"1", 0.5}, {"1.5", 0.0}, {"2", 0.0}}},
-                          {"fast_p_confident", {{"1", 0.5}, {"1.5", 0.0}, {"2", 0.0}}},
-                          {"not_timed", {{"the problem has no benchmark_command", 1}}}};
-  s["performance"] = slice;
-  s["performance"]["groups"] = {{"k", slice}};
-  const std::string t = summary_table(s);
-  EXPECT_NE(t.find("geomean speedup 1.250"), std::string::npos) << t;
-  EXPECT_NE(t.find("fast_1 50.0% (50.0% sure)"), std::string::npos) << t;
-  EXPECT_NE(t.find("not timed: 1 x the problem has no benchmark_command"), std::string::npos) << t;
 }
 
 TEST(Summary, JudgeErrorsAreNotChargedToTheModel) {

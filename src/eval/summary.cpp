@@ -1,7 +1,5 @@
 #include "eval/summary.h"
 
-#include <fmt/format.h>
-
 #include <map>
 #include <set>
 
@@ -106,60 +104,6 @@ nlohmann::json summarize(const std::vector<GradedSolution>& graded, const Summar
                    {"quiet_retries", quiet_retries}};
   out["failures"] = failures;
   out["judge_errors"] = judge_errors;
-  return out;
-}
-
-std::string summary_table(const nlohmann::json& s) {
-  std::string out;
-  out += fmt::format(
-      "{} solutions of {} problems ({} evaluated), wall {:.1f} s, build {:.1f} s, "
-      "test {:.1f} s summed, {} builds cached\n",
-      s["solutions"].get<int>(), s["problems"].get<int>(), s["evaluated_problems"].get<int>(),
-      s["timing"]["wall_s"].get<double>(), s["timing"]["build_s_sum"].get<double>(),
-      s["timing"]["test_s_sum"].get<double>(), s["timing"]["cached_builds"].get<int>());
-  out += "verdicts:";
-  for (auto& [v, n] : s["verdicts"].items()) out += fmt::format("  {} {}", v, n.get<int>());
-  out += "\n";
-  if (!s["skipped_reasons"].empty()) {
-    out += "skipped:";
-    for (auto& [v, n] : s["skipped_reasons"].items())
-      out += fmt::format("  {} {}", v, n.get<int>());
-    out += "\n";
-  }
-  auto row = [&out](const std::string& name, const nlohmann::json& slice) {
-    out += fmt::format("  {:<16} {:>4} problems", name, slice["evaluated_problems"].get<int>());
-    for (auto& [k, v] : slice["pass_at_k"].items())
-      out += v.is_null() ? fmt::format("   pass@{} n/a", k)
-                         : fmt::format("   pass@{} {:6.2f}%", k, 100.0 * v.get<double>());
-    out += "\n";
-  };
-  out += "pass@k:\n";
-  row("all", s);
-  for (auto& [g, slice] : s["groups"].items()) row(g, slice);
-  out += "by difficulty:\n";
-  for (auto& [d, slice] : s["difficulties"].items()) row(d, slice);
-  if (s.contains("performance") && s["performance"].is_object()) {
-    auto perf_row = [&out](const std::string& name, const nlohmann::json& p) {
-      out += fmt::format("  {:<16} {:>4} timed of {:<4}", name, p.value("timed", 0),
-                         p.value("solutions", 0));
-      const auto& g = p["geomean_speedup"];
-      out += g.is_number() ? fmt::format("  geomean speedup {:.3f}", g.get<double>())
-                           : std::string("  geomean speedup n/a");
-      for (const char* k : {"1", "1.5", "2"}) {
-        const auto& f = p["fast_p"][k];
-        const auto& c = p["fast_p_confident"][k];
-        if (f.is_number() && c.is_number())
-          out += fmt::format("  fast_{} {:.1f}% ({:.1f}% sure)", k, 100 * f.get<double>(),
-                             100 * c.get<double>());
-      }
-      out += "\n";
-    };
-    out += "performance (speedup over the baseline):\n";
-    perf_row("all", s["performance"]);
-    for (auto& [g, slice] : s["performance"]["groups"].items()) perf_row(g, slice);
-    for (auto& [why, n] : s["performance"]["not_timed"].items())
-      out += fmt::format("  not timed: {} x {}\n", n.get<int>(), why);
-  }
   return out;
 }
 

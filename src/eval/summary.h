@@ -15,7 +15,4 @@ struct SummaryOptions {
 
 nlohmann::json summarize(const std::vector<GradedSolution>& graded, const SummaryOptions& opt);
 
-// A few lines for a terminal: totals, verdicts, pass@k.
-std::string summary_table(const nlohmann::json& summary);
-
 }  // namespace kjudge
