@@ -10,6 +10,7 @@
 #include <set>
 #include <tuple>
 
+#include "gen/generator.h"
 #include "test_util.h"
 
 namespace kjudge {
@@ -155,6 +156,34 @@ TEST(ReportSchemaValidator, CatchesWhatItClaimsTo) {
   EXPECT_EQ(v.errors(json::parse(R"({"a": 1, "b": [], "m": {"k": "s"}})")).size(), 1u)
       << "additionalProperties";
   EXPECT_EQ(v.errors(json::parse("[]")).size(), 1u) << "not an object";
+}
+
+// generation.jsonl lines come from to_json(GenRecord); a record with a parse error and a
+// multi-turn one cover the optional parts.
+TEST(ReportSchemaValidator, GenerationLinesMatchTheirSchema) {
+  SchemaValidator v = schema("generation");
+  GenRecord r;
+  r.task_id = "CUDA/3";
+  r.sample = 2;
+  r.model = "m";
+  r.raw_answer = "```cuda\n__global__ void k() {}\n```";
+  r.files = {{"solution.cu", "__global__ void k() {}"}};
+  r.finish_reason = "stop";
+  r.usage = {10, 20};
+  r.attempts = 1;
+  r.seconds = 0.5;
+  EXPECT_TRUE(v.errors(to_json(r)).empty()) << joined(v.errors(to_json(r)));
+  GenTurn t;
+  t.raw_answer = "no code";
+  t.parse_error = "no code block";
+  t.verdict = "build_error";
+  t.feedback = "fix it";
+  r.turns = {t, t};
+  r.parse_error = "no code block";
+  EXPECT_TRUE(v.errors(to_json(r)).empty()) << joined(v.errors(to_json(r)));
+  json broken = to_json(r);
+  broken["files"][0].erase("content");
+  EXPECT_FALSE(v.errors(broken).empty());
 }
 
 TEST(ReportSchemaValidator, TheFixturesHaveTheShapeOfRealRuns) {

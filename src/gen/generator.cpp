@@ -36,6 +36,7 @@ nlohmann::json to_json(const GenRecord& r) {
   nlohmann::json files = nlohmann::json::array();
   for (const auto& f : r.files) files.push_back({{"path", f.path}, {"content", f.content}});
   return {
+      {"schema_version", 1},
       {"task_id", r.task_id},
       {"sample", r.sample},
       {"model", r.model},
