@@ -72,7 +72,11 @@ int doctor(const DoctorArgs& a) {
                                                                 : "fail"},
                      {"detail", c.detail},
                      {"advice", c.advice}});
-    fmt::print("{}\n", nlohmann::json{{"ok", !any_failed(checks)}, {"checks", arr}}.dump(2));
+    fmt::print("{}\n", nlohmann::json{{"schema_version", 1},
+                                      {"kind", "kjudge-doctor"},
+                                      {"ok", !any_failed(checks)},
+                                      {"checks", arr}}
+                           .dump(2));
   } else {
     fmt::print("{}", format_checks(checks));
     if (any_failed(checks))

@@ -133,7 +133,9 @@ void cmd_verify(const std::string& path, bool json, int& rc) {
   ProblemPack pack = read_problem_pack(path, &report);
   auto issues = verify_pack(pack);
   if (json) {
-    nlohmann::ordered_json j = {{"pack", path},
+    nlohmann::ordered_json j = {{"schema_version", 1},
+                                {"kind", "kjudge-pack-verify"},
+                                {"pack", path},
                                 {"release", pack.metadata.release},
                                 {"problems", pack.problems.size()},
                                 {"ok", issues.empty() && report.ok()}};
