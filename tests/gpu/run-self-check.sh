@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Issue 4's self-check of 2025-3 in parts that fit device calls: each group's baselines timed
+# against themselves (tests/gpu/run-bench-checks.sh self), 5 runs per side, for the ids in
+# bench/self-check/ids-GROUP.txt (what earlier sessions had not timed yet), going on from the
+# journals in bench/self-check/GROUP (sent back by an earlier machine) with --resume.
+# Usage: OUT=... tests/gpu/run-self-check.sh SECONDS GROUP...   (GROUP: ck, cb, ml)
+# SECONDS bounds the timing; leave at least 150 s to the call's limit, since the comparison in
+# flight at that point finishes first. The journals come back as $OUT/self.tgz: unpack them into
+# bench/self-check/ to go on next time.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+export PATH="$PWD/${BUNDLE:-bundle}/bwrap/root/usr/bin:/usr/local/cuda/bin:$PATH"
+k=${BUNDLE:-bundle}/kjudge
+pack=${BUNDLE:-bundle}/datasets/2025-3-problems.tar.gz
+end=$(($(date +%s) + $1))
+shift
+keep=/tmp/keep/bench-self
+mkdir -p "$keep"
+for g in "$@"; do
+  [ -d "$keep/$g" ] || { [ -d "bench/self-check/$g" ] && cp -r "bench/self-check/$g" "$keep/"; }
+  left=$((end - $(date +%s)))
+  [ $left -lt 45 ] && break
+  resume=""
+  [ -f "$keep/$g/perf.jsonl" ] && resume=--resume
+  if [ -n "$resume" ] && [ ! -d /tmp/kb-cache ]; then
+    # A fresh machine: build what is still untimed in parallel first; a resumed run's bench
+    # stage would otherwise build each pair in turn.
+    rest=$(python3 -c 'import json, sys
+done = {json.loads(l)["task_id"] for l in open(sys.argv[1])}
+ids = open(sys.argv[2]).read().split()[1::2]
+print(" ".join("--task " + t for t in ids if t not in done))' "$keep/$g/perf.jsonl" "bench/self-check/ids-$g.txt")
+    s0=$(date +%s)
+    # shellcheck disable=SC2086
+    "$k" validate "$pack" $rest --cache-dir /tmp/kb-cache -q --json --out "/tmp/prebuild-$g" > /dev/null
+    echo "prebuild $g: exit $? in $(($(date +%s) - s0)) s"
+    left=$((end - $(date +%s)))
+    [ $left -lt 45 ] && break
+  fi
+  echo "== $g: TLIM $left s $resume"
+  # shellcheck disable=SC2046
+  RUN_NAME=$g TLIM=$left OUT=/tmp/keep tests/gpu/run-bench-checks.sh self "$pack" \
+    $(cat "bench/self-check/ids-$g.txt") --runs 5 --warmups 1 $resume
+  mv "$keep/$g/perf-conditions.json" "$keep/$g/perf-conditions-$(date +%s).json" 2> /dev/null
+done
+tar czf "${OUT:-/tmp}/self.tgz" -C "$keep" $(cd "$keep" && ls -d */)
+nvidia-smi --query-gpu=name,temperature.gpu,clocks.sm,power.draw --format=csv,noheader
