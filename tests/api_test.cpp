@@ -351,6 +351,99 @@ TEST_F(Api, SecretRunsShowOnlyWhetherTheyPassed) {
   EXPECT_EQ(board["rankings"]["H100"][0]["score"], 95.0);
 }
 
+// A host-only pack problem with a custom-timed benchmark: solve() must return 42, and
+// `test.out --perf` prints the time bench() reports. Its baseline reports 10 ms.
+void write_timed_problem(const fs::path& dir) {
+  testing::write_text(dir / "problem-spec.yaml",
+                      "type: cuda_cpp\nschema_version: 2\ntask_id: board/answer\n"
+                      "date: \"2026-11-22\"\nprompt: Return 42 from solve().\n"
+                      "metadata: {difficulty: easy, host_only: true}\ngroup: board-tests\n"
+                      "source_references: null\nbuild_command: cc -O1 -o test.out solution.c "
+                      "test/main.c\ntest_command: ./test.out\nbenchmark_command: ./test.out "
+                      "--perf\ntiming_mode: {type: custom}\nmin_cuda_toolkit: null\n"
+                      "compute_capability: null\nrequires_datacenter_gpu: false\n"
+                      "timeout_seconds: 20.0\n");
+  testing::write_text(
+      dir / "test/main.c",
+      "#include <string.h>\nint solve(void);\nvoid bench(void);\n"
+      "int main(int argc, char** argv) {\n  if (argc > 1 && strcmp(argv[1], "
+      "\"--perf\") == 0) { bench(); return 0; }\n  return solve() == 42 ? 0 : 1;\n}\n");
+  testing::write_text(dir / "solution/solution.c",
+                      "#include <stdio.h>\nint solve(void) { return 42; }\n"
+                      "void bench(void) { printf(\"COMPUTE_EVAL_TIME_MS: 10.0\\n\"); }\n");
+}
+
+std::string timed_solution(int answer, double ms) {
+  return "#include <stdio.h>\nint solve(void) { return " + std::to_string(answer) +
+         "; }\nvoid bench(void) { printf(\"COMPUTE_EVAL_TIME_MS: " + std::to_string(ms) +
+         "\\n\"); }\n";
+}
+
+// A board over a pack problem: judged on the host, its ranked run timed by the benchmark stage
+// against the baseline and scored by the solution's median in microseconds.
+TEST_F(Api, PackBoardsRankByTheBenchmarkMedian) {
+  write_timed_problem(dir / "timed-pack/answer");
+  Server s(dir / "board.db", {"--pack", "timed=" + (dir / "timed-pack").string(), "--gpu-type",
+                              "cpu", "--bench-runs", "3"});
+  ASSERT_GT(s.port(), 0);
+  const json board = {{"name", "answer"}, {"problem", "pack:timed#board/answer"}};
+  EXPECT_EQ(call(s.port(), "POST", "/api/v1/leaderboards", alice, board).first, 403);
+  auto unknown = call(s.port(), "POST", "/api/v1/leaderboards", admin,
+                      {{"name", "x"}, {"problem", "pack:timed#board/nope"}});
+  EXPECT_EQ(unknown.first, 400);
+  EXPECT_NE(unknown.second["error"].get<std::string>().find("board/nope"), std::string::npos)
+      << unknown.second;
+  auto not_pack = call(s.port(), "POST", "/api/v1/leaderboards", admin,
+                       {{"name", "x"}, {"problem", "task:vectoradd"}});
+  EXPECT_EQ(not_pack.first, 400);
+  EXPECT_NE(not_pack.second["error"].get<std::string>().find("problem"), std::string::npos);
+  ASSERT_EQ(call(s.port(), "POST", "/api/v1/leaderboards", admin, board).first, 201);
+  EXPECT_EQ(call(s.port(), "GET", "/api/v1/leaderboards/answer", bob).second["problem"],
+            "pack:timed#board/answer");
+
+  const std::string path = "/api/v1/leaderboards/answer/submissions";
+  EXPECT_EQ(call(s.port(), "POST", path, bob, {{"code", "x"}, {"mode", "benchmark"}}).first, 400)
+      << "a pack board's modes are test and leaderboard";
+  auto slow = call(s.port(), "POST", path, alice, {{"code", timed_solution(42, 20)}});
+  ASSERT_EQ(slow.first, 202) << slow.second;
+  auto wrong = call(s.port(), "POST", path, bob, {{"code", timed_solution(41, 1)}});
+  ASSERT_EQ(wrong.first, 202) << wrong.second;
+  auto wait = [&](const json& r, const std::string& token) {
+    return call(s.port(), "GET",
+                "/api/v1/submissions/" + std::to_string(r["id"].get<std::int64_t>()) +
+                    "?wait=120&code",
+                token)
+        .second;
+  };
+  const json a = wait(slow.second, alice);
+  ASSERT_EQ(a["status"], "done") << a;
+  EXPECT_EQ(a["file_name"], "solution.c") << "the code box is the problem's solution file";
+  EXPECT_NE(a["code"].get<std::string>().find("\"solution.c\""), std::string::npos);
+  ASSERT_EQ(a["runs"].size(), 2u) << a;
+  EXPECT_EQ(a["runs"][0]["mode"], "test");
+  EXPECT_TRUE(a["runs"][0]["passed"].get<bool>());
+  const json& ranked = a["runs"][1];
+  EXPECT_EQ(ranked["mode"], "leaderboard");
+  EXPECT_TRUE(ranked["passed"].get<bool>()) << ranked;
+  EXPECT_FALSE(ranked["secret"].get<bool>()) << "pack boards have no secret run";
+  EXPECT_EQ(ranked["gpu_type"], "cpu");
+  EXPECT_DOUBLE_EQ(ranked["score"].get<double>(), 20000.0);
+  EXPECT_EQ(ranked["result"]["verdict"], "pass");
+  EXPECT_DOUBLE_EQ(ranked["result"]["performance"]["speedup"]["estimate"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(ranked["result"]["performance"]["solution"]["median_ms"].get<double>(), 20.0);
+
+  const json b = wait(wrong.second, bob);
+  ASSERT_EQ(b["status"], "done") << b;
+  ASSERT_EQ(b["runs"].size(), 1u) << "a failing test stops before the ranked run: " << b;
+  EXPECT_FALSE(b["runs"][0]["passed"].get<bool>());
+
+  auto ranking =
+      call(s.port(), "GET", "/api/v1/leaderboards/answer", bob).second["rankings"]["cpu"];
+  ASSERT_EQ(ranking.size(), 1u) << ranking;
+  EXPECT_EQ(ranking[0]["user"], "alice");
+  EXPECT_DOUBLE_EQ(ranking[0]["score"].get<double>(), 20000.0);
+}
+
 // Two service instances on one PostgreSQL database: both judge from the shared queue, no job
 // twice, and each answers for submissions the other took.
 TEST(ApiOnPostgresql, TwoInstancesShareOneQueue) {

@@ -49,6 +49,7 @@ JudgeService::JudgeService(Store& store, JudgeServiceOptions options, MachineInf
       record_pack_result(p, g);
       if (p.ranked && g.verdict == Verdict::pass) {
         std::lock_guard<std::mutex> lock(mu_);
+        ++timing_;
         to_time_.emplace_back(std::move(p), g);
         to_time_cv_.notify_one();
       } else {
@@ -111,7 +112,7 @@ std::string JudgeService::check_target(const std::string& target) const {
 void JudgeService::dispatch_loop() {
   int n = 0;
   while (!stop_.load()) {
-    if (in_flight_.load() >= opt_.max_in_flight) {
+    if (in_flight_.load() >= opt_.max_in_flight || timing_.load() > 0) {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
       continue;
     }
@@ -215,13 +216,23 @@ void JudgeService::bench_loop() {
       to_time_.pop_front();
     }
     const auto& [p, g] = item;
+    // The GPU alone: the jobs still being graded finish first (none start while timing_ > 0),
+    // and other kjudge processes take turns through the machine-wide GPU lock.
+    while (in_flight_.load() > timing_.load() && !stop_.load())
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    std::optional<GpuLock> gpu;
+    if (!machine_.gpus.empty()) gpu.emplace(machine_.gpus.front().index, 600);
     Run r;
     r.submission_id = p.submission_id;
     r.mode = "leaderboard";
     r.gpu_type = opt_.gpu_type;
     r.started_us = now_us();
-    PackTiming t =
-        time_pack_solution(*p.problem, p.solution, g, opt_.eval, opt_.bench, machine_, &stop_);
+    PackTiming t;
+    if (gpu && !gpu->held())
+      t.not_timed =
+          "the GPU stayed busy with another kjudge timing run for 600 s (lock " + gpu->path() + ")";
+    else
+      t = time_pack_solution(*p.problem, p.solution, g, opt_.eval, opt_.bench, machine_, &stop_);
     if (stop_.load() && !t.score) return;  // interrupted: the job is requeued at the next start
     r.ended_us = now_us();
     r.passed = t.score.has_value();
@@ -235,6 +246,8 @@ void JudgeService::bench_loop() {
                           {"gpus", machine_.gpus.size()}})
                         .dump();
     store_.add_run(r);
+    gpu.reset();
+    --timing_;
     finish_pack(p);
   }
 }

@@ -84,6 +84,10 @@ class JudgeService {
   std::thread eval_thread_, dispatch_thread_;
   std::atomic<bool> stop_{false};
   std::atomic<int> in_flight_{0};
+  // Passing pack-board solutions queued for timing or being timed (they count in in_flight_).
+  // While any wait, no new job is taken, so the timing gets the GPU alone once the jobs still
+  // being graded are done.
+  std::atomic<int> timing_{0};
   std::atomic<std::int64_t> judged_{0};
   std::mutex mu_;
   std::map<int, Pending> pending_;  // by sample

@@ -1,0 +1,236 @@
+#!/usr/bin/python3
+"""The service's web page in headless Chromium, with a real `kjudge serve`: a board over a host-only
+pack problem (so no GPU is needed), users who sign in and submit through the page's forms, and the
+ranking that updates as their ranked runs are judged and timed. Also: no failed request and no
+console error on the board page (Chart.js is served by the service), and the chart is drawn.
+
+    board_page_test.py PATH/TO/kjudge
+"""
+import json
+import os
+import select
+import subprocess
+import sys
+import tempfile
+import unittest
+import urllib.request
+
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import chromium  # noqa: E402
+
+KJUDGE = None
+WAIT_S = 60  # the longest any one step may take
+
+# How many of a canvas's pixels are not fully transparent.
+PAINTED = """
+const c = document.getElementById(arguments[0]);
+if (!c) return -1;
+const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+let n = 0;
+for (let i = 3; i < d.length; i += 4) if (d[i] !== 0) n++;
+return n;
+"""
+
+# A host-only problem: solve() must return 42. Its benchmark (`test.out --perf`, timing mode
+# custom) runs bench() and prints the milliseconds it measured, as ComputeEval's custom mode asks.
+SPEC = """type: cuda_cpp
+schema_version: 2
+task_id: page/answer
+date: "2026-11-22"
+prompt: Return 42 from solve(), and make bench() fast.
+metadata: {difficulty: easy, host_only: true}
+group: page-tests
+source_references: null
+build_command: cc -O1 -o test.out solution.c test/main.c
+test_command: ./test.out
+benchmark_command: ./test.out --perf
+timing_mode: {type: custom}
+min_cuda_toolkit: null
+compute_capability: null
+requires_datacenter_gpu: false
+timeout_seconds: 20.0
+"""
+
+MAIN = """#include <string.h>
+int solve(void);
+void bench(void);
+int main(int argc, char** argv) {
+  if (argc > 1 && strcmp(argv[1], "--perf") == 0) { bench(); return 0; }
+  return solve() == 42 ? 0 : 1;
+}
+"""
+
+
+def solution(answer, sleep_us):
+    """A solution whose bench() sleeps sleep_us and reports the time it measured."""
+    return f"""#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+int solve(void) {{ return {answer}; }}
+void bench(void) {{
+  struct timespec a, b;
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  usleep({sleep_us});
+  clock_gettime(CLOCK_MONOTONIC, &b);
+  printf("COMPUTE_EVAL_TIME_MS: %.3f\\n",
+         (b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) / 1e6);
+}}
+"""
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+class BoardPage(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="kjudge-board-page-")
+        self.addCleanup(self.tmp.cleanup)
+        d = self.tmp.name
+        problem = os.path.join(d, "pack", "answer")
+        write(os.path.join(problem, "problem-spec.yaml"), SPEC)
+        write(os.path.join(problem, "test", "main.c"), MAIN)
+        write(os.path.join(problem, "solution", "solution.c"), solution(42, 10000))
+        self.db = os.path.join(d, "board.db")
+        self.tokens = {name: self.add_user(name, admin) for name, admin in
+                       (("root", True), ("alice", False), ("bob", False))}
+        self.log = open(os.path.join(d, "serve.log"), "w+")
+        self.addCleanup(self.log.close)
+        self.server = subprocess.Popen(
+            [KJUDGE, "serve", "--port", "0", "--db", self.db, "--pack",
+             "page=" + os.path.join(d, "pack"), "--gpu-type", "cpu", "--bench-runs", "3",
+             "--cache-dir", os.path.join(d, "cache")],
+            stdout=subprocess.PIPE, stderr=self.log, text=True)
+        self.addCleanup(self.stop_server)
+        ready, _, _ = select.select([self.server.stdout], [], [], WAIT_S)
+        line = self.server.stdout.readline() if ready else ""
+        self.assertTrue(line.startswith("listening on http://"), f"no port line: {line!r}"
+                        + self.server_log())
+        self.base = line.split()[-1]
+
+    def add_user(self, name, admin):
+        r = subprocess.run([KJUDGE, "users", "add", name, "--db", self.db]
+                           + (["--admin"] if admin else []),
+                           capture_output=True, text=True, timeout=WAIT_S)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return r.stdout.splitlines()[0]
+
+    def stop_server(self):
+        if self.server.poll() is None:
+            self.server.terminate()
+            try:
+                self.server.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.server.kill()
+                self.server.wait()
+        self.server.stdout.close()
+
+    def server_log(self):
+        self.log.flush()
+        self.log.seek(0)
+        return "\n--- kjudge serve's log:\n" + self.log.read()[-4000:]
+
+    def api(self, method, path, token, body=None):
+        req = urllib.request.Request(self.base + path, method=method,
+                                     data=None if body is None else json.dumps(body).encode(),
+                                     headers={"Authorization": "Bearer " + token,
+                                              "Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=WAIT_S) as r:
+            return r.status, json.loads(r.read())
+
+    # --- through the page -----------------------------------------------------------------------
+    def sign_in(self, driver, user):
+        driver.delete_all_cookies()
+        driver.get(self.base + "/")
+        driver.find_element(By.CSS_SELECTOR, "form.login input[name=token]").send_keys(
+            self.tokens[user])
+        driver.find_element(By.CSS_SELECTOR, "form.login button").click()
+        WebDriverWait(driver, WAIT_S).until(
+            lambda d: f"signed in as {user}" in d.find_element(By.TAG_NAME, "header").text)
+
+    def submit(self, driver, code):
+        """Opens the board from the index, submits `code` through its form, and waits on the
+        submission's page (which reloads itself) until it is done. Returns that page's text."""
+        driver.get(self.base + "/")
+        driver.find_element(By.LINK_TEXT, "answer").click()
+        WebDriverWait(driver, WAIT_S).until(
+            lambda d: d.current_url.endswith("/leaderboards/answer"))
+        self.assertEqual(driver.find_element(By.CSS_SELECTOR, "code.file-name").text, "solution.c")
+        driver.find_element(By.NAME, "code").send_keys(code)
+        driver.find_element(By.CSS_SELECTOR, "form[action$='/submit'] button").click()
+        WebDriverWait(driver, WAIT_S).until(lambda d: "/submissions/" in d.current_url)
+
+        def done(d):
+            try:
+                return d.find_element(By.CSS_SELECTOR, "b.status").text == "done"
+            except (NoSuchElementException, StaleElementReferenceException):
+                return False  # between reloads
+
+        try:
+            WebDriverWait(driver, WAIT_S, poll_frequency=0.5).until(done)
+        except Exception:
+            self.fail("the submission did not finish: " + driver.find_element(
+                By.TAG_NAME, "body").text + self.server_log())
+        return driver.find_element(By.TAG_NAME, "body").text
+
+    def ranking(self, driver):
+        """The board page's ranking as (rank, user, score), after checking the page is clean."""
+        chromium.failed_requests(driver)  # only this page's requests count
+        chromium.console_errors(driver)
+        driver.get(self.base + "/leaderboards/answer")
+        self.assertEqual(driver.execute_script("return document.readyState"), "complete")
+        self.assertEqual(chromium.failed_requests(driver), [])
+        self.assertEqual(chromium.console_errors(driver), [])
+        rows = []
+        for tr in driver.find_elements(By.CSS_SELECTOR, "table.ranking tr")[1:]:
+            cells = [td.text for td in tr.find_elements(By.TAG_NAME, "td")]
+            rows.append((int(cells[0]), cells[1], float(cells[2])))
+        return rows
+
+    def test_submissions_through_the_page_update_the_ranking(self):
+        status, _ = self.api("POST", "/api/v1/leaderboards", self.tokens["root"],
+                             {"name": "answer", "problem": "pack:page#page/answer"})
+        self.assertEqual(status, 201)
+        with chromium.browser() as driver:
+            self.sign_in(driver, "alice")
+            text = self.submit(driver, solution(42, 30000))
+            self.assertIn("test: passed", text)
+            self.assertIn("leaderboard: passed, score", text)
+            rows = self.ranking(driver)
+            self.assertEqual([(r, u) for r, u, _ in rows], [(1, "alice")], rows)
+            alice_score = rows[0][2]
+            self.assertGreaterEqual(alice_score, 30000, "bench() sleeps 30 ms: the median in µs")
+            self.assertIn(f"Your best: {alice_score:.2f} µs, rank 1.",
+                          driver.find_element(By.TAG_NAME, "body").text)
+            n = driver.execute_script(PAINTED, "chart-0")
+            self.assertGreater(n, 500, f"the chart is empty ({n} painted pixels)")
+
+            self.sign_in(driver, "bob")
+            text = self.submit(driver, solution(42, 2000))
+            self.assertIn("leaderboard: passed, score", text)
+            rows = self.ranking(driver)
+            self.assertEqual([(r, u) for r, u, _ in rows], [(1, "bob"), (2, "alice")], rows)
+            bob_score = rows[0][2]
+            self.assertLess(bob_score, alice_score)
+            self.assertEqual(rows[1][2], alice_score)
+
+            text = self.submit(driver, solution(41, 100))
+            self.assertIn("test: failed", text)
+            self.assertNotIn("leaderboard:", text, "a wrong solution gets no ranked run")
+            rows = self.ranking(driver)
+            self.assertEqual(rows, [(1, "bob", bob_score), (2, "alice", alice_score)])
+            n = driver.execute_script(PAINTED, "chart-0")
+            self.assertGreater(n, 500, f"the chart is empty ({n} painted pixels)")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit("usage: board_page_test.py PATH/TO/kjudge")
+    KJUDGE = os.path.abspath(sys.argv.pop(1))
+    unittest.main(verbosity=2)
