@@ -442,6 +442,28 @@ TEST_F(Api, PackBoardsRankByTheBenchmarkMedian) {
   ASSERT_EQ(ranking.size(), 1u) << ranking;
   EXPECT_EQ(ranking[0]["user"], "alice");
   EXPECT_DOUBLE_EQ(ranking[0]["score"].get<double>(), 20000.0);
+
+  // Outside a board, benchmark mode times a passing solution too (an RL reward with its
+  // speedup), and ranks nothing.
+  const std::string target = "pack:timed#board/answer";
+  EXPECT_EQ(call(s.port(), "POST", "/api/v1/submissions", bob,
+                 {{"target", target}, {"mode", "fastest"}, {"files", {{"solution.c", "x"}}}})
+                .first,
+            400);
+  auto timed = call(s.port(), "POST", "/api/v1/submissions", bob,
+                    {{"target", target},
+                     {"mode", "benchmark"},
+                     {"files", {{"solution.c", timed_solution(42, 10)}}}});
+  ASSERT_EQ(timed.first, 202) << timed.second;
+  const json t = wait(timed.second, bob);
+  ASSERT_EQ(t["runs"].size(), 2u) << t;
+  EXPECT_EQ(t["runs"][0]["mode"], "judge");
+  EXPECT_EQ(t["runs"][1]["mode"], "benchmark");
+  EXPECT_TRUE(t["runs"][1]["passed"].get<bool>()) << t;
+  EXPECT_DOUBLE_EQ(t["runs"][1]["result"]["performance"]["speedup"]["estimate"].get<double>(), 1.0);
+  EXPECT_EQ(
+      call(s.port(), "GET", "/api/v1/leaderboards/answer", bob).second["rankings"]["cpu"].size(),
+      1u);
 }
 
 // Two service instances on one PostgreSQL database: both judge from the shared queue, no job

@@ -174,6 +174,12 @@ void ApiServer::routes() {
         *status = 400;
         return {{"error", "mode must be test or leaderboard on a pack problem's board"}};
       }
+      if (!board && n.mode != "judge" && n.mode != "benchmark") {
+        *status = 400;
+        return {{"error",
+                 "mode must be judge (tests) or benchmark (tests, then timed against "
+                 "the baseline) for a pack problem"}};
+      }
       if (item.contains("files") && item["files"].is_object()) {
         n.code = item["files"].dump();
       } else if (item.contains("code") && item["code"].is_string()) {

@@ -47,7 +47,7 @@ JudgeService::JudgeService(Store& store, JudgeServiceOptions options, MachineInf
         pending_.erase(it);
       }
       record_pack_result(p, g);
-      if (p.ranked && g.verdict == Verdict::pass) {
+      if (p.timed && g.verdict == Verdict::pass) {
         std::lock_guard<std::mutex> lock(mu_);
         ++timing_;
         to_time_.emplace_back(std::move(p), g);
@@ -161,7 +161,10 @@ void JudgeService::dispatch_loop() {
       p.submission_id = sub->id;
       p.problem = problem;
       p.mode = sub->leaderboard_id ? "test" : "judge";
-      p.ranked = sub->leaderboard_id && sub->mode == "leaderboard";
+      // Timed after its tests: a pack board's leaderboard submission (ranked), or a judge
+      // request in benchmark mode (an RL reward with a speedup; not ranked anywhere).
+      p.timed = sub->leaderboard_id ? sub->mode == "leaderboard" : sub->mode == "benchmark";
+      p.timed_mode = sub->leaderboard_id ? "leaderboard" : "benchmark";
       {
         std::lock_guard<std::mutex> lock(mu_);
         s.sample = next_sample_++;
@@ -203,8 +206,9 @@ void JudgeService::finish_pack(const Pending& p) {
   --in_flight_;
 }
 
-// A pack board's ranked run: the passing solution timed against the baseline, scored by its
-// median. No secret run: a pack problem's inputs are its test program's, with no seed to vary.
+// A pack board's ranked run (or a benchmark-mode judge request's timed run): the passing
+// solution timed against the baseline, scored by its median. No secret run: a pack problem's inputs
+// are its test program's, with no seed to vary.
 void JudgeService::bench_loop() {
   for (;;) {
     std::pair<Pending, GradedSolution> item;
@@ -224,7 +228,7 @@ void JudgeService::bench_loop() {
     if (!machine_.gpus.empty()) gpu.emplace(machine_.gpus.front().index, 600);
     Run r;
     r.submission_id = p.submission_id;
-    r.mode = "leaderboard";
+    r.mode = p.timed_mode;
     r.gpu_type = opt_.gpu_type;
     r.started_us = now_us();
     PackTiming t;

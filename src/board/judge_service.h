@@ -6,6 +6,7 @@
 //                      `kjudge evaluate`); the submission's code is its files as JSON;
 //                      on a pack board, a `leaderboard` submission that passes is then timed
 //                      against the baseline (pack_timing.h) in a ranked run scored by its median;
+//                      off a board, `benchmark` mode times it the same way, unranked;
 //   task:NAME          a task folder (issue 6): built and run in the submission's mode, on a GPU
 //                      held alone; a leaderboard submission also gets a ranked run on the
 //                      board's secret seed, kept as a secret run.
@@ -69,8 +70,9 @@ class JudgeService {
     std::int64_t job_id = 0, submission_id = 0;
     const Problem* problem = nullptr;
     Solution solution;
-    std::string mode;     // the correctness run's: judge (no board) or test (a board's)
-    bool ranked = false;  // a pack board's leaderboard submission: timed after its tests
+    std::string mode;        // the correctness run's: judge (no board) or test (a board's)
+    bool timed = false;      // timed after its tests (a board's leaderboard run, or benchmark mode)
+    std::string timed_mode;  // the timed run's mode: leaderboard (a board's) or benchmark
   };
   void record_pack_result(const Pending& p, const GradedSolution& g);
   void bench_loop();

@@ -137,7 +137,7 @@ void add_submit_command(CLI::App& app, int& rc) {
   c->add_option("--target", a->target, "pack:NAME#TASK_ID or task:NAME");
   c->add_option("--leaderboard", a->leaderboard, "Submit to this leaderboard");
   c->add_option("--mode", a->mode,
-                "test, benchmark, leaderboard or profile (tasks); judge (packs)");
+                "test, benchmark, leaderboard or profile (tasks); judge or benchmark (packs)");
   c->add_option("--idempotency-key", a->key,
                 "Retrying with the same key returns the same submission");
   c->add_option("--priority", a->priority, "interactive (default) or bulk")
