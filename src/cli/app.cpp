@@ -30,6 +30,7 @@ int run_cli(int argc, char** argv) {
   add_serve_commands(app, rc);
   add_submit_command(app, rc);
   add_report_command(app, rc);
+  add_triton_commands(app, rc);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
