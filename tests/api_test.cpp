@@ -173,6 +173,34 @@ TEST_F(Api, BadRequestsSayWhy) {
   EXPECT_EQ(call(s.port(), "GET", "/api/v1/submissions/999", alice).first, 404);
 }
 
+// --max-queued: a user's unfinished submissions are capped (429 past it), each batch item
+// alone; an idempotent retry still answers; other users and admins are not held back.
+TEST_F(Api, PerUserLimitOnUnfinishedSubmissions) {
+  Server s(dir / "board.db", {"--no-judge", "--max-queued", "2"});
+  auto item = [](int i) {
+    return json{{"target", "task:vectoradd"},
+                {"code", "// " + std::to_string(i)},
+                {"idempotency_key", "k" + std::to_string(i)}};
+  };
+  EXPECT_EQ(call(s.port(), "POST", "/api/v1/submissions", alice, item(1)).first, 202);
+  auto batch = call(s.port(), "POST", "/api/v1/submissions", alice,
+                    {{"items", json::array({item(2), item(3)})}});
+  ASSERT_EQ(batch.second["items"].size(), 2u) << batch.second;
+  EXPECT_EQ(batch.second["items"][0]["status"], 202);
+  EXPECT_EQ(batch.second["items"][1]["status"], 429);
+  EXPECT_NE(batch.second["items"][1]["error"].get<std::string>().find("2 unfinished"),
+            std::string::npos)
+      << batch.second;
+  auto again = call(s.port(), "POST", "/api/v1/submissions", alice, item(4));
+  EXPECT_EQ(again.first, 429);
+  EXPECT_EQ(again.second["limit"], 2);
+  EXPECT_EQ(call(s.port(), "POST", "/api/v1/submissions", alice, item(1)).first, 200)
+      << "a retry of an accepted submission";
+  EXPECT_EQ(call(s.port(), "POST", "/api/v1/submissions", bob, item(1)).first, 202);
+  for (int i = 1; i <= 3; ++i)
+    EXPECT_EQ(call(s.port(), "POST", "/api/v1/submissions", admin, item(i)).first, 202);
+}
+
 TEST_F(Api, LeaderboardsNeedAnAdmin) {
   Server s(dir / "board.db", {"--no-judge", "--gpu-type", "H100"});
   json board = {{"name", "va"}, {"task", "vectoradd"}};

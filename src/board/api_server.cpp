@@ -104,8 +104,11 @@ json submission_json(Store& store, const Submission& s, bool with_runs, bool adm
 
 }  // namespace
 
-ApiServer::ApiServer(Store& store, JudgeService& judge)
-    : store_(store), judge_(judge), http_(std::make_unique<httplib::Server>()) {
+ApiServer::ApiServer(Store& store, JudgeService& judge, int max_unfinished_per_user)
+    : store_(store),
+      judge_(judge),
+      max_unfinished_per_user_(max_unfinished_per_user),
+      http_(std::make_unique<httplib::Server>()) {
   routes();
 }
 
@@ -208,8 +211,15 @@ void ApiServer::routes() {
       }
       n.code = item["code"].get<std::string>();
     }
+    if (u.role != "admin") n.max_unfinished = max_unfinished_per_user_;
     bool created = false;
-    std::int64_t id = store_.submit(n, &created);
+    std::int64_t id = 0;
+    try {
+      id = store_.submit(n, &created);
+    } catch (const OverLimit& e) {
+      *status = 429;
+      return {{"error", e.what()}, {"limit", e.limit()}};
+    }
     *status = created ? 202 : 200;
     return {{"id", id}, {"created", created}};
   };

@@ -26,7 +26,9 @@ namespace kjudge::board {
 
 class ApiServer {
  public:
-  ApiServer(Store& store, JudgeService& judge);
+  // max_unfinished_per_user: the most queued or running submissions a user (not an admin) may
+  // have; more are refused with 429. 0: no limit.
+  ApiServer(Store& store, JudgeService& judge, int max_unfinished_per_user = 0);
   ~ApiServer();
   // Binds (port 0: any free port) and serves on a thread of its own; false when it cannot bind.
   bool start(const std::string& host, int port);
@@ -37,6 +39,7 @@ class ApiServer {
   void routes();
   Store& store_;
   JudgeService& judge_;
+  int max_unfinished_per_user_ = 0;
   std::unique_ptr<httplib::Server> http_;
   std::thread thread_;
   int port_ = 0;

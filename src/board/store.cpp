@@ -179,6 +179,13 @@ std::int64_t Store::submit(const NewSubmission& s, bool* created) {
       return seen[0].integer(0);
     }
   }
+  if (s.max_unfinished > 0) {
+    auto n = db_->query(
+        "SELECT COUNT(*) FROM jobs j JOIN submissions s ON j.submission_id = s.id "
+        "WHERE s.user_id = ? AND j.status IN ('queued', 'running')",
+        {v(s.user_id)});
+    if (n.at(0).integer(0) >= s.max_unfinished) throw OverLimit(s.max_unfinished);
+  }
   const std::int64_t t = now_us();
   auto rows = db_->query(
       "INSERT INTO submissions (user_id, leaderboard_id, target, mode, file_name, code_id, "

@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,21 @@ struct NewSubmission {
   std::string code;
   std::optional<std::string> idempotency_key;
   int priority = 0;  // higher first: interactive work before bulk batches
+  // The most unfinished (queued or running) submissions the user may have; 0: no limit.
+  int max_unfinished = 0;
+};
+
+// Store::submit refuses a submission over the user's limit of unfinished ones.
+class OverLimit : public std::runtime_error {
+ public:
+  explicit OverLimit(int limit)
+      : std::runtime_error("you have " + std::to_string(limit) +
+                           " unfinished submissions, the most allowed; wait for some to finish"),
+        limit_(limit) {}
+  int limit() const { return limit_; }
+
+ private:
+  int limit_;
 };
 
 struct Submission {
@@ -98,7 +114,9 @@ class Store {
 
   // Records the submission and queues its job in one transaction. With an idempotency key the
   // user already used, nothing new is made: the earlier submission's id comes back, and
-  // `created` is false.
+  // `created` is false. Over the user's `max_unfinished`, throws OverLimit (counted inside the
+  // transaction: exact on SQLite, whose writers take turns; on PostgreSQL two instances
+  // submitting for one user at the same instant may both pass).
   std::int64_t submit(const NewSubmission& s, bool* created = nullptr);
   std::optional<Submission> submission(std::int64_t id);
   std::vector<Submission> submissions_of(std::int64_t user_id,

@@ -27,7 +27,7 @@ namespace {
 
 struct ServeArgs {
   std::string db = "kjudge-board.db", host = "127.0.0.1", worker_id, gpu_type, cache_dir;
-  int port = 8080, max_in_flight = 8, max_runs = 0, bench_runs = 5;
+  int port = 8080, max_in_flight = 8, max_runs = 0, bench_runs = 5, max_queued = 0;
   double max_time = 0;
   std::vector<std::string> packs, tasks;
   bool no_judge = false;
@@ -86,7 +86,7 @@ int serve(const ServeArgs& a) {
 
   board::Store store(board::open_db(a.db));
   board::JudgeService judge(store, jo, machine);
-  board::ApiServer api(store, judge);
+  board::ApiServer api(store, judge, a.max_queued);
   if (!api.start(a.host, a.port)) {
     fmt::print(stderr, "kjudge serve: cannot listen on {}:{}\n", a.host, a.port);
     return exit_code::environment;
@@ -124,6 +124,10 @@ void add_serve_commands(CLI::App& app, int& rc) {
   c->add_option("--gpu-type", a->gpu_type,
                 "The GPU type runs rank under (default: this GPU's name)");
   c->add_option("--max-in-flight", a->max_in_flight, "Pack jobs judged at once (default 8)");
+  c->add_option("--max-queued", a->max_queued,
+                "Unfinished (queued or running) submissions one user may have; more get HTTP "
+                "429 (default 0: no limit; admins have none)")
+      ->check(CLI::NonNegativeNumber);
   c->add_option("--max-time", a->max_time,
                 "Task benchmarks: seconds of timed calls per benchmark at most (default 10; 30 "
                 "ranked), as `task run --max-time`")
