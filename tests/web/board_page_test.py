@@ -15,7 +15,7 @@ import tempfile
 import unittest
 import urllib.request
 
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -145,6 +145,17 @@ class BoardPage(unittest.TestCase):
             return r.status, json.loads(r.read())
 
     # --- through the page -----------------------------------------------------------------------
+    @staticmethod
+    def text_of(driver, selector):
+        """An element's text, read in one script, or "" while the page is between loads (an
+        element found on the page being left is gone once the next one is in)."""
+        try:
+            return driver.execute_script(
+                "const e = document.querySelector(arguments[0]); return e ? e.innerText : '';",
+                selector) or ""
+        except WebDriverException:
+            return ""
+
     def sign_in(self, driver, user):
         driver.delete_all_cookies()
         driver.get(self.base + "/")
@@ -152,7 +163,7 @@ class BoardPage(unittest.TestCase):
             self.tokens[user])
         driver.find_element(By.CSS_SELECTOR, "form.login button").click()
         WebDriverWait(driver, WAIT_S).until(
-            lambda d: f"signed in as {user}" in d.find_element(By.TAG_NAME, "header").text)
+            lambda d: f"signed in as {user}" in self.text_of(d, "header"))
 
     def submit(self, driver, code):
         """Opens the board from the index, submits `code` through its form, and waits on the
@@ -167,17 +178,14 @@ class BoardPage(unittest.TestCase):
         WebDriverWait(driver, WAIT_S).until(lambda d: "/submissions/" in d.current_url)
 
         def done(d):
-            try:
-                return d.find_element(By.CSS_SELECTOR, "b.status").text == "done"
-            except (NoSuchElementException, StaleElementReferenceException):
-                return False  # between reloads
+            return self.text_of(d, "b.status") == "done"  # the page reloads until then
 
         try:
             WebDriverWait(driver, WAIT_S, poll_frequency=0.5).until(done)
         except Exception:
-            self.fail("the submission did not finish: " + driver.find_element(
-                By.TAG_NAME, "body").text + self.server_log())
-        return driver.find_element(By.TAG_NAME, "body").text
+            self.fail("the submission did not finish: " + self.text_of(driver, "body") +
+                      self.server_log())
+        return self.text_of(driver, "body")
 
     def ranking(self, driver):
         """The board page's ranking as (rank, user, score), after checking the page is clean."""
