@@ -115,7 +115,14 @@ TEST_P(StoreTest, QueuedWorkSurvivesARestart) {
     for (int i = 0; i < 3; ++i)
       s->submit({id, std::nullopt, "task:x", "test", "s.cu", "code" + std::to_string(i),
                  std::nullopt, 0});
-    EXPECT_TRUE(s->claim("host-a/1"));  // taken, then the service dies
+    auto taken = s->claim("host-a/1");  // taken, a first stage recorded, then the service dies
+    EXPECT_TRUE(taken);
+    if (!taken) return id;
+    kjudge::board::Run r;
+    r.submission_id = taken->submission_id;
+    r.mode = "test";
+    r.passed = true;
+    s->add_run(r);
     return id;
   }();
   auto s = open();
@@ -125,6 +132,8 @@ TEST_P(StoreTest, QueuedWorkSurvivesARestart) {
   auto j = s->claim("host-a/1");
   ASSERT_TRUE(j);
   EXPECT_EQ(j->attempts, 2) << "the interrupted job comes first, and says it is a retry";
+  EXPECT_TRUE(s->runs_of(j->submission_id).empty())
+      << "judged again from the start: the cut-off attempt's runs are gone";
   EXPECT_EQ(s->submissions_of(u, std::nullopt).size(), 3u);
 }
 

@@ -267,8 +267,12 @@ int Store::requeue_running(const std::string& worker_prefix) {
       "UPDATE jobs SET status = 'queued', worker = NULL WHERE status = 'running' AND "
       "worker LIKE ? RETURNING submission_id",
       {v(worker_prefix + "%")});
-  for (const auto& r : rows)
+  // The job is judged again from the start, so runs it had recorded (a pack board's test run
+  // whose timing was cut off) go: a submission never shows one stage twice.
+  for (const auto& r : rows) {
     db_->query("UPDATE submissions SET status = 'queued' WHERE id = ?", {v(r.integer(0))});
+    db_->query("DELETE FROM runs WHERE submission_id = ?", {v(r.integer(0))});
+  }
   tx.commit();
   return static_cast<int>(rows.size());
 }

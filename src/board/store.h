@@ -128,7 +128,8 @@ class Store {
   std::optional<Job> claim(const std::string& worker);
   void finish(std::int64_t job_id, bool ok);
   // Jobs left running by workers that are gone (a restarted service, a dead instance) go back
-  // to the queue. Returns how many.
+  // to the queue, their submissions' partial runs deleted (they are judged again from the
+  // start). Returns how many.
   int requeue_running(const std::string& worker_prefix = "");
   int queued();
 
