@@ -39,32 +39,6 @@ std::string when(std::int64_t us) {
 
 }  // namespace
 
-std::string html_escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        o += "&amp;";
-        break;
-      case '<':
-        o += "&lt;";
-        break;
-      case '>':
-        o += "&gt;";
-        break;
-      case '"':
-        o += "&quot;";
-        break;
-      case '\'':
-        o += "&#39;";
-        break;
-      default:
-        o += c;
-    }
-  }
-  return o;
-}
-
 std::string page_index(const std::vector<Leaderboard>& boards, const std::optional<User>& viewer) {
   std::string body = "<table><tr><th>leaderboard</th><th>GPU types</th><th>about</th></tr>";
   for (const auto& b : boards) {

@@ -9,10 +9,11 @@
 #include <vector>
 
 #include "board/store.h"
+#include "core/html_escape.h"
 
 namespace kjudge::board {
 
-std::string html_escape(const std::string& s);
+using kjudge::html_escape;
 
 std::string page_index(const std::vector<Leaderboard>& boards, const std::optional<User>& viewer);
 

@@ -6,10 +6,11 @@
 #include <string>
 #include <string_view>
 
+#include "core/html_escape.h"
+
 namespace kjudge::report {
 
-// & < > " ' escaped; invalid UTF-8 replaced, so a binary log cannot garble the page.
-std::string html_escape(std::string_view text);
+using kjudge::html_escape;
 
 // JSON for inside <script>: "<", ">" and "&" written as \u escapes.
 std::string script_json(const nlohmann::json& j);

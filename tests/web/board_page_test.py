@@ -25,15 +25,6 @@ import chromium  # noqa: E402
 KJUDGE = None
 WAIT_S = 60  # the longest any one step may take
 
-# How many of a canvas's pixels are not fully transparent.
-PAINTED = """
-const c = document.getElementById(arguments[0]);
-if (!c) return -1;
-const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-let n = 0;
-for (let i = 3; i < d.length; i += 4) if (d[i] !== 0) n++;
-return n;
-"""
 
 # A host-only problem: solve() must return 42. Its benchmark (`test.out --perf`, timing mode
 # custom) runs bench() and prints the milliseconds it measured, as ComputeEval's custom mode asks.
@@ -216,7 +207,7 @@ class BoardPage(unittest.TestCase):
             self.assertGreaterEqual(alice_score, 30000, "bench() sleeps 30 ms: the median in µs")
             self.assertIn(f"Your best: {alice_score:.2f} µs, rank 1.",
                           driver.find_element(By.TAG_NAME, "body").text)
-            n = driver.execute_script(PAINTED, "chart-0")
+            n = chromium.painted_pixels(driver, "chart-0")
             self.assertGreater(n, 500, f"the chart is empty ({n} painted pixels)")
 
             self.sign_in(driver, "bob")
@@ -233,7 +224,7 @@ class BoardPage(unittest.TestCase):
             self.assertNotIn("leaderboard:", text, "a wrong solution gets no ranked run")
             rows = self.ranking(driver)
             self.assertEqual(rows, [(1, "bob", bob_score), (2, "alice", alice_score)])
-            n = driver.execute_script(PAINTED, "chart-0")
+            n = chromium.painted_pixels(driver, "chart-0")
             self.assertGreater(n, 500, f"the chart is empty ({n} painted pixels)")
 
 

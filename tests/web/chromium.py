@@ -56,3 +56,16 @@ def failed_requests(driver):
 def console_errors(driver):
     """The page's console messages of level SEVERE since the last call."""
     return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def painted_pixels(driver, canvas_id):
+    """How many of the canvas's pixels are not fully transparent (-1: no such canvas), so a
+    test can tell a chart that rendered from an empty one."""
+    return driver.execute_script("""
+const c = document.getElementById(arguments[0]);
+if (!c) return -1;
+const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+let n = 0;
+for (let i = 3; i < d.length; i += 4) if (d[i] !== 0) n++;
+return n;
+""", canvas_id)

@@ -19,15 +19,6 @@ SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file_
 FIXTURES = os.path.join(SOURCE, "tests", "fixtures", "report")
 KJUDGE = None
 
-# How many of a canvas's pixels are not fully transparent.
-PAINTED = """
-const c = document.getElementById(arguments[0]);
-if (!c) return -1;
-const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-let n = 0;
-for (let i = 3; i < d.length; i += 4) if (d[i] !== 0) n++;
-return n;
-"""
 
 
 class ReportPage(unittest.TestCase):
@@ -57,7 +48,7 @@ class ReportPage(unittest.TestCase):
 
     def assert_painted(self, driver, canvases):
         for c in canvases:
-            n = driver.execute_script(PAINTED, c)
+            n = chromium.painted_pixels(driver, c)
             self.assertGreater(n, 500, f"canvas {c} is empty ({n} painted pixels)")
 
     def screenshot(self, driver, name):
