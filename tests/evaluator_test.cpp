@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -345,6 +346,44 @@ TEST(EvaluatorFeed, GradesJobsAsTheyArriveAndReturnsWhenTheFeedCloses) {
   EXPECT_EQ(got["f/c"].verdict, Verdict::pass);
   // The first job was graded before the last one was even sent (1.4 s later).
   EXPECT_LT(graded_at["f/a"], last_sent);
+}
+
+// A fed run (the service) never reaches the end of its run, where the quiet retries wait: a
+// timeout under load is retried at once instead, and its verdict comes while the feed is open.
+TEST(EvaluatorFeed, ATimeoutUnderLoadIsRetriedWhileTheFeedStaysOpen) {
+  testing::TempDir dir;
+  EvalOptions opt;
+  opt.cache_dir = dir / "cache";
+  opt.work_root = dir / "work";
+  opt.build_workers = 2;
+  opt.host_test_slots = 2;
+  std::vector<Problem> ps = {shell_problem("t/a", 1), shell_problem("t/load", 10)};
+  Evaluator ev(opt, host_machine());
+  JobFeed feed;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::map<std::string, GradedSolution> got;
+  bool before_close = false;
+  std::thread producer([&] {
+    feed.push({&ps[0], sol("t/a", "sleep 10")});
+    feed.push({&ps[1], sol("t/load", "sleep 3")});
+    std::unique_lock<std::mutex> lock(mu);
+    // Both verdicts must come with the feed still open (30 s: far past both timeouts).
+    before_close = cv.wait_for(lock, std::chrono::seconds(30), [&] { return got.size() == 2; });
+    lock.unlock();
+    feed.close();
+  });
+  ev.run(feed, [&](const GradedSolution& g) {
+    std::lock_guard<std::mutex> lock(mu);
+    got[g.task_id] = g;
+    cv.notify_all();
+  });
+  producer.join();
+  EXPECT_TRUE(before_close) << "a verdict waited for the feed to close";
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got["t/a"].verdict, Verdict::test_timeout);
+  EXPECT_EQ(got["t/a"].test.attempts, 2) << "retried once";
+  EXPECT_EQ(got["t/load"].verdict, Verdict::pass);
 }
 
 TEST(EvaluatorFeed, AnEmptyClosedFeedReturnsAtOnce) {

@@ -105,6 +105,9 @@ struct Evaluator::Task {
   int attempt = 1;
   int judge_retries = 0;
   bool needs_quiet = false;
+  // A fed run (a service) has no end to retry at: a timeout under load is retried at once, and
+  // that second try is final.
+  bool retried = false;
   bool loaded_during_step = false;
   Clock::time_point started{};
   fs::path workspace;
@@ -122,6 +125,7 @@ struct Evaluator::State {
   std::vector<std::unique_ptr<Task>> quiet;
   int unfinished = 0;
   bool feed_open = false;  // run(JobFeed&): more jobs may still come
+  bool fed = false;        // run(JobFeed&): no end of the run to do the quiet retries at
   const std::function<void(const GradedSolution&)>* done = nullptr;
   std::mutex done_mu;
   std::map<int, std::string> broken;  // GPU index → why it left the pool
@@ -205,6 +209,7 @@ void Evaluator::run(JobFeed& feed, const std::function<void(const GradedSolution
   State st;
   st.done = &done;
   st.feed_open = true;
+  st.fed = true;
   execute(st, &feed);
 }
 
@@ -326,7 +331,7 @@ void Evaluator::build_worker(State& st) {
       st.build_queue.pop_front();
     }
     t->started = Clock::now();
-    bool go_on = check_and_build(*t, false);
+    bool go_on = check_and_build(*t, t->retried);
     if (go_on && !t->needs_quiet) {
       std::unique_lock<std::mutex> lock(st.mu);
       if (!stranded(st, *t)) {
@@ -364,7 +369,7 @@ void Evaluator::test_worker(State& st, int gpu) {
       t = std::move(*it);
       st.test_queue.erase(it);
     }
-    run_test(*t, gpu, false);
+    run_test(*t, gpu, t->retried);
     if (gpu >= 0 && !probe_command_.empty() &&
         gpu_may_be_unwell(t->g.test.timed_out, effective_signal(t->g.test), t->g.test.log)) {
       std::string why;
@@ -436,6 +441,25 @@ void Evaluator::take_gpu_out(State& st, int gpu, const std::string& why) {
 }
 
 void Evaluator::retry_or_finish(State& st, std::unique_ptr<Task> t) {
+  if (t->needs_quiet && opt_.quiet_retry && st.fed) {
+    // A service's evaluator never reaches the end of its run, where the quiet retries happen:
+    // the job would wait there forever. Build and test it again now, first in line.
+    if (!opt_.keep_workspaces) {
+      std::error_code ec;
+      fs::remove_all(t->workspace, ec);
+    }
+    t->needs_quiet = false;
+    t->retried = true;
+    t->attempt++;
+    t->g.build = {};
+    t->g.test = {};
+    t->g.detail.clear();
+    t->started = Clock::now();
+    std::lock_guard<std::mutex> lock(st.mu);
+    st.build_queue.push_front(std::move(t));
+    st.cv.notify_all();
+    return;
+  }
   if (t->needs_quiet && opt_.quiet_retry) {
     if (!opt_.keep_workspaces) {
       std::error_code ec;
