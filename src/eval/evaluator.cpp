@@ -283,12 +283,7 @@ void Evaluator::execute(State& st, JobFeed* feed) {
   std::vector<std::unique_ptr<Task>> quiet = std::move(st.quiet);
   for (auto& t : quiet) {
     if (stop_) break;
-    t->needs_quiet = false;
-    t->attempt++;
-    t->g.build = {};
-    t->g.test = {};
-    t->g.detail.clear();
-    t->started = Clock::now();
+    begin_retry(*t);
     bool go_on = check_and_build(*t, true);
     if (go_on) {
       // Any GPU the task may use that is still in the pool.
@@ -440,34 +435,32 @@ void Evaluator::take_gpu_out(State& st, int gpu, const std::string& why) {
   }
 }
 
+void Evaluator::begin_retry(Task& t) {
+  t.needs_quiet = false;
+  t.attempt++;
+  t.g.build = {};
+  t.g.test = {};
+  t.g.detail.clear();
+  t.started = Clock::now();
+}
+
 void Evaluator::retry_or_finish(State& st, std::unique_ptr<Task> t) {
-  if (t->needs_quiet && opt_.quiet_retry && st.fed) {
-    // A service's evaluator never reaches the end of its run, where the quiet retries happen:
-    // the job would wait there forever. Build and test it again now, first in line.
-    if (!opt_.keep_workspaces) {
-      std::error_code ec;
-      fs::remove_all(t->workspace, ec);
-    }
-    t->needs_quiet = false;
-    t->retried = true;
-    t->attempt++;
-    t->g.build = {};
-    t->g.test = {};
-    t->g.detail.clear();
-    t->started = Clock::now();
-    std::lock_guard<std::mutex> lock(st.mu);
-    st.build_queue.push_front(std::move(t));
-    st.cv.notify_all();
-    return;
-  }
   if (t->needs_quiet && opt_.quiet_retry) {
     if (!opt_.keep_workspaces) {
       std::error_code ec;
       fs::remove_all(t->workspace, ec);
     }
     std::lock_guard<std::mutex> lock(st.mu);
-    st.quiet.push_back(std::move(t));
-    --st.unfinished;  // leaves the concurrent phase; finished later, alone
+    if (st.fed) {
+      // A service's evaluator never reaches the end of its run, where the quiet retries
+      // happen: the job would wait there forever. Build and test it again now, first in line.
+      begin_retry(*t);
+      t->retried = true;
+      st.build_queue.push_front(std::move(t));
+    } else {
+      st.quiet.push_back(std::move(t));
+      --st.unfinished;  // leaves the concurrent phase; finished later, alone
+    }
     st.cv.notify_all();
     return;
   }

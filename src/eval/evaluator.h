@@ -119,6 +119,8 @@ class Evaluator {
   // environment (sandboxed) or to the judge's (not).
   ProcessResult run_step(const std::string& command, const std::filesystem::path& workspace,
                          double timeout_s, const std::vector<std::string>& extra_env) const;
+  // A timed-out-under-load task, back to the start of a second attempt.
+  static void begin_retry(Task& t);
   void retry_or_finish(State& st, std::unique_ptr<Task> t);
   std::filesystem::path workspace_for(const Task& t) const;
   // Runs the probe on `gpu`, up to three times; false with `why` when the GPU stays unwell.
