@@ -19,7 +19,7 @@ const std::set<std::string>& known_keys() {
   static const std::set<std::string> keys = {
       "files",          "lang",       "description", "config",       "templates",
       "tests",          "benchmarks", "ranking_by",  "test_timeout", "benchmark_timeout",
-      "ranked_timeout", "multi_gpu",  "libraries",   "seed"};
+      "ranked_timeout", "multi_gpu",  "libraries",   "seed",         "forbidden"};
   return keys;
 }
 
@@ -163,7 +163,7 @@ TaskSpec load_task(const fs::path& folder_or_yml) {
       r.fail(kv.first, key,
              "unknown key (known: files, lang, description, config, templates, tests, "
              "benchmarks, ranking_by, test_timeout, benchmark_timeout, ranked_timeout, "
-             "multi_gpu, libraries)");
+             "multi_gpu, libraries, forbidden)");
   }
 
   if (!root["lang"]) r.fail(root, "lang", "missing: cu or py");
@@ -268,6 +268,12 @@ TaskSpec load_task(const fs::path& folder_or_yml) {
   if (root["ranked_timeout"])
     t.ranked_timeout_s = r.seconds(root["ranked_timeout"], "ranked_timeout");
   if (root["multi_gpu"]) t.multi_gpu = r.boolean(root["multi_gpu"], "multi_gpu");
+  t.forbidden = r.string_list(root["forbidden"], "forbidden");
+  static const std::regex forbidden_re(R"([A-Za-z_][A-Za-z0-9_]*((\.|::)[A-Za-z_][A-Za-z0-9_]*)*)");
+  for (const auto& f : t.forbidden)
+    if (!std::regex_match(f, forbidden_re))
+      r.fail(root["forbidden"], "forbidden",
+             "'" + f + "' is not a name (an identifier, or a dotted or ::-qualified one)");
   if (root["seed"])
     r.fail(
         root["seed"], "seed",

@@ -44,6 +44,9 @@ struct TaskSpec {
   RankingBy ranking_by = RankingBy::last;
   double test_timeout_s = 180, benchmark_timeout_s = 180, ranked_timeout_s = 180;
   bool multi_gpu = false;
+  // kjudge extension: names a submission may not use (`torch.matmul`, `cublas`). Calls to them
+  // are flagged by the static pass (eval/static_flags.h), not refused: a flag goes to a person.
+  std::vector<std::string> forbidden;
 
   const TaskFile* submission_file() const;
 };

@@ -18,6 +18,7 @@
 #include "eval/schedule.h"
 #include "eval/skip_rules.h"
 #include "eval/source_refs.h"
+#include "eval/static_flags.h"
 #include "eval/step_runner.h"
 #include "eval/workspace.h"
 #include "run/cloexec_file.h"
@@ -224,6 +225,9 @@ std::unique_ptr<Evaluator::Task> Evaluator::make_task(EvalJob&& job) const {
   t->g.sample = t->solution.sample;
   t->g.group = job.problem->group;
   t->g.difficulty = job.problem->difficulty;
+  // The solution's own files only: context files are the problem's, and may legitimately do
+  // whatever the problem needs.
+  t->g.flags = static_flags(t->solution.files, computeeval_context(*job.problem));
   return t;
 }
 

@@ -3,7 +3,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "eval/static_flags.h"
 #include "eval/verdict.h"
 
 namespace kjudge {
@@ -34,6 +36,9 @@ struct GradedSolution {
   StepRecord build;
   StepRecord test;
   int gpu = -1;  // GPU index the test ran on; -1 without one
+  // What the static pass found in the solution's own files (results.jsonl `cheat_flags`):
+  // reported, never a verdict.
+  std::vector<StaticFlag> flags;
   double total_s = 0;
   // Where the job's workspace was kept (EvalJob::keep_workspace); not part of the journal.
   std::string workspace;

@@ -55,6 +55,7 @@ nlohmann::json graded_to_json(const GradedSolution& g) {
                       {"build", step_to_json(g.build)},
                       {"test", step_to_json(g.test)}};
   if (!g.skip_code.empty()) j["skip_reason"] = g.skip_code;
+  if (!g.flags.empty()) j["cheat_flags"] = flags_json(g.flags);
   return j;
 }
 
@@ -73,6 +74,16 @@ GradedSolution graded_from_json(const nlohmann::json& j) {
   g.total_s = j.value("seconds", 0.0);
   if (j.contains("build")) g.build = step_from_json(j["build"]);
   if (j.contains("test")) g.test = step_from_json(j["test"]);
+  // A resumed run keeps its flags; the string form (docs/json-schemas.md) becomes a reason.
+  if (j.contains("cheat_flags") && j["cheat_flags"].is_array())
+    for (const auto& f : j["cheat_flags"]) {
+      if (f.is_string()) {
+        g.flags.push_back({"", "", 0, f.get<std::string>()});
+      } else if (f.is_object()) {
+        g.flags.push_back(
+            {f.value("check", ""), f.value("file", ""), f.value("line", 0), f.value("detail", "")});
+      }
+    }
   return g;
 }
 

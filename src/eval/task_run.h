@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/task_spec.h"
+#include "eval/static_flags.h"
 #include "eval/step_runner.h"
 #include "eval/task_build.h"
 #include "kjudge/bench_stats.h"
@@ -48,6 +49,9 @@ struct ModeRun {
   double seconds = 0;
   nlohmann::json profile;   // profile mode: summarize_ncu()
   std::string profile_log;  // profile mode: the raw ncu CSV (capped)
+  // The static pass over the submission (eval/static_flags.h), with the task's forbidden list:
+  // every stage carries them (`cheat_flags`), so each record a service keeps has them.
+  std::vector<StaticFlag> flags;
 };
 
 // The case lines the harness gets for `cases`, seeds combined with `secret` when given.
@@ -61,7 +65,12 @@ ModeRun run_task_mode(const TaskSpec& task, const TaskBuild& build, const std::s
 // them (task.yml ranking_by). Lower is better. nullopt when there is nothing to score.
 std::optional<double> task_score(RankingBy by, const std::vector<double>& benchmark_means);
 
-// The stage as JSON: cases with their figures (times in µs), the failure, the log.
+// A cheat flag's reason when a benchmark's host time (call + device-wide synchronize) is far
+// above its CUDA-event time on the default stream (medians, ns); nullopt when they agree.
+std::optional<std::string> timing_gap(double event_median_ns, double host_median_ns);
+
+// The stage as JSON: cases with their figures (times in µs), the failure, the log, and
+// `cheat_flags` (the static pass's, and timing_gap's).
 nlohmann::json to_json(const ModeRun& run, const TaskSpec& task);
 
 }  // namespace kjudge

@@ -158,6 +158,14 @@ std::vector<CheatFlag> cheat_flags(const RunData& r) {
     for (const auto& f : row["cheat_flags"]) {
       std::string text =
           f.is_object() ? f.value("check", "") + ": " + f.value("detail", "") : str_of(f);
+      // The static pass says where: a reviewer goes straight to the line.
+      if (f.is_object() && f.contains("file") && f["file"].is_string() &&
+          !f["file"].get<std::string>().empty())
+        text += " (" + f["file"].get<std::string>() +
+                (f.contains("line") && f["line"].is_number_integer()
+                     ? ":" + std::to_string(f["line"].get<int>())
+                     : "") +
+                ")";
       out.push_back({row["task_id"].get<std::string>(), row["sample"].get<int>(), text});
     }
   };

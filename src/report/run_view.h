@@ -46,7 +46,8 @@ struct CheatFlag {
   int sample = 0;
   std::string flag;
 };
-// `cheat_flags` of results.jsonl and perf.jsonl lines (strings, or objects with check/detail).
+// `cheat_flags` of results.jsonl and perf.jsonl lines (strings, or objects with check/detail,
+// and file/line when the static pass found them: "timer: reads a clock … (solution.cu:12)").
 std::vector<CheatFlag> cheat_flags(const RunData& r);
 
 // The run's conditions as (name, value) lines: GPU, driver, CUDA, judge, options, sandbox …

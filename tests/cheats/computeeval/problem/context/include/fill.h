@@ -1,0 +1,2 @@
+#pragma once
+void fill(int* d_out, int n);

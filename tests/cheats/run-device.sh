@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# The cheat corpus on the GPU machine (issue 9), after scripts/gpu-bundle: every manifest line
+# whose `where` names the device. Task programs run in benchmark mode (timing_gap shows there)
+# and leaderboard mode (every output re-checked, secret seeds); the honest naive.cu of the same
+# task runs alongside for the no_gain comparison. ComputeEval programs are evaluated with
+# --benchmark against the corpus problem (the honest solution is sample 0). Prints one line per
+# program: what the manifest expects, what the run showed, ok/DIFF; everything lands in
+# $OUT/cheats.json.
+# Usage: tests/cheats/run-device.sh [KJUDGE]   (MAXT: seconds of timed calls per benchmark, 2)
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+k=${1:-$PWD/${BUNDLE:-bundle}/kjudge}
+export PATH="$PWD/${BUNDLE:-bundle}/bwrap/root/usr/bin:/usr/local/cuda/bin:$PATH"
+export KJUDGE_CACHE_DIR=/tmp/kc-cache
+runs=/tmp/cheat-runs
+rm -rf "$runs"
+mkdir -p "$runs" "${OUT:-/tmp}"
+maxt=${MAXT:-2}
+
+task_run() {  # NAME TASK_DIR FILE MODE [options]
+  local name=$1 t=$2 f=$3 mode=$4
+  shift 4
+  "$k" task run "$t" "$f" --mode "$mode" --out "$runs/$name" -q --max-time "$maxt" "$@" \
+    > /dev/null 2> "$runs/$name.err"
+  echo "$name exit $?"
+}
+
+for t in vectoradd vectorsum; do
+  task_run "honest-$t-benchmark" examples/tasks/$t examples/tasks/$t/submissions/naive.cu benchmark --max-runs 200
+  task_run "honest-$t-leaderboard" examples/tasks/$t examples/tasks/$t/submissions/naive.cu leaderboard --max-runs 50
+done
+grep -v '^#' tests/cheats/manifest.tsv | while IFS=$'\t' read -r file path target forbidden flags verdict where; do
+  [[ $where == *device* ]] || continue
+  name=$(echo "$file" | tr '/' '_')
+  if [ "$path" = task ]; then
+    task_run "$name-benchmark" "$target" "tests/cheats/$file" benchmark --max-runs 200
+    task_run "$name-leaderboard" "$target" "tests/cheats/$file" leaderboard --max-runs 50
+  fi
+done
+ce=tests/cheats/computeeval
+"$k" problems pack "$ce/problem" -o "$runs/ce-problems.tar.gz" > /dev/null
+"$k" solutions pack "$ce/solutions" -o "$runs/ce-solutions.tar.gz" > /dev/null
+"$k" evaluate --problems "$runs/ce-problems.tar.gz" --solutions "$runs/ce-solutions.tar.gz" \
+  --benchmark --runs 5 --tests-per-gpu 1 --out "$runs/ce" -q
+echo "ce evaluate exit $?"
+
+python3 - "$runs" tests/cheats/manifest.tsv "${OUT:-/tmp}/cheats.json" <<'PY'
+import json, os, sys
+runs, manifest, dest = sys.argv[1:]
+
+def load(name):
+    p = os.path.join(runs, name, "task-run.json")
+    return json.load(open(p)) if os.path.exists(p) else None
+
+def flags(rep):
+    return sorted({f["check"] for s in (rep or {}).get("stages", []) for f in s.get("cheat_flags", [])})
+
+def shown(bench, board, honest_score):
+    """What the two runs showed, in the manifest's words."""
+    out = []
+    for rep in (bench, board):
+        if rep is None:
+            continue
+        b = rep.get("build", {})
+        if not b.get("ok", True):
+            return ["build_fail"]
+        if any(s.get("channel_refused") for s in rep.get("stages", [])):
+            return ["refused"]
+        if any("crashed" in s.get("failure", "") for s in rep.get("stages", [])):
+            return ["crash"]
+    if board is not None and not board.get("passed"):
+        return ["fail"]
+    out.append("pass")
+    if "timing_gap" in flags(bench):
+        out.append("pass:timing_gap")
+    score = (board or {}).get("score_us")
+    if score and honest_score and score >= 0.8 * honest_score:
+        out.append("pass:no_gain")
+    return out
+
+results, ok_all = [], True
+ce = {(r["task_id"], r["sample"]): r for r in map(json.loads, open(os.path.join(runs, "ce", "results.jsonl")))} \
+    if os.path.exists(os.path.join(runs, "ce", "results.jsonl")) else {}
+ce_perf = {}
+if os.path.exists(os.path.join(runs, "ce", "perf.jsonl")):
+    for r in map(json.loads, open(os.path.join(runs, "ce", "perf.jsonl"))):
+        ce_perf[r["sample"]] = r
+ce_samples = {}
+for line in open(manifest):
+    if line.startswith("#") or not line.strip():
+        continue
+    file, path, target, forbidden, want_flags, verdict, where = line.rstrip("\n").split("\t")
+    if "device" not in where:
+        continue
+    name = file.replace("/", "_")
+    if path == "task":
+        task = os.path.basename(target.rstrip("/"))
+        honest = load(f"honest-{'vectorsum' if task == 'vectorsum' else 'vectoradd'}-leaderboard")
+        bench, board = load(name + "-benchmark"), load(name + "-leaderboard")
+        got = shown(bench, board, (honest or {}).get("score_us"))
+        fl = flags(bench) + flags(board)
+        extra = {"score_us": (board or {}).get("score_us"), "honest_score_us": (honest or {}).get("score_us"),
+                 "benchmarks": [(b.get("mean_us"), b.get("host_mean_us")) for s in (bench or {}).get("stages", [])
+                                for b in s.get("benchmarks", [])]}
+    else:
+        spec = open(os.path.join(os.path.dirname(os.path.join("tests/cheats", file)), "solution-spec.yaml")).read()
+        sample = int(spec.split("sample:")[1].split()[0])
+        r = ce.get(("cheats/fill", sample), {})
+        got = ["pass"] if r.get("verdict") == "pass" else [r.get("verdict", "missing")]
+        p = ce_perf.get(sample, {})
+        sp = (p.get("speedup") or {}).get("estimate")
+        if r.get("verdict") == "pass" and sp is not None and sp < 1.25:
+            got.append("pass:no_gain")
+        fl = sorted({f["check"] for f in r.get("cheat_flags", [])})
+        extra = {"speedup": sp, "not_timed": p.get("not_timed")}
+    ok = any(v in got for v in verdict.split("|"))
+    ok_all &= ok
+    results.append({"file": file, "expected": verdict, "got": got, "flags": fl, **extra})
+    print(f"{'ok  ' if ok else 'DIFF'} {file:55} expected {verdict:28} got {','.join(got):30} flags {','.join(fl)} {extra}")
+json.dump(results, open(dest, "w"), indent=1)
+print("all as expected" if ok_all else "some DIFF")
+PY
