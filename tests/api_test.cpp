@@ -11,6 +11,7 @@
 #include "board/db.h"
 #include "board/store.h"
 #include "pg_fixture.h"
+#include "schema_validator.h"
 #include "serve_process.h"
 #include "test_util.h"
 
@@ -257,6 +258,18 @@ TEST_F(Api, SubmitCommandSendsAndWaits) {
                          (kExamples / "solutions/fail-saxpy-wrong-sign/solution.cu").string());
   EXPECT_EQ(bad.rc, 1) << "a failed verdict: " << bad.out;
   EXPECT_NE(bad.out.find("test_fail"), std::string::npos) << bad.out;
+  // --json prints the submission as the API gives it, versioned and as its schema says.
+  auto as_json = run_capture(base + "--json --token " + alice + " " +
+                             (kExamples / "solutions/pass-saxpy-functor/solution.cu").string() +
+                             " 2>/dev/null");
+  EXPECT_EQ(as_json.rc, 0) << as_json.out;
+  json sub = json::parse(as_json.out, nullptr, false);
+  ASSERT_TRUE(sub.is_object()) << as_json.out;
+  EXPECT_EQ(sub["schema_version"], 1);
+  EXPECT_EQ(sub["kind"], "kjudge-submission");
+  testing::SchemaValidator v(
+      json::parse(read(fs::path(KJUDGE_SOURCE_DIR) / "docs/schemas/submission.schema.json")));
+  for (const auto& e : v.errors(sub)) ADD_FAILURE() << e;
   auto denied = run_capture(base + "--token kj_nope " +
                             (kExamples / "solutions/pass-saxpy-functor/solution.cu").string());
   EXPECT_EQ(denied.rc, 2) << denied.out;

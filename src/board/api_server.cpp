@@ -90,9 +90,11 @@ json run_json(const Run& r, bool admin) {
 }
 
 json submission_json(Store& store, const Submission& s, bool with_runs, bool admin) {
-  json j = {{"id", s.id},         {"target", s.target},
-            {"mode", s.mode},     {"file_name", s.file_name},
-            {"status", s.status}, {"created_us", s.created_us}};
+  // Versioned like every JSON kjudge writes: `kjudge submit --json` prints this object as is.
+  json j = {{"schema_version", 1}, {"kind", "kjudge-submission"},
+            {"id", s.id},          {"target", s.target},
+            {"mode", s.mode},      {"file_name", s.file_name},
+            {"status", s.status},  {"created_us", s.created_us}};
   if (!s.idempotency_key.empty()) j["idempotency_key"] = s.idempotency_key;
   if (with_runs) {
     json runs = json::array();

@@ -25,8 +25,12 @@ std::string refs_text(const Problem& p) {
   return s;
 }
 
+// `problems list --json` stays a bare array (scripts index it directly); each element carries
+// the version instead, so a reader still learns which shape it holds.
 nlohmann::ordered_json brief_json(const Problem& p) {
   return {
+      {"schema_version", 1},
+      {"kind", "kjudge-problem-brief"},
       {"task_id", p.task_id},
       {"type", p.type},
       {"group", p.group},
@@ -95,6 +99,7 @@ void cmd_show(const ShowArgs& a, int& rc) {
   for (const auto& p : problems) {
     if (p.task_id != a.task_id) continue;
     if (a.json) {
+      // ComputeEval's own problem object, versioned by its own schema_version (2).
       auto j = problem_to_json(p);
       if (!a.tests) j.erase("test_files");
       fmt::print("{}\n", j.dump(2));
