@@ -133,10 +133,10 @@ TEST(Prompt, UnknownPlaceholderIsAnError) {
 
 TEST(Prompt, UnknownProblemTypeIsAnError) {
   try {
-    default_templates("triton");
+    default_templates("gpumode");
     FAIL() << "expected std::invalid_argument";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("triton"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("gpumode"), std::string::npos);
   }
   EXPECT_THROW(load_templates("gpumode", std::nullopt, std::nullopt), std::invalid_argument);
 }

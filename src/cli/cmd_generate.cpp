@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/generate_triton.h"
 #include "cli/generation_session.h"
 #include "cli/load.h"
 #include "cli/turn_judge.h"
@@ -35,8 +36,17 @@ std::string default_dir(const std::string& model) {
   return "kjudge-gen/" + (s.empty() ? std::string("model") : s);
 }
 
-int run_generate(const GenArgs& a) {
+int run_generate(const GenArgs& a, const TritonGenArgs& t) {
   auto t0 = std::chrono::steady_clock::now();
+  // TritonBench operators have their own prompts and a solutions JSONL instead of a pack.
+  if (!t.tritonbench.empty()) {
+    if (!a.problems.empty())
+      throw InputError("--tritonbench", 0, "", "give either --problems or --tritonbench");
+    return run_triton_generate(a, t, fs::path(a.out.empty() ? default_dir(a.model) : a.out));
+  }
+  if (a.problems.empty())
+    throw InputError("--problems", 0, "",
+                     "name the problems to ask for (or a TritonBench folder: --tritonbench DIR)");
   LoadReport report;
   std::vector<Problem> problems = filter_problems(read_problems_any(a.problems, &report), a.filter);
   int load_errors = print_load_errors(report);
@@ -107,11 +117,13 @@ int run_generate(const GenArgs& a) {
 
 void add_generate_command(CLI::App& app, int& rc) {
   auto a = std::make_shared<GenArgs>();
+  auto t = std::make_shared<TritonGenArgs>();
   auto* g = app.add_subcommand("generate",
                                "Ask a language model for solutions; writes a ComputeEval "
                                "solutions pack (OpenAI-compatible or Anthropic API)");
-  g->add_option("--problems", a->problems, "Problems pack, problems.jsonl or problem directories")
-      ->required();
+  g->add_option("--problems", a->problems,
+                "Problems pack, problems.jsonl or problem directories (or --tritonbench DIR)");
+  add_triton_generate_options(g, *t);
   g->add_option("--out", a->out,
                 "Run directory: generation.jsonl, answers/, <model>-solutions.tar.gz, "
                 "summary.json (default kjudge-gen/<model>)");
@@ -123,7 +135,7 @@ void add_generate_command(CLI::App& app, int& rc) {
                 "~/.cache/kjudge)");
   g->add_flag("-q,--quiet", a->quiet, "No progress on stderr");
   g->add_flag("--json", a->json, "Print the summary JSON on stdout");
-  g->callback([a, &rc] { rc = run_generate(*a); });
+  g->callback([a, t, &rc] { rc = run_generate(*a, *t); });
 }
 
 }  // namespace kjudge

@@ -1,18 +1,27 @@
-// kjudge triton {list, show}: a look at a TritonBench data folder. A command of its own rather
-// than `problems list`: a TritonBench operator has no build or test command and its reference
-// is Python, so forcing it into the ComputeEval Problem model would invent fields.
+// kjudge triton {list, show, eval}: a look at a TritonBench data folder, and judging Triton
+// operators against its references. A command of its own rather than `problems list`: a
+// TritonBench operator has no build or test command and its reference is Python, so forcing it
+// into the ComputeEval Problem model would invent fields.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <ctime>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/step_options.h"
 #include "core/input_error.h"
 #include "core/tritonbench.h"
+#include "eval/triton_eval.h"
+#include "eval/triton_solutions.h"
+#include "run/cloexec_file.h"
 
 namespace kjudge {
 namespace {
+
+namespace fs = std::filesystem;
 
 struct TritonArgs {
   std::string dir;
@@ -92,6 +101,188 @@ void cmd_show(const TritonArgs& a, int& rc) {
   rc = exit_code::ok;
 }
 
+struct EvalArgs {
+  std::string dir;
+  std::string solutions;
+  bool self = false;
+  std::string channel;
+  std::vector<std::string> operators;
+  int difficulty = 0;
+  int limit = 0;
+  bool speedup = false;
+  std::string out;
+  bool json = false;
+  std::string python = "python3";
+  std::string runner;
+  double timeout_s = 180;
+  std::uint64_t seed = 20251122;
+  int workers = 4;
+  int gpu = -1;
+  bool keep_workspaces = false;
+  TritonTiming timing;
+  StepArgs steps;
+  std::size_t log_cap = 16 * 1024;
+};
+
+std::string stamp(const char* format, bool utc) {
+  std::time_t t = std::time(nullptr);
+  char buf[64];
+  std::strftime(buf, sizeof buf, format, utc ? std::gmtime(&t) : std::localtime(&t));
+  return buf;
+}
+
+// The jobs the options select: every operator's reference (--self) or the solutions file's
+// candidates, filtered by channel, operator and difficulty.
+std::vector<TritonJob> select_jobs(const EvalArgs& a, const TritonBench& bench) {
+  auto channel = channel_filter(a.channel);
+  std::vector<const TritonOperator*> named;
+  for (const std::string& name : a.operators) {
+    const TritonOperator* op = bench.find(name, channel);
+    if (!op) throw InputError(a.dir, 0, "--operator", "no operator '" + name + "' in this folder");
+    named.push_back(op);
+  }
+  auto wanted = [&](const TritonOperator& op) {
+    return (!channel || op.channel == *channel) &&
+           (a.difficulty == 0 || op.difficulty == a.difficulty) &&
+           (named.empty() || std::find(named.begin(), named.end(), &op) != named.end());
+  };
+  std::vector<TritonJob> jobs;
+  if (a.self) {
+    for (const TritonOperator& op : bench.operators)
+      if (wanted(op)) jobs.push_back({&op, op.reference_code, 0, "self"});
+  } else {
+    for (TritonSolution& s : read_triton_solutions(a.solutions, bench))
+      if (wanted(*s.op)) jobs.push_back({s.op, std::move(s.code), s.sample, s.origin});
+  }
+  if (a.limit > 0 && jobs.size() > static_cast<std::size_t>(a.limit)) jobs.resize(a.limit);
+  return jobs;
+}
+
+std::string percent(const nlohmann::ordered_json& v) {
+  return v.is_null() ? "-" : fmt::format("{:.1f}%", 100 * v.get<double>());
+}
+
+void print_table(const nlohmann::ordered_json& summary) {
+  fmt::print("{:<8} {:>6} {:>8} {:>8} {:>8} {:>9} {:>10}\n", "GROUP", "JUDGED", "CALL", "EXEC",
+             "REF-FAIL", "JUDGE-ERR", "SPEEDUP");
+  auto row = [](const std::string& name, const nlohmann::ordered_json& t) {
+    std::string sp = t["speedup"].is_null()
+                         ? "-"
+                         : fmt::format("{:.3f} ({})", t["speedup"]["geomean"].get<double>(),
+                                       t["speedup"]["n"].get<std::size_t>());
+    fmt::print("{:<8} {:>6} {:>8} {:>8} {:>8} {:>9} {:>10}\n", name, t["judged"].get<std::size_t>(),
+               percent(t["call_accuracy"]), percent(t["exec_accuracy"]),
+               t["reference_failed"].get<std::size_t>(), t["judge_errors"].get<std::size_t>(), sp);
+  };
+  for (auto it = summary["by_channel"].begin(); it != summary["by_channel"].end(); ++it)
+    row(it.key(), it.value());
+  for (auto it = summary["by_difficulty"].begin(); it != summary["by_difficulty"].end(); ++it)
+    row(it.key(), it.value());
+  row("all", summary["totals"]);
+  for (const auto& f : summary["reference_failures"])
+    fmt::print("reference failed: {}: {}\n", f["operator"].get<std::string>(),
+               f["detail"].get<std::string>().substr(0, 200));
+  fmt::print(
+      "call = ran without an exception; exec = outputs match the reference's; speedup = "
+      "geometric mean (count)\n");
+}
+
+void cmd_eval(const EvalArgs& a, int& rc) {
+  if (a.self == !a.solutions.empty()) {
+    fmt::print(stderr, "kjudge: give exactly one of --solutions FILE and --self\n");
+    rc = exit_code::usage;
+    return;
+  }
+  TritonBench bench = load_tritonbench(a.dir);
+  std::vector<TritonJob> jobs = select_jobs(a, bench);
+  if (jobs.empty()) {
+    fmt::print(stderr, "kjudge: nothing to judge (no operator matches the filters)\n");
+    rc = exit_code::usage;
+    return;
+  }
+  TritonEvalOptions opt;
+  try {
+    opt.runner.python = probe_python(a.python);
+    opt.runner.script = locate_triton_runner(a.runner);
+  } catch (const std::runtime_error& e) {
+    fmt::print(stderr, "kjudge: {}\n", e.what());
+    rc = exit_code::environment;
+    return;
+  }
+  int steps_rc = 0;
+  std::optional<ResolvedSteps> steps = resolve_step_options(a.steps, a.log_cap, &steps_rc);
+  if (!steps) {
+    rc = steps_rc;
+    return;
+  }
+  opt.runner.step = steps->settings;
+  opt.runner.machine = probe_machine();
+  opt.runner.timeout_s = a.timeout_s;
+  opt.runner.gpu = a.gpu;
+  opt.seed = a.seed;
+  opt.speedup = a.speedup;
+  opt.timing = a.timing;
+  opt.workers = a.workers;
+  opt.keep_workspaces = a.keep_workspaces;
+  const fs::path run_dir =
+      a.out.empty() ? fs::path("kjudge-runs") / ("triton-" + stamp("%Y%m%d-%H%M%S", false))
+                    : fs::path(a.out);
+  fs::create_directories(run_dir / "work");
+  opt.work_dir = fs::absolute(run_dir / "work");
+  if (!a.json) opt.progress = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
+
+  nlohmann::ordered_json info = {{"data_dir", a.dir},
+                                 {"solutions", a.self ? "self" : a.solutions},
+                                 {"run_dir", run_dir.string()},
+                                 {"started_at", stamp("%Y-%m-%dT%H:%M:%SZ", true)},
+                                 {"jobs", jobs.size()},
+                                 {"seed", a.seed},
+                                 {"speedup", a.speedup},
+                                 {"options",
+                                  {{"python", opt.runner.python.executable},
+                                   {"python_version", opt.runner.python.version},
+                                   {"runner", opt.runner.script.string()},
+                                   {"timeout_s", a.timeout_s},
+                                   {"workers", a.workers},
+                                   {"gpu", a.gpu},
+                                   {"sandbox", steps->mode},
+                                   {"memory_limit_bytes", steps->settings.memory_limit_bytes},
+                                   {"sandbox_limits", steps->limits_how},
+                                   {"timing",
+                                    {{"warmup", a.timing.warmup},
+                                     {"reps", a.timing.reps},
+                                     {"min_reps", a.timing.min_reps},
+                                     {"max_ms_per_site", a.timing.max_ms_per_site},
+                                     {"flush_bytes", a.timing.flush_bytes}}}}}};
+
+  TritonEvalResult res = evaluate_triton(jobs, opt);
+  const nlohmann::ordered_json summary = triton_summary_json(res, info);
+
+  std::string results, references;
+  for (const TritonJobResult& r : res.results) results += triton_result_json(r).dump() + "\n";
+  std::set<std::string> written;  // one line per operator, in the jobs' order
+  for (const TritonJob& j : jobs) {
+    const std::string key = std::string(channel_name(j.op->channel)) + "/" + j.op->name;
+    auto it = res.references.find(key);
+    if (it == res.references.end() || !written.insert(key).second) continue;
+    references += triton_reference_json(*j.op, it->second).dump() + "\n";
+  }
+  write_file_cloexec(run_dir / "results.jsonl", results);
+  write_file_cloexec(run_dir / "references.jsonl", references);
+  write_file_cloexec(run_dir / "summary.json", summary.dump(2) + "\n");
+  if (!opt.keep_workspaces) {
+    std::error_code ec;
+    fs::remove(run_dir / "work", ec);  // empty by now; kept when a workspace is still there
+  }
+  if (a.json) {
+    fmt::print("{}\n", summary.dump(2));
+  } else {
+    print_table(summary);
+    fmt::print("results: {}\n", (run_dir / "results.jsonl").string());
+  }
+  rc = res.scores.all.judge_errors > 0 ? exit_code::judge_error : exit_code::ok;
+}
+
 }  // namespace
 
 void add_triton_commands(CLI::App& app, int& rc) {
@@ -114,6 +305,43 @@ void add_triton_commands(CLI::App& app, int& rc) {
   s->add_flag("--json", show->json, "The operator as JSON, code and statistics included");
   s->add_flag("--code", show->code, "Also print the reference and test code");
   s->callback([show, &rc] { cmd_show(*show, rc); });
+
+  auto ev = std::make_shared<EvalArgs>();
+  auto* e = triton->add_subcommand(
+      "eval", "Judge Triton operators: call and execution accuracy, speedup (docs/triton.md)");
+  e->add_option("DIR", ev->dir, "TritonBench data folder")->required();
+  e->add_option("--solutions", ev->solutions,
+                "JSON lines {operator|file, channel, code, sample}: the candidates");
+  e->add_flag("--self", ev->self, "Judge every selected reference as its own candidate");
+  e->add_option("--channel", ev->channel, "G or T")->check(CLI::IsMember({"G", "T"}));
+  e->add_option("--operator", ev->operators, "Only this operator (repeatable)");
+  e->add_option("--difficulty", ev->difficulty, "Only this difficulty, 1..5")
+      ->check(CLI::Range(1, 5));
+  e->add_option("--limit", ev->limit, "At most N candidates")->check(CLI::PositiveNumber);
+  e->add_flag("--speedup", ev->speedup,
+              "Also time the reference and every correct candidate, one at a time on the GPU");
+  e->add_option("--out", ev->out, "Run directory (default kjudge-runs/triton-<time>)");
+  e->add_flag("--json", ev->json, "summary.json on stdout instead of the table");
+  e->add_option("--python", ev->python,
+                "The interpreter with torch and triton (default python3 from PATH)");
+  e->add_option("--runner", ev->runner,
+                "kjudge_triton_runner.py (default: python/ beside kjudge or one folder up)");
+  e->add_option("--timeout", ev->timeout_s, "Wall-clock limit of one run in seconds (default 180)")
+      ->check(CLI::PositiveNumber);
+  e->add_option("--seed", ev->seed, "The seed every run starts from (default 20251122)");
+  e->add_option("--workers", ev->workers, "Test runs at once (default 4)")
+      ->check(CLI::Range(1, 256));
+  e->add_option("--gpu", ev->gpu, "CUDA_VISIBLE_DEVICES for every run (default: not set)");
+  e->add_option("--warmup", ev->timing.warmup, "Untimed calls per call site (default 3)")
+      ->check(CLI::Range(0, 1000));
+  e->add_option("--reps", ev->timing.reps, "Timed calls per call site at most (default 30)")
+      ->check(CLI::Range(1, 100000));
+  e->add_option("--max-ms-per-call", ev->timing.max_ms_per_site,
+                "Wall budget of one call site's timed calls (default 1000; 5 are always made)")
+      ->check(CLI::PositiveNumber);
+  e->add_flag("--keep-workspaces", ev->keep_workspaces, "Keep every run's folder under RUN/work");
+  add_step_options(e, ev->steps);
+  e->callback([ev, &rc] { cmd_eval(*ev, rc); });
 }
 
 }  // namespace kjudge

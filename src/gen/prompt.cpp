@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "core/input_error.h"
+#include "gen/triton_prompt.h"
 
 namespace kjudge {
 namespace {
@@ -215,8 +216,9 @@ bool names_file_in(const std::string& w, const std::vector<SourceFile>& files) {
 PromptTemplates default_templates(const std::string& problem_type) {
   if (problem_type == "cuda_cpp") return {kCudaCppSystem, kCudaCppUser};
   if (problem_type == "cuda_python") return {kCudaPythonSystem, kCudaPythonUser};
+  if (problem_type == kTritonProblemType) return triton_default_templates();
   throw std::invalid_argument("no prompt for problem type '" + problem_type +
-                              "' (known: cuda_cpp, cuda_python)");
+                              "' (known: cuda_cpp, cuda_python, triton)");
 }
 
 std::string render_template(const std::string& tmpl, const Problem& problem) {

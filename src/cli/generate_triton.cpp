@@ -1,0 +1,241 @@
+#include "cli/generate_triton.h"
+
+#include <fmt/format.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <map>
+
+#include "cli/exit_codes.h"
+#include "core/input_error.h"
+#include "core/llm_generated.h"
+#include "core/sha256.h"
+#include "core/tritonbench.h"
+#include "gen/oneshot_retrieval.h"
+#include "gen/triton_prompt.h"
+
+namespace kjudge {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::atomic<GenerationSession*> g_triton_session{nullptr};
+
+extern "C" void on_triton_generate_interrupt(int) {
+  if (GenerationSession* s = g_triton_session.load()) s->request_stop();
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
+}
+
+// `--task` accepts what `kjudge triton show` accepts (name or file) besides the task_id
+// "G/add_example.py", so the filter speaks the benchmark's language.
+std::vector<std::string> resolve_tasks(const std::vector<std::string>& tasks,
+                                       const TritonBench& bench,
+                                       std::optional<TritonChannel> channel) {
+  std::vector<std::string> out;
+  for (const std::string& t : tasks) {
+    std::optional<TritonChannel> ch = channel;
+    std::string key = t;
+    if (t.size() > 2 && (t[0] == 'G' || t[0] == 'T') && t[1] == '/') {
+      ch = t[0] == 'G' ? TritonChannel::G : TritonChannel::T;
+      key = t.substr(2);
+    }
+    bool found = false;
+    for (const TritonOperator& op : bench.operators) {
+      if (ch && op.channel != *ch) continue;
+      if (op.name == key || op.file == key || op.file == key + ".py") {
+        out.push_back(triton_task_id(op));
+        found = true;
+      }
+    }
+    if (!found) throw InputError("--task", 0, "", "no TritonBench operator named '" + t + "'");
+  }
+  return out;
+}
+
+std::string corpus_fingerprint(const std::string& path) {
+  if (path.empty()) return "";
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) return "dir:" + fs::weakly_canonical(path, ec).string();
+  std::ifstream in(path, std::ios::binary);
+  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return "file:" + Sha256().update(data).hex();
+}
+
+}  // namespace
+
+void add_triton_generate_options(CLI::App* g, TritonGenArgs& t) {
+  g->add_option("--tritonbench", t.tritonbench,
+                "TritonBench data folder: ask for Triton operators instead of --problems; writes "
+                "triton-solutions.jsonl");
+  g->add_option("--channel", t.channel, "With --tritonbench: only channel G or T (default both)")
+      ->check(CLI::IsMember({"G", "T"}));
+  g->add_option("--instruction", t.instruction,
+                "With --tritonbench: the simple or complex instruction (default simple)")
+      ->check(CLI::IsMember({"simple", "complex"}));
+  g->add_option("--one-shot", t.one_shot,
+                "With --tritonbench: show the most similar example (BM25) from this corpus: a "
+                "JSONL or JSON array of {instruction, output|code}, or a TritonBench folder");
+  g->add_option("--one-shot-db", t.one_shot_db,
+                "Keep the one-shot FTS5 index in this SQLite file (default in memory)");
+}
+
+int run_triton_generate(const GenArgs& args, const TritonGenArgs& t, const fs::path& out) {
+  auto t0 = std::chrono::steady_clock::now();
+  if (args.turns > 1)
+    throw InputError("--turns", 0, "",
+                     "is not supported with --tritonbench yet: judging a turn needs the Triton "
+                     "runner (generate, then kjudge triton eval)");
+  const std::optional<InstructionKind> kind = parse_instruction_kind(t.instruction);
+  if (!kind) throw InputError("--instruction", 0, "", "expected simple or complex");
+  std::optional<TritonChannel> channel;
+  if (t.channel == "G") channel = TritonChannel::G;
+  if (t.channel == "T") channel = TritonChannel::T;
+
+  const TritonBench bench = load_tritonbench(t.tritonbench);
+  std::map<std::string, const TritonOperator*> by_task;
+  std::vector<Problem> problems;
+  for (const TritonOperator& op : bench.operators) {
+    if (channel && op.channel != *channel) continue;
+    problems.push_back(triton_problem(op, *kind, nullptr));
+    by_task[problems.back().task_id] = &op;
+  }
+  ProblemFilter filter = args.filter;
+  filter.task_ids = resolve_tasks(filter.task_ids, bench, channel);
+  problems = filter_problems(problems, filter);
+  if (problems.empty())
+    throw InputError(t.tritonbench, 0, "", "no operators to ask for (after filters)");
+
+  // One-shot: each prompt gets its best example, never the operator itself. Chosen before any
+  // request, so a bad corpus costs no API call.
+  json one_shot = json::object();
+  if (!t.one_shot.empty()) {
+    OneShotIndex index(load_oneshot_corpus(t.one_shot), t.one_shot_db);
+    if (index.size() == 0)
+      throw InputError(t.one_shot, 0, "", "the corpus holds no example with code");
+    for (Problem& p : problems) {
+      const TritonOperator& op = *by_task.at(p.task_id);
+      std::optional<OneShotExample> ex = index.best_for(op, instruction_of(op, *kind));
+      p = triton_problem(op, *kind, ex ? &*ex : nullptr);
+      one_shot[p.task_id] = ex ? json(ex->source) : json(nullptr);
+    }
+  }
+
+  // What must not change on --resume besides what the session checks itself (model,
+  // endpoint, prompt files): the operators' prompts come from these.
+  GenArgs session_args = args;
+  session_args.problems = t.tritonbench;
+  const json settings = {{"tritonbench", fs::weakly_canonical(t.tritonbench).string()},
+                         {"channel", t.channel},
+                         {"instruction", t.instruction},
+                         {"one_shot", corpus_fingerprint(t.one_shot)}};
+  const fs::path settings_file = out / "triton-run.json";
+  if (args.resume && fs::exists(settings_file)) {
+    std::ifstream in(settings_file);
+    const json prev = json::parse(in, nullptr, false);
+    if (!prev.is_discarded() && prev != settings)
+      throw InputError(settings_file.string(), 0, "",
+                       "the TritonBench folder, channel, instruction or one-shot corpus differ "
+                       "from the run being resumed");
+  }
+  GenerationSession session(session_args, out);
+  if (int rc = session.open(); rc != exit_code::ok) return rc;
+  std::ofstream(settings_file) << settings.dump(2) << "\n";
+  if (!one_shot.empty()) std::ofstream(out / "one-shot.json") << one_shot.dump(2) << "\n";
+
+  g_triton_session.store(&session);
+  signal(SIGINT, on_triton_generate_interrupt);
+  signal(SIGTERM, on_triton_generate_interrupt);
+  session.run(problems, nullptr);
+  g_triton_session.store(nullptr);
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
+
+  // The solutions: the code of every answer, re-read from the raw text by the Triton rule
+  // (extract_triton_code), so generated and published (LLM_generated) answers are read alike.
+  std::vector<TritonCandidate> candidates;
+  json unusable = json::array();
+  long in_tokens = 0, out_tokens = 0;
+  int truncated = 0;
+  std::set<std::string> asked;
+  for (const Problem& p : problems) asked.insert(p.task_id);
+  for (const GenRecord& r : session.records()) {
+    if (!asked.count(r.task_id)) continue;
+    const TritonOperator& op = *by_task.at(r.task_id);
+    in_tokens += r.usage.input_tokens;
+    out_tokens += r.usage.output_tokens;
+    truncated += r.finish_reason == "length";
+    TritonCode code = extract_triton_code(r.raw_answer, op.file);
+    TritonCandidate c;
+    c.channel = op.channel;
+    c.file = op.file;
+    c.operator_name = op.name;
+    c.instruction = *kind;
+    c.sample = r.sample;
+    c.code = std::move(code.code);
+    c.code_error = std::move(code.error);
+    if (!c.code_error.empty())
+      unusable.push_back({{"task_id", r.task_id}, {"sample", r.sample}, {"reason", c.code_error}});
+    candidates.push_back(std::move(c));
+  }
+  std::sort(candidates.begin(), candidates.end(),
+            [](const TritonCandidate& x, const TritonCandidate& y) {
+              return std::tie(x.channel, x.file, x.sample) < std::tie(y.channel, y.file, y.sample);
+            });
+  const fs::path solutions = out / "triton-solutions.jsonl";
+  {
+    std::ofstream f(solutions, std::ios::binary | std::ios::trunc);
+    for (const TritonCandidate& c : candidates)
+      f << triton_solution_json(c).dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
+  }
+  const std::size_t total = problems.size() * static_cast<std::size_t>(args.samples);
+  json summary = {
+      {"schema_version", 1},
+      {"kind", "kjudge-triton-generation-summary"},
+      {"model", args.model},
+      {"provider", args.provider},
+      {"tritonbench", t.tritonbench},
+      {"channel", t.channel.empty() ? json(nullptr) : json(t.channel)},
+      {"instruction", t.instruction},
+      {"one_shot", t.one_shot.empty() ? json(nullptr) : json(t.one_shot)},
+      {"operators", problems.size()},
+      {"samples_per_operator", args.samples},
+      {"answers", candidates.size()},
+      {"missing", total > candidates.size() ? total - candidates.size() : 0},
+      {"unusable_answers", unusable.size()},
+      {"unusable", unusable},
+      {"truncated_answers", truncated},
+      {"failed_requests", session.failed_requests()},
+      {"usage", {{"input_tokens", in_tokens}, {"output_tokens", out_tokens}}},
+      {"solutions", solutions.string()},
+      {"journal", (out / "generation.jsonl").string()},
+      {"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}};
+  if (args.price_in && args.price_out)
+    summary["estimated_cost_usd"] =
+        (in_tokens * *args.price_in + out_tokens * *args.price_out) / 1e6;
+  else
+    summary["estimated_cost_usd"] = nullptr;  // no price given: no made-up figure
+  std::ofstream(out / "summary.json") << summary.dump(2) << "\n";
+  if (args.json) fmt::print("{}\n", summary.dump(2));
+
+  const std::size_t missing = summary["missing"].get<std::size_t>();
+  if (!args.quiet)
+    fmt::print(stderr,
+               "generated {} of {} answers ({} without usable code, {} truncated); tokens in {} "
+               "out {}\nsolutions: {}\n",
+               candidates.size(), total, unusable.size(), truncated, in_tokens, out_tokens,
+               solutions.string());
+  if (missing > 0) {
+    fmt::print(stderr,
+               "kjudge: {} answers missing; finish with: kjudge generate ... --out {} --resume\n",
+               missing, out.string());
+    return session.failed_requests() == 0 ? exit_code::interrupted : exit_code::judge_error;
+  }
+  return exit_code::ok;
+}
+
+}  // namespace kjudge

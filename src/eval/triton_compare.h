@@ -1,0 +1,34 @@
+#pragma once
+// Execution accuracy of one Triton run: its outputs against the reference run's, entry by entry
+// (matched by name), under the per-dtype rules of tolerance.h. The rules for entries that are not
+// tensors are in docs/triton.md ("Comparing outputs").
+#include <string>
+#include <vector>
+
+#include "eval/tensor_file.h"
+#include "eval/tolerance.h"
+
+namespace kjudge {
+
+struct EntryVerdict {
+  std::string name;
+  // match | none (both None) | text_not_compared | not_comparable (both "other") |
+  // bad_reference (the reference has NaN/Inf there) | missing | extra | kind_mismatch |
+  // complex_mismatch | and compare_status_name() of a failed tensor comparison
+  std::string status;
+  bool failed = false;
+  std::string detail;
+  double max_abs_error = 0;
+};
+
+struct OutputsVerdict {
+  bool passed = false;
+  std::size_t compared = 0;  // tensor entries actually compared (and not bad_reference)
+  std::size_t failed = 0;
+  std::vector<EntryVerdict> entries;  // the reference's order, then the candidate's extras
+  std::string detail;                 // one sentence: the first failure, or why nothing passed
+};
+
+OutputsVerdict compare_outputs(const OutputSet& reference, const OutputSet& candidate);
+
+}  // namespace kjudge

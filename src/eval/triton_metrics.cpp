@@ -1,0 +1,174 @@
+#include "eval/triton_metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <stdexcept>
+
+#include "perf/stats.h"
+
+namespace kjudge {
+namespace {
+
+double median(std::vector<double> xs) {
+  const std::size_t n = xs.size();
+  std::sort(xs.begin(), xs.end());
+  return n % 2 ? xs[n / 2] : 0.5 * (xs[n / 2 - 1] + xs[n / 2]);
+}
+
+void check_side(const std::vector<std::vector<double>>& sites, const char* side) {
+  for (std::size_t i = 0; i < sites.size(); ++i) {
+    if (sites[i].empty())
+      throw std::invalid_argument(std::string(side) + " call " + std::to_string(i) +
+                                  " has no samples");
+    for (double x : sites[i])
+      if (!std::isfinite(x) || x <= 0)
+        throw std::invalid_argument(std::string(side) + " call " + std::to_string(i) +
+                                    " has a time that is not finite and positive");
+  }
+}
+
+double sum_of_medians(const std::vector<std::vector<double>>& sites) {
+  double s = 0;
+  for (const auto& site : sites) s += median(site);
+  return s;
+}
+
+// Type 7 quantile of sorted values.
+double quantile(const std::vector<double>& sorted, double p) {
+  const double h = static_cast<double>(sorted.size() - 1) * p;
+  const auto lo = static_cast<std::size_t>(std::floor(h));
+  if (lo + 1 >= sorted.size()) return sorted.back();
+  return sorted[lo] + (h - static_cast<double>(lo)) * (sorted[lo + 1] - sorted[lo]);
+}
+
+double rounded(double x) { return std::round(x * 1e6) / 1e6; }
+
+}  // namespace
+
+TritonSpeedup triton_speedup(const std::vector<std::vector<double>>& reference,
+                             const std::vector<std::vector<double>>& candidate, double confidence,
+                             int resamples, std::uint64_t seed) {
+  if (reference.empty() || candidate.empty()) throw std::invalid_argument("no timed calls");
+  if (reference.size() != candidate.size())
+    throw std::invalid_argument("the reference made " + std::to_string(reference.size()) +
+                                " timed calls, the candidate " + std::to_string(candidate.size()));
+  if (!(confidence > 0 && confidence < 1) || resamples < 1)
+    throw std::invalid_argument("confidence must lie in (0, 1) and resamples be positive");
+  check_side(reference, "reference");
+  check_side(candidate, "candidate");
+  TritonSpeedup s;
+  s.reference_ms = sum_of_medians(reference);
+  s.candidate_ms = sum_of_medians(candidate);
+  s.estimate = s.reference_ms / s.candidate_ms;
+  s.sites = reference.size();
+  s.confidence = confidence;
+  s.resamples = resamples;
+
+  std::mt19937_64 rng(seed);
+  auto resampled_sum = [&](const std::vector<std::vector<double>>& sites) {
+    double sum = 0;
+    std::vector<double> draw;
+    for (const auto& site : sites) {
+      std::uniform_int_distribution<std::size_t> pick(0, site.size() - 1);
+      draw.resize(site.size());
+      for (double& x : draw) x = site[pick(rng)];
+      sum += median(draw);
+    }
+    return sum;
+  };
+  std::vector<double> ratios(static_cast<std::size_t>(resamples));
+  for (double& r : ratios) {
+    const double ref = resampled_sum(reference);
+    r = ref / resampled_sum(candidate);
+  }
+  std::sort(ratios.begin(), ratios.end());
+  const double alpha = (1 - confidence) / 2;
+  s.low = quantile(ratios, alpha);
+  s.high = quantile(ratios, 1 - alpha);
+  return s;
+}
+
+std::string_view triton_verdict_name(TritonVerdict v) {
+  switch (v) {
+    case TritonVerdict::pass:
+      return "pass";
+    case TritonVerdict::mismatch:
+      return "mismatch";
+    case TritonVerdict::call_error:
+      return "call_error";
+    case TritonVerdict::timeout:
+      return "timeout";
+    case TritonVerdict::crash:
+      return "crash";
+    case TritonVerdict::refused:
+      return "refused";
+    case TritonVerdict::reference_failed:
+      return "reference_failed";
+    case TritonVerdict::judge_error:
+      return "judge_error";
+  }
+  return "?";
+}
+
+void TritonTally::add(const TritonGraded& g) {
+  ++verdicts[std::string(triton_verdict_name(g.verdict))];
+  if (g.verdict == TritonVerdict::judge_error) {
+    ++judge_errors;
+    return;
+  }
+  ++judged;
+  if (g.call_ok) ++call_ok;
+  if (g.verdict == TritonVerdict::reference_failed) {
+    ++reference_failed;
+    return;
+  }
+  ++exec_judged;
+  if (g.verdict == TritonVerdict::pass) ++exec_ok;
+  if (g.speedup) speedups.push_back(*g.speedup);
+}
+
+nlohmann::ordered_json TritonTally::to_json() const {
+  auto share = [](std::size_t a, std::size_t b) -> nlohmann::ordered_json {
+    if (b == 0) return nullptr;
+    return rounded(static_cast<double>(a) / static_cast<double>(b));
+  };
+  nlohmann::ordered_json j = {{"judged", judged},
+                              {"call_ok", call_ok},
+                              {"call_accuracy", share(call_ok, judged)},
+                              {"exec_judged", exec_judged},
+                              {"exec_ok", exec_ok},
+                              {"exec_accuracy", share(exec_ok, exec_judged)},
+                              {"reference_failed", reference_failed},
+                              {"judge_errors", judge_errors},
+                              {"verdicts", verdicts}};
+  if (speedups.empty()) {
+    j["speedup"] = nullptr;
+  } else {
+    double sum = 0;
+    for (double x : speedups) sum += x;
+    Spread sp = describe(speedups);
+    // Both means: the geometric one is the right summary of ratios; the arithmetic one is what
+    // TritonBench's own scripts report, kept for comparison.
+    j["speedup"] = {{"n", speedups.size()},
+                    {"geomean", rounded(geometric_mean(speedups))},
+                    {"mean", rounded(sum / static_cast<double>(speedups.size()))},
+                    {"median", rounded(sp.median)},
+                    {"min", rounded(sp.min)},
+                    {"max", rounded(sp.max)}};
+  }
+  return j;
+}
+
+TritonScores score_triton(const std::vector<TritonGraded>& graded) {
+  TritonScores s;
+  for (const TritonGraded& g : graded) {
+    s.all.add(g);
+    s.by_channel[g.channel].add(g);
+    s.by_difficulty[g.channel + "/" + std::to_string(g.difficulty)].add(g);
+    s.by_operator[g.channel + "/" + g.op].add(g);
+  }
+  return s;
+}
+
+}  // namespace kjudge

@@ -1,0 +1,78 @@
+#pragma once
+// TritonBench's metrics, computed properly: call accuracy (the test ran to the end without an
+// exception, within the time limit), execution accuracy (its outputs match the reference run's
+// on the same seed) and speedup (sum of the reference's per-call medians over the candidate's,
+// with a bootstrap interval), per operator, per channel and per difficulty.
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kjudge {
+
+struct TritonSpeedup {
+  double estimate = 0;  // sum(ref medians) / sum(candidate medians)
+  double low = 0, high = 0, confidence = 0.95;
+  double reference_ms = 0, candidate_ms = 0;  // the two sums
+  std::size_t sites = 0;
+  int resamples = 0;
+};
+
+// One entry per call site (the n-th operator call the test makes), the same count on both
+// sides. The interval is a percentile bootstrap: each resample draws every site's samples with
+// replacement, on both sides independently, and takes the ratio of the sums of medians.
+// Deterministic (a fixed seed). Throws std::invalid_argument when the sides have different site
+// counts, no sites, a site without samples, or a time that is not finite and positive.
+TritonSpeedup triton_speedup(const std::vector<std::vector<double>>& reference,
+                             const std::vector<std::vector<double>>& candidate,
+                             double confidence = 0.95, int resamples = 2000,
+                             std::uint64_t seed = 0x6b6a75646765ull);
+
+enum class TritonVerdict {
+  pass,              // ran, and every output matches the reference's
+  mismatch,          // ran, and some output differs (or nothing could be compared)
+  call_error,        // the runner reported an exception (stage in the result)
+  timeout,           // over the wall-clock limit
+  crash,             // died, exited without a report, or stopped at a memory/disk limit
+  refused,           // its report was malformed or forged
+  reference_failed,  // the candidate ran, but the reference did not: nothing to compare with
+  judge_error,       // the judge or the machine failed: not counted against anyone
+};
+
+std::string_view triton_verdict_name(TritonVerdict v);
+
+struct TritonGraded {
+  std::string op;       // operator name
+  std::string channel;  // G or T
+  int difficulty = 0;
+  TritonVerdict verdict = TritonVerdict::judge_error;
+  bool call_ok = false;           // the candidate's own run ended without an exception
+  std::optional<double> speedup;  // exec-correct and timed
+};
+
+// Counts for one group. Denominators: judge errors count nowhere; execution accuracy leaves out
+// the candidates whose reference failed here (listed separately), call accuracy does not.
+struct TritonTally {
+  std::size_t judged = 0, call_ok = 0;
+  std::size_t exec_judged = 0, exec_ok = 0;
+  std::size_t reference_failed = 0, judge_errors = 0;
+  std::map<std::string, std::size_t> verdicts;
+  std::vector<double> speedups;
+
+  void add(const TritonGraded& g);
+  nlohmann::ordered_json to_json() const;
+};
+
+struct TritonScores {
+  TritonTally all;
+  std::map<std::string, TritonTally> by_channel;     // "G", "T"
+  std::map<std::string, TritonTally> by_difficulty;  // "G/3", "T/1"
+  std::map<std::string, TritonTally> by_operator;    // "G/add_example"
+};
+
+TritonScores score_triton(const std::vector<TritonGraded>& graded);
+
+}  // namespace kjudge

@@ -1,0 +1,288 @@
+#include "eval/triton_run.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+
+#include "core/input_error.h"
+#include "run/cloexec_file.h"
+#include "run/result_channel.h"
+
+namespace kjudge {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kProtocol = 1;
+
+const nlohmann::json* optional_field(const nlohmann::json& obj, const char* key) {
+  auto it = obj.find(key);
+  return it == obj.end() ? nullptr : &*it;
+}
+
+std::string string_at(const nlohmann::json& obj, const char* key, const std::string& source,
+                      const std::string& where) {
+  const nlohmann::json* v = optional_field(obj, key);
+  if (!v) throw InputError(source, 0, where + key, "missing");
+  if (!v->is_string()) throw InputError(source, 0, where + key, "not a string");
+  return v->get<std::string>();
+}
+
+std::vector<std::string> strings_at(const nlohmann::json& obj, const char* key,
+                                    const std::string& source) {
+  std::vector<std::string> out;
+  const nlohmann::json* v = optional_field(obj, key);
+  if (!v) return out;
+  if (!v->is_array()) throw InputError(source, 0, key, "not an array");
+  for (std::size_t i = 0; i < v->size(); ++i) {
+    if (!(*v)[i].is_string())
+      throw InputError(source, 0, fmt::format("{}[{}]", key, i), "not a string");
+    out.push_back((*v)[i].get<std::string>());
+  }
+  return out;
+}
+
+std::vector<TritonCallSite> parse_sites(const nlohmann::json& timing, const std::string& source) {
+  if (!timing.is_object()) throw InputError(source, 0, "timing", "not an object");
+  const nlohmann::json* sites = optional_field(timing, "sites");
+  if (!sites || !sites->is_array()) throw InputError(source, 0, "timing.sites", "not an array");
+  std::vector<TritonCallSite> out;
+  for (std::size_t i = 0; i < sites->size(); ++i) {
+    const std::string where = fmt::format("timing.sites[{}].", i);
+    const nlohmann::json& s = (*sites)[i];
+    if (!s.is_object()) throw InputError(source, 0, where, "not an object");
+    TritonCallSite site;
+    site.entry = string_at(s, "entry", source, where);
+    const nlohmann::json* samples = optional_field(s, "samples_ms");
+    if (!samples || !samples->is_array() || samples->empty())
+      throw InputError(source, 0, where + "samples_ms", "not a non-empty array");
+    for (const auto& x : *samples) {
+      // A time that is not finite and positive is not a measurement (nor is a forged zero).
+      if (!x.is_number() || !std::isfinite(x.get<double>()) || x.get<double>() <= 0)
+        throw InputError(source, 0, where + "samples_ms",
+                         "holds " + x.dump() + ", not a positive time");
+      site.samples_ms.push_back(x.get<double>());
+    }
+    out.push_back(std::move(site));
+  }
+  return out;
+}
+
+void fill_from_process(const ProcessResult& r, TritonRunOutcome& out) {
+  out.log = r.output;
+  out.log_truncated = r.truncated;
+  out.seconds = r.wall_s;
+  out.exit_code = r.exit_code;
+  out.signal = r.signal;
+  out.memory_peak_bytes = r.memory_peak_bytes;
+}
+
+// The last line of the log that says something: Python's last traceback line, usually.
+std::string last_line(const std::string& log) {
+  std::size_t end = log.find_last_not_of("\n\r ");
+  if (end == std::string::npos) return "";
+  std::size_t start = log.rfind('\n', end);
+  start = start == std::string::npos ? 0 : start + 1;
+  return log.substr(start, std::min<std::size_t>(end - start + 1, 300));
+}
+
+}  // namespace
+
+std::string_view triton_run_status_name(TritonRunStatus s) {
+  switch (s) {
+    case TritonRunStatus::ok:
+      return "ok";
+    case TritonRunStatus::error:
+      return "error";
+    case TritonRunStatus::timeout:
+      return "timeout";
+    case TritonRunStatus::crashed:
+      return "crashed";
+    case TritonRunStatus::limit:
+      return "limit";
+    case TritonRunStatus::refused:
+      return "refused";
+    case TritonRunStatus::judge_error:
+      return "judge_error";
+  }
+  return "?";
+}
+
+nlohmann::json triton_request_json(const TritonRunRequest& req, const fs::path& candidate_path,
+                                   const fs::path& test_path, const std::string& nonce) {
+  nlohmann::json modes = nlohmann::json::array();
+  if (req.test) modes.push_back("test");
+  if (req.time) modes.push_back("time");
+  return {{"protocol", kProtocol},
+          {"nonce", nonce},
+          {"candidate_path", candidate_path.string()},
+          {"test_path", test_path.string()},
+          {"seed", req.seed},
+          {"modes", modes},
+          {"require_torch", req.require_torch},
+          {"timing",
+           {{"warmup", req.timing.warmup},
+            {"reps", req.timing.reps},
+            {"min_reps", req.timing.min_reps},
+            {"max_ms_per_site", req.timing.max_ms_per_site},
+            {"flush_bytes", req.timing.flush_bytes}}}};
+}
+
+void parse_runner_record(const std::string& channel, const std::string& nonce,
+                         const std::string& source, TritonRunOutcome& out) {
+  const std::size_t nl = channel.find('\n');
+  if (channel.empty()) throw InputError(source, 0, "", "the runner wrote no report");
+  if (nl == std::string::npos) throw InputError(source, 0, "", "the report has no end of line");
+  nlohmann::json rec;
+  try {
+    rec = nlohmann::json::parse(channel.substr(0, nl));
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(source, 1, "", std::string("the report is not JSON: ") + e.what());
+  }
+  if (!rec.is_object()) throw InputError(source, 1, "", "the report is not a JSON object");
+  const nlohmann::json* protocol = optional_field(rec, "protocol");
+  if (!protocol || *protocol != kProtocol)
+    throw InputError(
+        source, 1, "protocol",
+        fmt::format("expected {}, got {}", kProtocol, protocol ? protocol->dump() : "nothing"));
+  if (string_at(rec, "nonce", source, "") != nonce)
+    throw InputError(source, 1, "nonce", "not the nonce of this run (a foreign or stale report)");
+  const std::string_view data = std::string_view(channel).substr(nl + 1);
+  const nlohmann::json* data_bytes = optional_field(rec, "data_bytes");
+  if (!data_bytes || !data_bytes->is_number_unsigned() ||
+      data_bytes->get<std::uint64_t>() != data.size())
+    throw InputError(source, 1, "data_bytes",
+                     fmt::format("says {}, {} bytes follow the record",
+                                 data_bytes ? data_bytes->dump() : "nothing", data.size()));
+  const std::string status = string_at(rec, "status", source, "");
+  if (status == "error") {
+    const nlohmann::json* e = optional_field(rec, "error");
+    if (!e || !e->is_object()) throw InputError(source, 1, "error", "missing or not an object");
+    out.status = TritonRunStatus::error;
+    out.error.stage = string_at(*e, "stage", source, "error.");
+    out.error.exception_type = string_at(*e, "exception_type", source, "error.");
+    out.error.message = string_at(*e, "message", source, "error.");
+    out.error.traceback = string_at(*e, "traceback", source, "error.");
+    out.detail = fmt::format("{} at stage {}: {}", out.error.exception_type, out.error.stage,
+                             out.error.message.substr(0, 300));
+  } else if (status == "ok") {
+    out.status = TritonRunStatus::ok;
+  } else {
+    throw InputError(source, 1, "status", "'" + status + "' is neither ok nor error");
+  }
+  if (const nlohmann::json* o = optional_field(rec, "outputs")) {
+    out.outputs = parse_output_set(*o, data, source);
+    out.has_outputs = true;
+  } else if (!data.empty()) {
+    throw InputError(source, 1, "outputs", "missing, yet data follows the record");
+  }
+  if (const nlohmann::json* t = optional_field(rec, "timing")) out.sites = parse_sites(*t, source);
+  if (const nlohmann::json* c = optional_field(rec, "calls")) {
+    if (!c->is_object()) throw InputError(source, 1, "calls", "not an object");
+    for (auto it = c->begin(); it != c->end(); ++it) {
+      if (!it.value().is_number_unsigned())
+        throw InputError(source, 1, "calls." + it.key(), "not a count");
+      out.calls[it.key()] = it.value();
+    }
+  }
+  out.entries = strings_at(rec, "entries", source);
+  out.shadowed = strings_at(rec, "shadowed", source);
+  if (const nlohmann::json* s = optional_field(rec, "result_source"); s && s->is_string())
+    out.result_source = s->get<std::string>();
+  if (const nlohmann::json* env = optional_field(rec, "env"); env && env->is_object())
+    for (auto it = env->begin(); it != env->end(); ++it)
+      if (it.value().is_string()) out.env[it.key()] = it.value();
+  if (out.status == TritonRunStatus::ok && !out.has_outputs && out.sites.empty() &&
+      !optional_field(rec, "timing"))
+    throw InputError(source, 1, "", "status ok, yet neither outputs nor timing");
+}
+
+TritonRunOutcome run_triton(const TritonRunner& runner, const TritonRunRequest& req,
+                            const fs::path& workspace) {
+  TritonRunOutcome out;
+  const fs::path ws = fs::absolute(workspace);
+  const fs::path candidate = ws / "candidate.py";
+  const fs::path test = ws / "test.py";
+  std::optional<ResultChannel> request_channel, result_channel;
+  std::string nonce;
+  try {
+    fs::create_directories(ws);
+    write_file_cloexec(candidate, req.code);
+    write_file_cloexec(test, req.test_code);
+    request_channel.emplace("kjudge-triton-request");
+    result_channel.emplace("kjudge-triton-result");
+    nonce = result_channel->nonce();
+    const std::string body = triton_request_json(req, candidate, test, nonce).dump();
+    if (pwrite(request_channel->fd(), body.data(), body.size(), 0) !=
+        static_cast<ssize_t>(body.size()))
+      throw std::runtime_error("cannot write the request");
+  } catch (const std::exception& e) {
+    out.status = TritonRunStatus::judge_error;
+    out.detail = std::string("judge: cannot prepare the run: ") + e.what();
+    return out;
+  }
+
+  StepExtras extras;
+  extras.argv = {runner.python.executable,
+                 "-I",
+                 runner.script.string(),
+                 "--request-fd",
+                 std::to_string(request_channel->fd()),
+                 "--result-fd",
+                 std::to_string(result_channel->fd())};
+  extras.inherit_fds = {request_channel->fd(), result_channel->fd()};
+  extras.ro_paths = runner.python.ro_paths;
+  extras.ro_paths.push_back(runner.script.parent_path());
+  // Every cache the run writes stays in its own workspace: a Triton cache shared between runs
+  // would let one candidate plant compiled kernels under the reference's cache key.
+  extras.env = {"HOME=" + ws.string(),        "TRITON_CACHE_DIR=" + (ws / ".triton/cache").string(),
+                "TRITON_HOME=" + ws.string(), "XDG_CACHE_HOME=" + (ws / ".cache").string(),
+                "PYTHONDONTWRITEBYTECODE=1",  "PYTHONHASHSEED=0",
+                "PYTHONUNBUFFERED=1"};
+  if (runner.gpu >= 0) extras.env.push_back("CUDA_VISIBLE_DEVICES=" + std::to_string(runner.gpu));
+  const std::string label = runner.python.executable + " " + runner.script.filename().string();
+  ProcessResult r = run_step(runner.step, runner.machine, label, ws, runner.timeout_s, extras);
+  fill_from_process(r, out);
+
+  if (!r.started) {
+    out.status = TritonRunStatus::judge_error;
+    out.detail = "judge: could not start the runner: " + r.error;
+    return out;
+  }
+  if (r.timed_out) {
+    out.status = TritonRunStatus::timeout;
+    out.detail = fmt::format("timed out after {:g} s", runner.timeout_s);
+    return out;
+  }
+  if (!r.limit_exceeded.empty()) {
+    out.status = TritonRunStatus::limit;
+    out.detail = "stopped: it " + r.limit_exceeded;
+    return out;
+  }
+  if (r.signal != 0) {
+    out.status = TritonRunStatus::crashed;
+    out.detail = fmt::format("killed by signal {}: {}", r.signal, last_line(r.output));
+    return out;
+  }
+  const std::string channel = result_channel->read_all();
+  if (r.exit_code != 0 || channel.empty()) {
+    // The runner always exits 0 after writing its report: anything else means the process
+    // ended under it (os._exit in the operator code, a CUDA abort, a missing interpreter).
+    out.status = TritonRunStatus::crashed;
+    out.detail = fmt::format("exit {} without a report: {}", r.exit_code, last_line(r.output));
+    return out;
+  }
+  try {
+    parse_runner_record(channel, nonce, "the runner's report", out);
+  } catch (const InputError& e) {
+    out = TritonRunOutcome{};
+    fill_from_process(r, out);
+    out.status = TritonRunStatus::refused;
+    out.detail = std::string("the runner's report was refused: ") + e.what();
+  }
+  return out;
+}
+
+}  // namespace kjudge

@@ -1,0 +1,109 @@
+#pragma once
+// One run of the Python runner (python/kjudge_triton_runner.py): one operator's test code
+// against one piece of operator code, in its own process, in the sandbox, with a wall-clock
+// limit and the step's memory limit. The request goes in and the record comes back over two
+// memfds the judge creates and the runner inherits by number (docs/triton.md, "The runner
+// protocol"); stdout is only the log.
+#include <cstdint>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "eval/step_runner.h"
+#include "eval/tensor_file.h"
+#include "eval/triton_python.h"
+#include "run/machine.h"
+
+namespace kjudge {
+
+// How the runner times each call the test makes (CudaTimer in the runner).
+struct TritonTiming {
+  int warmup = 3;                 // untimed calls after the test's own call
+  int reps = 30;                  // timed calls at most
+  int min_reps = 5;               // timed calls at least, whatever the budget
+  double max_ms_per_site = 1000;  // wall budget of one call site's timed calls
+  std::uint64_t flush_bytes = 0;  // the L2 flush buffer; 0: max(2 x L2, 256 MiB)
+};
+
+struct TritonRunRequest {
+  std::string code;       // the operator code: a candidate's, or the reference's
+  std::string test_code;  // the operator's test code (after the 146-'#' line)
+  std::uint64_t seed = 0;
+  bool test = true;   // run the test and return its outputs
+  bool time = false;  // time the calls the test makes
+  TritonTiming timing;
+  bool require_torch = true;  // false only for the judge's own CPU tests
+};
+
+// The request as the runner reads it. Paths are where the judge wrote the code.
+nlohmann::json triton_request_json(const TritonRunRequest& req,
+                                   const std::filesystem::path& candidate_path,
+                                   const std::filesystem::path& test_path,
+                                   const std::string& nonce);
+
+struct TritonCallSite {
+  std::string entry;               // the operator function the test called
+  std::vector<double> samples_ms;  // one per timed repetition
+};
+
+enum class TritonRunStatus {
+  ok,           // the runner reported success
+  error,        // the runner reported an exception (stage, type, message, traceback)
+  timeout,      // killed at the wall-clock limit
+  crashed,      // died (signal, non-zero exit) or exited without a report
+  limit,        // stopped for memory or disk
+  refused,      // its report was malformed, cut short or carried the wrong nonce
+  judge_error,  // the runner could not be started: the judge's or the machine's fault
+};
+
+std::string_view triton_run_status_name(TritonRunStatus s);
+
+struct TritonRunError {
+  std::string stage;  // setup, syntax, import, test_syntax, call, result, time, runner
+  std::string exception_type;
+  std::string message;
+  std::string traceback;
+};
+
+struct TritonRunOutcome {
+  TritonRunStatus status = TritonRunStatus::judge_error;
+  std::string detail;    // one sentence for everything but ok
+  TritonRunError error;  // status error
+  bool has_outputs = false;
+  OutputSet outputs;
+  std::vector<TritonCallSite> sites;                                // mode time
+  nlohmann::ordered_json calls = nlohmann::ordered_json::object();  // entry -> outer calls
+  std::vector<std::string> entries;   // the functions the runner wrapped
+  std::vector<std::string> shadowed;  // operator functions the test code redefines (leakage)
+  std::string result_source;          // e.g. "result_gold = test_add()"
+  nlohmann::ordered_json env = nlohmann::ordered_json::object();  // python, torch, triton, gpu
+  std::string log;                                                // stdout + stderr, capped
+  bool log_truncated = false;
+  double seconds = 0;
+  int exit_code = -1;
+  int signal = 0;
+  std::uint64_t memory_peak_bytes = 0;
+};
+
+// Parses what the runner wrote into its result channel: one line of JSON, then the data blob.
+// Throws InputError naming `source` and the field for anything malformed, a wrong nonce or a
+// length that does not add up. Fills the record's parts of `out`.
+void parse_runner_record(const std::string& channel, const std::string& nonce,
+                         const std::string& source, TritonRunOutcome& out);
+
+struct TritonRunner {
+  PythonEnv python;
+  std::filesystem::path script;  // kjudge_triton_runner.py
+  StepSettings step;
+  MachineInfo machine;
+  double timeout_s = 180;
+  int gpu = -1;  // CUDA_VISIBLE_DEVICES when >= 0
+};
+
+// Writes the code into `workspace` (created), runs the runner there and reads its report.
+// Never throws for anything the operator code does; a judge fault is status judge_error.
+TritonRunOutcome run_triton(const TritonRunner& runner, const TritonRunRequest& req,
+                            const std::filesystem::path& workspace);
+
+}  // namespace kjudge

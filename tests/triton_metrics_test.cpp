@@ -1,0 +1,107 @@
+// TritonBench's metrics on fixed numbers: the speedup as a ratio of sums of medians with its
+// bootstrap interval, and call / execution accuracy with their denominators.
+#include "eval/triton_metrics.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace kjudge {
+namespace {
+
+TEST(TritonSpeedup, RatioOfSumsOfMedians) {
+  // Medians 2 and 4 against 1 and 3: (2 + 4) / (1 + 3) = 1.5, not the mean of 2 and 4/3.
+  TritonSpeedup s = triton_speedup({{2, 2, 9}, {4, 4, 4}}, {{1, 1, 1}, {3, 3, 0.5}});
+  EXPECT_DOUBLE_EQ(s.estimate, 1.5);
+  EXPECT_DOUBLE_EQ(s.reference_ms, 6);
+  EXPECT_DOUBLE_EQ(s.candidate_ms, 4);
+  EXPECT_EQ(s.sites, 2u);
+  EXPECT_LE(s.low, s.estimate);
+  EXPECT_GE(s.high, s.estimate);
+}
+
+TEST(TritonSpeedup, ConstantSamplesGiveAPointInterval) {
+  TritonSpeedup s = triton_speedup({{2, 2, 2}}, {{1, 1, 1}});
+  EXPECT_DOUBLE_EQ(s.estimate, 2);
+  EXPECT_DOUBLE_EQ(s.low, 2);
+  EXPECT_DOUBLE_EQ(s.high, 2);
+}
+
+TEST(TritonSpeedup, IntervalWidensWithNoiseAndIsDeterministic) {
+  std::vector<double> ref, cand;
+  for (int i = 0; i < 30; ++i) {
+    ref.push_back(1.0 + 0.1 * (i % 7));
+    cand.push_back(1.0 + 0.1 * ((i * 3) % 7));
+  }
+  TritonSpeedup a = triton_speedup({ref}, {cand});
+  TritonSpeedup b = triton_speedup({ref}, {cand});
+  EXPECT_EQ(a.low, b.low);
+  EXPECT_EQ(a.high, b.high);
+  EXPECT_DOUBLE_EQ(a.estimate, 1.0);  // the same values in another order: medians equal
+  EXPECT_LT(a.low, 1.0);
+  EXPECT_GT(a.high, 1.0);
+  EXPECT_GT(a.low, 0.7);
+  EXPECT_LT(a.high, 1.4);
+  TritonSpeedup narrow = triton_speedup({ref}, {cand}, 0.5);
+  EXPECT_GE(narrow.low, a.low);
+  EXPECT_LE(narrow.high, a.high);
+}
+
+TEST(TritonSpeedup, RefusesWhatIsNotAMeasurement) {
+  EXPECT_THROW(triton_speedup({}, {}), std::invalid_argument);
+  EXPECT_THROW(triton_speedup({{1}}, {{1}, {1}}), std::invalid_argument);
+  EXPECT_THROW(triton_speedup({{}}, {{1}}), std::invalid_argument);
+  EXPECT_THROW(triton_speedup({{1}}, {{0}}), std::invalid_argument);
+  EXPECT_THROW(triton_speedup({{NAN}}, {{1}}), std::invalid_argument);
+  EXPECT_THROW(triton_speedup({{1}}, {{1}}, 1.0), std::invalid_argument);
+}
+
+TritonGraded g(const std::string& op, const std::string& ch, int diff, TritonVerdict v,
+               bool call_ok, std::optional<double> speedup = std::nullopt) {
+  return {op, ch, diff, v, call_ok, speedup};
+}
+
+TEST(TritonScores, AccuracyDenominators) {
+  std::vector<TritonGraded> graded = {
+      g("a", "G", 1, TritonVerdict::pass, true, 2.0),
+      g("b", "G", 1, TritonVerdict::mismatch, true),
+      g("c", "G", 2, TritonVerdict::call_error, false),
+      g("d", "G", 2, TritonVerdict::reference_failed, false),  // call counted, exec not
+      g("e", "G", 2, TritonVerdict::judge_error, false),       // counted nowhere
+      g("f", "T", 3, TritonVerdict::pass, true, 0.5),
+      g("f", "T", 3, TritonVerdict::timeout, false),
+  };
+  TritonScores s = score_triton(graded);
+  EXPECT_EQ(s.all.judged, 6u);
+  EXPECT_EQ(s.all.call_ok, 3u);
+  EXPECT_EQ(s.all.exec_judged, 5u);
+  EXPECT_EQ(s.all.exec_ok, 2u);
+  EXPECT_EQ(s.all.reference_failed, 1u);
+  EXPECT_EQ(s.all.judge_errors, 1u);
+  auto j = s.all.to_json();
+  EXPECT_DOUBLE_EQ(j["call_accuracy"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(j["exec_accuracy"].get<double>(), 0.4);
+  EXPECT_EQ(j["speedup"]["n"], 2);
+  EXPECT_DOUBLE_EQ(j["speedup"]["geomean"].get<double>(), 1.0);  // sqrt(2 * 0.5)
+  EXPECT_DOUBLE_EQ(j["speedup"]["mean"].get<double>(), 1.25);    // upstream's number
+  EXPECT_EQ(j["verdicts"]["pass"], 2);
+
+  EXPECT_EQ(s.by_channel["G"].judged, 4u);
+  EXPECT_EQ(s.by_channel["T"].exec_ok, 1u);
+  EXPECT_EQ(s.by_difficulty["G/2"].judged, 2u);
+  EXPECT_EQ(s.by_difficulty["G/2"].exec_judged, 1u);
+  EXPECT_EQ(s.by_operator["T/f"].judged, 2u);
+  EXPECT_DOUBLE_EQ(s.by_operator["T/f"].to_json()["exec_accuracy"].get<double>(), 0.5);
+}
+
+TEST(TritonScores, EmptyGroupsHaveNoAccuracy) {
+  TritonScores s = score_triton({g("e", "G", 1, TritonVerdict::judge_error, false)});
+  auto j = s.all.to_json();
+  EXPECT_TRUE(j["call_accuracy"].is_null());
+  EXPECT_TRUE(j["exec_accuracy"].is_null());
+  EXPECT_TRUE(j["speedup"].is_null());
+}
+
+}  // namespace
+}  // namespace kjudge

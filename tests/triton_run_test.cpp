@@ -1,0 +1,442 @@
+// The runner protocol from the judge's side: the request it builds, the report it accepts or
+// refuses, every way a run can end (with a fake runner that misbehaves on cue:
+// tests/fixtures/fake_triton_runner.py), and the real runner end to end on pure-Python
+// operators (no torch on this machine: the request says so), in and out of the sandbox.
+#include "eval/triton_run.h"
+
+#include <gtest/gtest.h>
+
+#include "core/input_error.h"
+#include "eval/triton_eval.h"
+#include "run/result_channel.h"
+#include "run/sandbox.h"
+#include "test_util.h"
+
+namespace kjudge {
+namespace {
+
+namespace fs = std::filesystem;
+using kjudge::testing::TempDir;
+using nlohmann::json;
+
+const fs::path kFake = fs::path(KJUDGE_SOURCE_DIR) / "tests/fixtures/fake_triton_runner.py";
+const fs::path kRunner = fs::path(KJUDGE_SOURCE_DIR) / "python/kjudge_triton_runner.py";
+
+TritonRunner runner_with(const fs::path& script, bool sandbox = false,
+                         const std::string& python = "/usr/bin/python3") {
+  TritonRunner r;
+  r.python = probe_python(python);
+  r.script = script;
+  r.step.sandbox = sandbox;
+  r.step.bwrap = locate_bwrap();
+  r.step.memory_limit_bytes = 2ull << 30;
+  r.timeout_s = 20;
+  return r;
+}
+
+TritonRunRequest request(const std::string& code, bool torch_free = true) {
+  TritonRunRequest q;
+  q.code = code;
+  q.test_code =
+      "import random\n"
+      "def test_op():\n"
+      "    x = random.random()\n"
+      "    return {'test_case_1': op(x), 'test_case_2': (op(2.0), None)}\n"
+      "result_gold = test_op()\n";
+  q.seed = 42;
+  q.require_torch = !torch_free;
+  return q;
+}
+
+TEST(TritonRequest, CarriesEverythingTheRunnerReads) {
+  TritonRunRequest q = request("def op(x): return x\n");
+  q.time = true;
+  q.timing.reps = 7;
+  json j = triton_request_json(q, "/ws/candidate.py", "/ws/test.py", "n1");
+  EXPECT_EQ(j["protocol"], 1);
+  EXPECT_EQ(j["nonce"], "n1");
+  EXPECT_EQ(j["candidate_path"], "/ws/candidate.py");
+  EXPECT_EQ(j["test_path"], "/ws/test.py");
+  EXPECT_EQ(j["seed"], 42);
+  EXPECT_EQ(j["modes"], json({"test", "time"}));
+  EXPECT_EQ(j["require_torch"], false);
+  EXPECT_EQ(j["timing"]["reps"], 7);
+  EXPECT_EQ(j["timing"]["warmup"], 3);
+  EXPECT_EQ(j["timing"]["flush_bytes"], 0);
+}
+
+// ---- the report ----
+
+std::string report(json rec, const std::string& data = "") {
+  rec["data_bytes"] = data.size();
+  return rec.dump() + "\n" + data;
+}
+
+json ok_record() {
+  return {{"protocol", 1},
+          {"nonce", "N"},
+          {"status", "ok"},
+          {"outputs",
+           {{"entries",
+             {{{"name", "a"},
+               {"kind", "tensor"},
+               {"dtype", "int32"},
+               {"shape", {1}},
+               {"offset", 0},
+               {"nbytes", 4}}}},
+            {"data_bytes", 4}}},
+          {"calls", {{"op", 2}}},
+          {"entries", {"op"}},
+          {"result_source", "result_gold = test_op()"},
+          {"env", {{"torch", "2.11"}, {"ignored", 5}}}};
+}
+
+TEST(TritonReport, ParsesAGoodOne) {
+  TritonRunOutcome o;
+  parse_runner_record(report(ok_record(), std::string("\x07\0\0\0", 4)), "N", "r", o);
+  EXPECT_EQ(o.status, TritonRunStatus::ok);
+  ASSERT_TRUE(o.has_outputs);
+  EXPECT_EQ(o.outputs.find("a")->tensor.values, std::vector<double>{7});
+  EXPECT_EQ(o.calls["op"], 2);
+  EXPECT_EQ(o.entries, std::vector<std::string>{"op"});
+  EXPECT_EQ(o.result_source, "result_gold = test_op()");
+  EXPECT_EQ(o.env.size(), 1u);  // strings only
+}
+
+TEST(TritonReport, ParsesAnErrorAndTimings) {
+  json e = {{"protocol", 1},
+            {"nonce", "N"},
+            {"status", "error"},
+            {"error",
+             {{"stage", "import"},
+              {"exception_type", "ModuleNotFoundError"},
+              {"message", "No module named 'triton.ops'"},
+              {"traceback", "Traceback ..."}}}};
+  TritonRunOutcome o;
+  parse_runner_record(report(e), "N", "r", o);
+  EXPECT_EQ(o.status, TritonRunStatus::error);
+  EXPECT_EQ(o.error.stage, "import");
+  EXPECT_EQ(o.error.exception_type, "ModuleNotFoundError");
+  EXPECT_NE(o.detail.find("ModuleNotFoundError at stage import"), std::string::npos);
+
+  json t = {{"protocol", 1},
+            {"nonce", "N"},
+            {"status", "ok"},
+            {"timing", {{"sites", {{{"entry", "op"}, {"samples_ms", {0.5, 0.25}}}}}}}};
+  TritonRunOutcome ot;
+  parse_runner_record(report(t), "N", "r", ot);
+  ASSERT_EQ(ot.sites.size(), 1u);
+  EXPECT_EQ(ot.sites[0].samples_ms, (std::vector<double>{0.5, 0.25}));
+}
+
+void expect_refused(const std::string& channel, const std::string& field,
+                    const std::string& reason_part) {
+  TritonRunOutcome o;
+  try {
+    parse_runner_record(channel, "N", "the report", o);
+    ADD_FAILURE() << "accepted: " << channel.substr(0, 200);
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), field) << e.what();
+    EXPECT_NE(e.reason().find(reason_part), std::string::npos) << e.what();
+  }
+}
+
+TEST(TritonReport, RefusesWhatDoesNotAddUp) {
+  const std::string four("\x07\0\0\0", 4);
+  expect_refused("", "", "no report");
+  expect_refused("{\"protocol\": 1}", "", "no end of line");
+  expect_refused("not json\n", "", "not JSON");
+  expect_refused("[1]\n", "", "not a JSON object");
+  json r = ok_record();
+  r["protocol"] = 2;
+  expect_refused(report(r, four), "protocol", "expected 1, got 2");
+  r = ok_record();
+  r["nonce"] = "M";
+  expect_refused(report(r, four), "nonce", "not the nonce of this run");
+  expect_refused(ok_record().dump() + "\n" + four, "data_bytes", "says nothing");
+  json cut = ok_record();
+  cut["data_bytes"] = 8;
+  expect_refused(cut.dump() + "\n" + four, "data_bytes", "says 8, 4 bytes follow");
+  r = ok_record();
+  r["status"] = "maybe";
+  expect_refused(report(r, four), "status", "neither ok nor error");
+  r = ok_record();
+  r["status"] = "error";
+  expect_refused(report(r, four), "error", "missing");
+  r = ok_record();
+  r["outputs"]["entries"][0]["dtype"] = "float32";  // 4 bytes still, but then shape says 1: ok
+  r["outputs"]["entries"][0]["shape"] = {2};
+  expect_refused(report(r, four), "outputs.entries[0].nbytes", "4 bytes for 2 elements");
+  r = ok_record();
+  r.erase("outputs");
+  expect_refused(report(r, four), "outputs", "data follows");
+  expect_refused(report(r), "", "neither outputs nor timing");
+  json t = {{"protocol", 1},
+            {"nonce", "N"},
+            {"status", "ok"},
+            {"timing", {{"sites", {{{"entry", "op"}, {"samples_ms", {1.0, 0}}}}}}}};
+  expect_refused(report(t), "timing.sites[0].samples_ms", "not a positive time");
+  t["timing"]["sites"][0]["samples_ms"] = json::array();
+  expect_refused(report(t), "timing.sites[0].samples_ms", "non-empty");
+  r = ok_record();
+  r["calls"]["op"] = "two";
+  expect_refused(report(r, four), "calls.op", "not a count");
+  r = ok_record();
+  r["entries"] = {1};
+  expect_refused(report(r, four), "entries[0]", "not a string");
+}
+
+// ---- every way a run ends, with the fake runner ----
+
+class FakeRunner : public ::testing::Test {
+ protected:
+  TritonRunOutcome run(const std::string& first_line, bool time = false) {
+    TritonRunRequest q = request(first_line + "\ndef op(x): return x\n");
+    q.test = !time;
+    q.time = time;
+    q.timing.reps = 4;
+    return run_triton(runner_, q, dir_ / "ws");
+  }
+  TempDir dir_;
+  TritonRunner runner_ = runner_with(kFake);
+};
+
+TEST_F(FakeRunner, OkCarriesOutputsAndTheLog) {
+  TritonRunOutcome o = run("#fake ok 3.5");
+  ASSERT_EQ(o.status, TritonRunStatus::ok) << o.detail << o.log;
+  EXPECT_EQ(o.outputs.find("test_case_1")->tensor.values, (std::vector<double>{3.5, 2.0}));
+  // The request arrived whole: the fake prints what it read.
+  EXPECT_NE(o.log.find("mode ok, seed 42, modes ['test']"), std::string::npos) << o.log;
+  EXPECT_EQ(o.env["torch"], "fake");
+  // The judge wrote the code where the request says.
+  EXPECT_TRUE(fs::exists(dir_ / "ws/candidate.py"));
+}
+
+TEST_F(FakeRunner, TimingSites) {
+  TritonRunOutcome o = run("#fake sites 3\n#fake time 2.0", true);
+  ASSERT_EQ(o.status, TritonRunStatus::ok) << o.detail;
+  ASSERT_EQ(o.sites.size(), 3u);
+  EXPECT_EQ(o.sites[0].samples_ms.size(), 4u);
+  EXPECT_DOUBLE_EQ(o.sites[0].samples_ms[1], 2.0);
+  EXPECT_FALSE(o.has_outputs);
+}
+
+TEST_F(FakeRunner, ExceptionsTimeoutsCrashesAndForgeries) {
+  TritonRunOutcome o = run("#fake error");
+  EXPECT_EQ(o.status, TritonRunStatus::error);
+  EXPECT_EQ(o.error.stage, "call");
+  EXPECT_EQ(o.error.exception_type, "NameError");
+
+  runner_.timeout_s = 1.5;
+  o = run("#fake sleep");
+  EXPECT_EQ(o.status, TritonRunStatus::timeout);
+  EXPECT_LT(o.seconds, 10);
+  runner_.timeout_s = 20;
+
+  o = run("#fake exit3");
+  EXPECT_EQ(o.status, TritonRunStatus::crashed);
+  EXPECT_NE(o.detail.find("exit 3 without a report"), std::string::npos) << o.detail;
+
+  o = run("#fake segv");
+  EXPECT_EQ(o.status, TritonRunStatus::crashed);
+  EXPECT_NE(o.detail.find("signal 11"), std::string::npos) << o.detail;
+
+  // A report printed to stdout is only log: the judge reads its own channel.
+  o = run("#fake silent");
+  EXPECT_EQ(o.status, TritonRunStatus::crashed);
+  EXPECT_NE(o.detail.find("without a report"), std::string::npos) << o.detail;
+
+  o = run("#fake badnonce");
+  EXPECT_EQ(o.status, TritonRunStatus::refused);
+  EXPECT_NE(o.detail.find("nonce"), std::string::npos) << o.detail;
+  EXPECT_FALSE(o.has_outputs);
+
+  o = run("#fake short");
+  EXPECT_EQ(o.status, TritonRunStatus::refused);
+  o = run("#fake garbage");
+  EXPECT_EQ(o.status, TritonRunStatus::refused);
+}
+
+TEST_F(FakeRunner, AMissingInterpreterEndsTheRunWithoutAReport) {
+  runner_.python.executable = "/nonexistent/python3";
+  TritonRunOutcome o = run("#fake ok");
+  EXPECT_EQ(o.status, TritonRunStatus::crashed);  // exec failed in the child: exit 127
+  EXPECT_EQ(o.exit_code, 127);
+  EXPECT_THROW(probe_python("/nonexistent/python3"), std::runtime_error);
+}
+
+// ---- the real runner, torch-free ----
+
+TEST(RealRunner, APurePythonOperatorEndToEnd) {
+  TempDir dir;
+  TritonRunner r = runner_with(kRunner);
+  TritonRunOutcome o = run_triton(r, request("def op(x):\n    return x * 2\n"), dir / "a");
+  ASSERT_EQ(o.status, TritonRunStatus::ok) << o.detail << o.log;
+  EXPECT_EQ(o.result_source, "result_gold = test_op()");
+  EXPECT_EQ(o.calls["op"], 2);
+  ASSERT_EQ(o.outputs.entries.size(), 3u);
+  const OutputEntry* a = o.outputs.find("test_case_1");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->tensor.dtype, DType::f64);
+  EXPECT_TRUE(a->scalar);
+  EXPECT_EQ(o.outputs.find("test_case_2[1]")->kind, OutputKind::none);
+
+  // Same seed, separate process, same inputs: the comparison passes; a wrong operator fails.
+  TritonRunOutcome b = run_triton(r, request("def op(x):\n    return x + x\n"), dir / "b");
+  ASSERT_EQ(b.status, TritonRunStatus::ok) << b.detail;
+  EXPECT_TRUE(compare_outputs(o.outputs, b.outputs).passed);
+  TritonRunOutcome c = run_triton(r, request("def op(x):\n    return x * 2.01\n"), dir / "c");
+  OutputsVerdict v = compare_outputs(o.outputs, c.outputs);
+  EXPECT_FALSE(v.passed);
+  EXPECT_EQ(v.failed, 2u);
+
+  TritonRunOutcome d = run_triton(r, request("def op(x:\n"), dir / "d");
+  EXPECT_EQ(d.status, TritonRunStatus::error);
+  EXPECT_EQ(d.error.stage, "syntax");
+  EXPECT_EQ(d.error.exception_type, "SyntaxError");
+  EXPECT_NE(d.error.message.find("candidate.py, line 1"), std::string::npos) << d.error.message;
+}
+
+TEST(RealRunner, WithoutTorchARealRequestIsASetupError) {
+  TempDir dir;
+  TritonRunOutcome o =
+      run_triton(runner_with(kRunner), request("def op(x): return x\n", false), dir / "a");
+  if (o.status == TritonRunStatus::ok) GTEST_SKIP() << "torch is installed for /usr/bin/python3";
+  ASSERT_EQ(o.status, TritonRunStatus::error) << o.detail << o.log;
+  EXPECT_EQ(o.error.stage, "setup");
+}
+
+TEST(RealRunner, InTheSandboxWithTheInterpreterOnPath) {
+  SandboxPolicy probe;
+  probe.bwrap = locate_bwrap();
+  std::string why;
+  if (!sandbox_available(probe, &why)) GTEST_SKIP() << "no sandbox here: " << why;
+  TempDir dir;
+  // python3 from PATH: here a pyenv interpreter under /root, bound read-only by the judge.
+  TritonRunner r = runner_with(kRunner, true, "python3");
+  // The sandbox: the judge's sources are not there (only the runner's folder is), nor the
+  // host's /etc beyond the few files steps need.
+  TritonRunRequest q =
+      request("import os\ndef op(x):\n    return float(os.path.exists('" +
+              std::string(KJUDGE_SOURCE_DIR) + "/src') or os.path.exists('/etc/shadow'))\n");
+  TritonRunOutcome o = run_triton(r, q, dir / "s");
+  ASSERT_EQ(o.status, TritonRunStatus::ok) << o.detail << o.log;
+  EXPECT_EQ(o.outputs.find("test_case_1")->tensor.values, std::vector<double>{0.0});
+}
+
+TEST(PythonBindPaths, OutsideUsrOutermostAndExisting) {
+  TempDir dir;
+  fs::create_directories(dir / "venv/lib/site-packages");
+  fs::create_directories(dir / "real");
+  fs::create_directory_symlink(dir / "real", dir / "link");
+  std::vector<fs::path> p = python_bind_paths(
+      {(dir / "venv").string(), (dir / "venv/lib/site-packages").string(), "/usr/lib/python3.11",
+       "/usr", "/", "relative/path", (dir / "missing").string(), (dir / "link").string() + "/",
+       (dir / "venv/lib/python311.zip").string()});
+  std::vector<fs::path> expected = {dir / "link", dir / "real", dir / "venv"};
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(p, expected);
+}
+
+TEST(TritonRunnerScript, FoundWhereGivenOrBesideTheBinary) {
+  EXPECT_EQ(locate_triton_runner(kRunner.string()), kRunner);
+  EXPECT_THROW(locate_triton_runner("/nonexistent/runner.py"), std::runtime_error);
+}
+
+// ---- the whole evaluation, with the real runner ----
+
+TritonOperator make_op(const std::string& name, const std::string& ref, int difficulty) {
+  TritonOperator op;
+  op.channel = TritonChannel::G;
+  op.name = name;
+  op.file = name + ".py";
+  op.difficulty = difficulty;
+  op.reference_code = ref;
+  op.test_code = request("").test_code;
+  return op;
+}
+
+TEST(TritonEval, ReferencesCandidatesVerdictsAndScores) {
+  TempDir dir;
+  TritonOperator good = make_op("double", "def op(x):\n    return 2 * x\n", 2);
+  TritonOperator broken = make_op("broken", "import no_such_module_kjudge\n", 3);
+  TritonEvalOptions opt;
+  opt.runner = runner_with(kRunner);
+  opt.work_dir = dir / "work";
+  opt.require_torch = false;
+  opt.workers = 3;
+  std::vector<std::string> lines;
+  opt.progress = [&](const std::string& l) { lines.push_back(l); };
+  std::vector<TritonJob> jobs = {
+      {&good, good.reference_code, 0, "self"},
+      {&good, "def op(x):\n    return 3 * x\n", 1, "s:2"},
+      {&good, "def op(x):\n    raise ValueError('nope')\n", 2, "s:3"},
+      {&broken, "def op(x):\n    return x\n", 0, "s:4"},
+  };
+  TritonEvalResult res = evaluate_triton(jobs, opt);
+  ASSERT_EQ(res.results.size(), 4u);
+  EXPECT_EQ(res.results[0].graded.verdict, TritonVerdict::pass) << res.results[0].detail;
+  EXPECT_EQ(res.results[1].graded.verdict, TritonVerdict::mismatch);
+  EXPECT_TRUE(res.results[1].graded.call_ok);
+  EXPECT_EQ(res.results[2].graded.verdict, TritonVerdict::call_error);
+  EXPECT_EQ(res.results[2].run.error.exception_type, "ValueError");
+  EXPECT_EQ(res.results[3].graded.verdict, TritonVerdict::reference_failed);
+  EXPECT_TRUE(res.results[3].graded.call_ok);
+  EXPECT_EQ(lines.size(), 6u);              // 2 references + 4 candidates
+  EXPECT_TRUE(fs::is_empty(dir / "work"));  // workspaces removed
+
+  EXPECT_EQ(res.scores.all.judged, 4u);
+  EXPECT_EQ(res.scores.all.call_ok, 3u);
+  EXPECT_EQ(res.scores.all.exec_judged, 3u);
+  EXPECT_EQ(res.scores.all.exec_ok, 1u);
+
+  json line = triton_result_json(res.results[2]);
+  EXPECT_EQ(line["verdict"], "call_error");
+  EXPECT_EQ(line["stage"], "call");
+  EXPECT_EQ(line["exception_type"], "ValueError");
+  EXPECT_NE(line["traceback"].get<std::string>().find("nope"), std::string::npos);
+  EXPECT_TRUE(line["speedup"].is_null());
+  json summary = triton_summary_json(res, {{"data_dir", "x"}});
+  EXPECT_EQ(summary["kind"], "kjudge-triton-summary");
+  EXPECT_EQ(summary["data_dir"], "x");
+  ASSERT_EQ(summary["reference_failures"].size(), 1u);
+  EXPECT_EQ(summary["reference_failures"][0]["exception_type"], "ModuleNotFoundError");
+  EXPECT_EQ(summary["by_difficulty"]["G/2"]["exec_ok"], 1);
+}
+
+TEST(TritonEval, SpeedupWithTheFakeRunner) {
+  TempDir dir;
+  TritonOperator op = make_op("op", "#fake ok\n#fake time 1.0\n", 1);
+  TritonEvalOptions opt;
+  opt.runner = runner_with(kFake);
+  opt.work_dir = dir / "work";
+  opt.speedup = true;
+  opt.timing.reps = 10;
+  std::vector<TritonJob> jobs = {{&op, op.reference_code, 0, "self"},
+                                 {&op, "#fake ok\n#fake time 0.5\n", 1, "fast"},
+                                 {&op, "#fake ok 7\n#fake time 0.1\n", 2, "wrong"},
+                                 {&op, "#fake sites 3\n#fake time 0.5\n", 3, "other calls"}};
+  TritonEvalResult res = evaluate_triton(jobs, opt);
+  ASSERT_TRUE(res.results[0].speedup) << res.results[0].speedup_note;
+  EXPECT_NEAR(res.results[0].speedup->estimate, 1.0, 1e-12);
+  ASSERT_TRUE(res.results[1].speedup) << res.results[1].speedup_note;
+  EXPECT_NEAR(res.results[1].speedup->estimate, 2.0, 1e-12);
+  EXPECT_LE(res.results[1].speedup->low, 2.0);
+  EXPECT_GE(res.results[1].speedup->high, 2.0);
+  // A wrong answer is never timed, whatever its speed.
+  EXPECT_EQ(res.results[2].graded.verdict, TritonVerdict::mismatch);
+  EXPECT_FALSE(res.results[2].speedup);
+  EXPECT_NE(res.results[2].speedup_note.find("only correct"), std::string::npos);
+  // A candidate that makes other calls than the reference has no speedup, and says why.
+  EXPECT_FALSE(res.results[3].speedup);
+  EXPECT_NE(res.results[3].speedup_note.find("2 timed calls, the candidate 3"), std::string::npos)
+      << res.results[3].speedup_note;
+  auto j = res.scores.all.to_json();
+  EXPECT_EQ(j["speedup"]["n"], 2);
+  json line = triton_result_json(res.results[1]);
+  EXPECT_EQ(line["timing"]["reference"].size(), 2u);
+  EXPECT_EQ(line["timing"]["candidate"][0]["samples_ms"].size(), 10u);
+}
+
+}  // namespace
+}  // namespace kjudge
