@@ -11,6 +11,7 @@
 
 #include "core/input_error.h"
 #include "core/triton_split.h"
+#include "schema_validator.h"
 #include "test_util.h"
 
 namespace kjudge {
@@ -333,6 +334,14 @@ TEST_F(RealTritonBench, CliListsAndShowsOperators) {
   ordered_json op = ordered_json::parse(show.out);
   EXPECT_EQ(op.at("file"), "div.py");
   EXPECT_EQ(op.at("test_code").get<std::string>(), bench_->find("torch.div")->test_code);
+
+  // Both outputs as docs/schemas/triton-operator.schema.json says (docs/json-schemas.md).
+  std::ifstream schema_file(std::string(KJUDGE_SOURCE_DIR) +
+                            "/docs/schemas/triton-operator.schema.json");
+  kjudge::testing::SchemaValidator schema(nlohmann::json::parse(schema_file));
+  for (const auto& doc : nlohmann::json::parse(list.out))
+    for (const auto& e : schema.errors(doc)) ADD_FAILURE() << doc.dump() << ": " << e;
+  for (const auto& e : schema.errors(nlohmann::json::parse(show.out))) ADD_FAILURE() << e;
 
   auto missing = run_capture(bin + " triton show " + dir + " no_such_op");
   EXPECT_EQ(missing.rc, 2);

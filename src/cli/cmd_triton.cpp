@@ -42,8 +42,11 @@ size_t line_count(const std::string& s) {
          (!s.empty() && s.back() != '\n');
 }
 
+// Versioned per element, like `problems list --json`: the list stays a bare array.
 nlohmann::ordered_json brief_json(const TritonOperator& op) {
-  return {{"channel", channel_name(op.channel)},
+  return {{"schema_version", 1},
+          {"kind", "kjudge-triton-operator"},
+          {"channel", channel_name(op.channel)},
           {"name", op.name},
           {"file", op.file},
           {"difficulty", op.difficulty},
