@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "core/input_error.h"
-#include "core/read_file.h"
+#include "core/json_records.h"
 #include "core/triton_split.h"
 
 namespace kjudge {
@@ -15,66 +15,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::ordered_json;
 
-// One JSON object and where it came from. Upstream's T statistics file is named .jsonl but
-// holds one JSON array, so both shapes are read; array entries have no line of their own and
-// are located by their index in the field path instead.
-struct Record {
-  ordered_json value;
-  std::string file;
-  int line = 0;        // JSON lines: 1-based line; arrays: 0
-  std::string prefix;  // arrays: "[index]."; JSON lines: ""
-
-  [[noreturn]] void fail(const std::string& field, const std::string& what) const {
-    throw InputError(file, line, prefix + field, what);
-  }
-
-  const ordered_json& at(const std::string& field) const {
-    if (!value.is_object()) fail("", "expected a JSON object");
-    auto it = value.find(field);
-    if (it == value.end()) fail(field, "missing");
-    return *it;
-  }
-
-  std::string text(const std::string& field) const {
-    const ordered_json& v = at(field);
-    if (!v.is_string()) fail(field, std::string("expected a string, got ") + v.type_name());
-    return v.get<std::string>();
-  }
-};
-
-std::vector<Record> read_records(const fs::path& path) {
-  const std::string name = path.filename().string();
-  const std::string content = read_input_file(path);
-  std::vector<Record> out;
-  size_t first = content.find_first_not_of(" \t\r\n");
-  if (first != std::string::npos && content[first] == '[') {
-    ordered_json arr;
-    try {
-      arr = ordered_json::parse(content);
-    } catch (const ordered_json::parse_error& e) {
-      throw InputError(name, 0, "", e.what());
-    }
-    for (size_t i = 0; i < arr.size(); ++i)
-      out.push_back({std::move(arr[i]), name, 0, fmt::format("[{}].", i)});
-    return out;
-  }
-  int line_no = 0;
-  size_t pos = 0;
-  while (pos < content.size()) {
-    size_t nl = content.find('\n', pos);
-    if (nl == std::string::npos) nl = content.size();
-    std::string_view line(content.data() + pos, nl - pos);
-    ++line_no;
-    pos = nl + 1;
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    try {
-      out.push_back({ordered_json::parse(line), name, line_no, ""});
-    } catch (const ordered_json::parse_error& e) {
-      throw InputError(name, line_no, "", e.what());
-    }
-  }
-  return out;
-}
+using Record = JsonRecord;
 
 // G gives "3", T gives 3; anything outside 1..5 is a broken entry, not a new level.
 int read_difficulty(const Record& r) {
@@ -96,7 +37,7 @@ int read_difficulty(const Record& r) {
 // alignment instead of assuming it.
 void attach_instructions(const fs::path& path, std::vector<TritonOperator>& ops,
                          const std::string& must_contain_field, bool simple) {
-  std::vector<Record> recs = read_records(path);
+  std::vector<Record> recs = read_json_records(path);
   if (recs.size() != ops.size()) {
     throw InputError(
         path.filename().string(), 0, "",
@@ -118,7 +59,7 @@ void attach_instructions(const fs::path& path, std::vector<TritonOperator>& ops,
 
 std::vector<TritonOperator> read_statistics(const fs::path& path, TritonChannel channel) {
   std::vector<TritonOperator> ops;
-  for (Record& r : read_records(path)) {
+  for (Record& r : read_json_records(path)) {
     TritonOperator op;
     op.channel = channel;
     op.file = r.text("file");
@@ -142,7 +83,7 @@ using OperatorKey = std::pair<TritonChannel, std::string>;
 
 std::map<OperatorKey, SplitOperatorFile> read_operator_files(const fs::path& path) {
   std::map<OperatorKey, SplitOperatorFile> out;
-  for (const Record& r : read_records(path)) {
+  for (const Record& r : read_json_records(path)) {
     std::string channel = r.text("channel");
     if (channel != "G" && channel != "T") r.fail("channel", "expected \"G\" or \"T\"");
     OperatorKey key{channel == "G" ? TritonChannel::G : TritonChannel::T, r.text("file")};

@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "core/input_error.h"
+#include "core/json_records.h"
 #include "core/read_file.h"
 #include "core/tritonbench.h"
 
@@ -67,38 +68,9 @@ std::optional<OneShotExample> example_of(const json& v, const std::string& file,
 }
 
 std::vector<OneShotExample> read_corpus_file(const fs::path& path) {
-  const std::string name = path.filename().string();
-  const std::string content = read_input_file(path);
   std::vector<OneShotExample> out;
-  const size_t first = content.find_first_not_of(" \t\r\n");
-  if (first != std::string::npos && content[first] == '[') {
-    json arr;
-    try {
-      arr = json::parse(content);
-    } catch (const json::parse_error& e) {
-      throw InputError(name, 0, "", std::string("not valid JSON: ") + e.what());
-    }
-    for (size_t i = 0; i < arr.size(); ++i)
-      if (auto ex = example_of(arr[i], name, 0, fmt::format("[{}].", i))) out.push_back(*ex);
-    return out;
-  }
-  int line_no = 0;
-  size_t pos = 0;
-  while (pos < content.size()) {
-    size_t nl = content.find('\n', pos);
-    if (nl == std::string::npos) nl = content.size();
-    std::string_view line(content.data() + pos, nl - pos);
-    pos = nl + 1;
-    ++line_no;
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    json v;
-    try {
-      v = json::parse(line);
-    } catch (const json::parse_error& e) {
-      throw InputError(name, line_no, "", std::string("not valid JSON: ") + e.what());
-    }
-    if (auto ex = example_of(v, name, line_no, "")) out.push_back(*ex);
-  }
+  for (const JsonRecord& r : read_json_records(path))
+    if (auto ex = example_of(json(r.value), r.file, r.line, r.prefix)) out.push_back(*ex);
   return out;
 }
 
