@@ -393,7 +393,9 @@ TEST_F(Api, SecretRunsShowOnlyWhetherTheyPassed) {
 }
 
 // A host-only pack problem with a custom-timed benchmark: solve() must return 42, and
-// `test.out --perf` prints the time bench() reports. Its baseline reports 10 ms.
+// `test.out --perf` prints the time bench_ms() reports. Its baseline reports 10 ms. The test
+// program prints the marker, so the solutions name nothing the static pass flags (a flagged
+// ranked run would wait for review: review_test.cpp).
 void write_timed_problem(const fs::path& dir) {
   testing::write_text(dir / "problem-spec.yaml",
                       "type: cuda_cpp\nschema_version: 2\ntask_id: board/answer\n"
@@ -404,20 +406,19 @@ void write_timed_problem(const fs::path& dir) {
                       "--perf\ntiming_mode: {type: custom}\nmin_cuda_toolkit: null\n"
                       "compute_capability: null\nrequires_datacenter_gpu: false\n"
                       "timeout_seconds: 20.0\n");
-  testing::write_text(
-      dir / "test/main.c",
-      "#include <string.h>\nint solve(void);\nvoid bench(void);\n"
-      "int main(int argc, char** argv) {\n  if (argc > 1 && strcmp(argv[1], "
-      "\"--perf\") == 0) { bench(); return 0; }\n  return solve() == 42 ? 0 : 1;\n}\n");
+  testing::write_text(dir / "test/main.c",
+                      "#include <stdio.h>\n#include <string.h>\nint solve(void);\n"
+                      "double bench_ms(void);\nint main(int argc, char** argv) {\n"
+                      "  if (argc > 1 && strcmp(argv[1], \"--perf\") == 0) {\n"
+                      "    printf(\"COMPUTE_EVAL_TIME_MS: %f\\n\", bench_ms());\n    return 0;\n"
+                      "  }\n  return solve() == 42 ? 0 : 1;\n}\n");
   testing::write_text(dir / "solution/solution.c",
-                      "#include <stdio.h>\nint solve(void) { return 42; }\n"
-                      "void bench(void) { printf(\"COMPUTE_EVAL_TIME_MS: 10.0\\n\"); }\n");
+                      "int solve(void) { return 42; }\ndouble bench_ms(void) { return 10.0; }\n");
 }
 
 std::string timed_solution(int answer, double ms) {
-  return "#include <stdio.h>\nint solve(void) { return " + std::to_string(answer) +
-         "; }\nvoid bench(void) { printf(\"COMPUTE_EVAL_TIME_MS: " + std::to_string(ms) +
-         "\\n\"); }\n";
+  return "int solve(void) { return " + std::to_string(answer) +
+         "; }\ndouble bench_ms(void) { return " + std::to_string(ms) + "; }\n";
 }
 
 // A board over a pack problem: judged on the host, its ranked run timed by the benchmark stage
@@ -566,10 +567,12 @@ TEST(OpenApi, DocumentsEveryRoute) {
       {"/api/v1/leaderboards", "post"},
       {"/api/v1/leaderboards/{name}", "get"},
       {"/api/v1/leaderboards/{name}", "delete"},
-      {"/api/v1/leaderboards/{name}/submissions", "post"}};
+      {"/api/v1/leaderboards/{name}/submissions", "post"},
+      {"/api/v1/reviews", "get"},
+      {"/api/v1/runs/{id}/review", "post"}};
   for (const auto& [path, method] : routes)
     EXPECT_TRUE(doc["paths"][path] && doc["paths"][path][method]) << method << " " << path;
-  EXPECT_EQ(doc["paths"].size(), 6u) << "a documented path the server does not have";
+  EXPECT_EQ(doc["paths"].size(), 8u) << "a documented path the server does not have";
 }
 
 }  // namespace

@@ -231,7 +231,7 @@ TEST_P(StoreTest, MigrationTwoAddsPackBoardsToAVersionOneDatabase) {
     EXPECT_EQ(schema_version(*db), 1);
   }
   auto s = open();
-  EXPECT_EQ(s->schema_version(), 2);
+  EXPECT_EQ(s->schema_version(), static_cast<int>(migrations().size()));
   auto old = s->leaderboard("old");
   ASSERT_TRUE(old);
   EXPECT_EQ(old->task_dir, "/tasks/va");

@@ -81,6 +81,11 @@ json run_json(const Run& r, bool admin) {
   json j = {{"mode", r.mode},     {"secret", r.secret},         {"gpu_type", r.gpu_type},
             {"passed", r.passed}, {"started_us", r.started_us}, {"ended_us", r.ended_us}};
   if (r.score) j["score"] = *r.score;
+  // The run's place on the board (issue 9): a pending run waits for an admin; its reasons are
+  // the result's `cheat_flags`, which its submitter sees below.
+  j["id"] = r.id;
+  j["review"] = r.review;
+  if (!r.review_note.empty()) j["review_note"] = r.review_note;
   // A secret run says whether it passed, never its details, to anyone but an admin.
   if (!r.secret || admin) {
     j["result"] = json::parse(r.result, nullptr, false);
@@ -102,6 +107,34 @@ json submission_json(Store& store, const Submission& s, bool with_runs, bool adm
     j["runs"] = runs;
   }
   return j;
+}
+
+// A run's `cheat_flags` (a task stage's or a pack result's), as stored.
+json flags_of(const Run& r) {
+  const json j = json::parse(r.result, nullptr, false);
+  if (j.is_object() && j.contains("cheat_flags") && j["cheat_flags"].is_array())
+    return j["cheat_flags"];
+  return json::array();
+}
+
+json review_json(const ReviewItem& it) {
+  json j = {{"run", it.run.id},
+            {"submission", it.run.submission_id},
+            {"user", it.user},
+            {"leaderboard", it.leaderboard},
+            {"target", it.target},
+            {"file_name", it.file_name},
+            {"gpu_type", it.run.gpu_type},
+            {"passed", it.run.passed},
+            {"ended_us", it.run.ended_us},
+            {"flags", flags_of(it.run)}};
+  if (it.run.score) j["score"] = *it.run.score;
+  return j;
+}
+
+// "clear" / "reject" → the state the run takes; "" for anything else.
+std::string review_state(const std::string& decision) {
+  return decision == "clear" ? "cleared" : decision == "reject" ? "rejected" : "";
 }
 
 }  // namespace
@@ -385,6 +418,41 @@ void ApiServer::routes() {
              reply(res, 200, {{"deleted", std::string(req.matches[1])}});
            });
 
+  // Issue 9: flagged ranked runs wait here for an admin.
+  s.Get("/api/v1/reviews", [this](const httplib::Request& req, httplib::Response& res) {
+    auto u = caller(store_, req);
+    if (!u) return error(res, 401, "a valid API token is needed");
+    if (u->role != "admin") return error(res, 403, "only an admin reviews runs");
+    json out = json::array();
+    for (const auto& it : store_.pending_reviews()) out.push_back(review_json(it));
+    reply(res, 200, {{"reviews", out}});
+  });
+
+  s.Post(R"(/api/v1/runs/(\d+)/review)",
+         whole_body([this](const httplib::Request& req, httplib::Response& res) {
+           auto u = caller(store_, req);
+           if (!u) return error(res, 401, "a valid API token is needed");
+           if (u->role != "admin") return error(res, 403, "only an admin reviews runs");
+           json body = json::parse(req.body, nullptr, false);
+           const std::string state =
+               body.is_object() && body.contains("decision") && body["decision"].is_string()
+                   ? review_state(body["decision"].get<std::string>())
+                   : "";
+           if (state.empty() || (body.contains("note") && !body["note"].is_string()))
+             return error(res, 400,
+                          "a review is {\"decision\": \"clear\" or \"reject\", \"note\": text}");
+           const std::int64_t id = std::stoll(req.matches[1]);
+           switch (store_.review(id, state, body.value("note", std::string()), u->id)) {
+             case ReviewOutcome::no_such_run:
+               return error(res, 404, "no such run");
+             case ReviewOutcome::not_pending:
+               return error(res, 409, "the run is not waiting for review");
+             case ReviewOutcome::done:
+               break;
+           }
+           reply(res, 200, {{"run", id}, {"review", state}});
+         }));
+
   // --- The web page -------------------------------------------------------------------------
   s.Get("/", [this](const httplib::Request& req, httplib::Response& res) {
     html(res, 200, page_index(store_.leaderboards(), page_viewer(store_, req)));
@@ -431,6 +499,31 @@ void ApiServer::routes() {
                   page_message("Not found", "No such submission (sign in to see yours)."));
     html(res, 200, page_submission(*sub, store_.runs_of(sub->id), u->role == "admin"));
   });
+  // The admin's review list, and its clear/reject forms. The cookie is SameSite=Strict, so
+  // another site cannot post these forms with it.
+  s.Get("/reviews", [this](const httplib::Request& req, httplib::Response& res) {
+    auto u = page_viewer(store_, req);
+    if (!u || u->role != "admin")
+      return html(res, 403, page_message("Admins only", "Sign in as an admin to review runs."));
+    html(res, 200, page_reviews(store_.pending_reviews(), *u));
+  });
+  s.Post(
+      R"(/reviews/(\d+))", whole_body([this](const httplib::Request& req, httplib::Response& res) {
+        auto u = page_viewer(store_, req);
+        if (!u || u->role != "admin")
+          return html(res, 403, page_message("Admins only", "Sign in as an admin to review runs."));
+        const std::string state =
+            review_state(req.has_param("decision") ? req.get_param_value("decision") : "");
+        if (state.empty())
+          return html(res, 400, page_message("Not reviewed", "Choose clear or reject."));
+        const auto outcome =
+            store_.review(std::stoll(req.matches[1]), state,
+                          req.has_param("note") ? req.get_param_value("note") : "", u->id);
+        if (outcome == ReviewOutcome::no_such_run)
+          return html(res, 404, page_message("Not found", "No such run."));
+        // Already decided (by another admin): the list shows what is left either way.
+        res.set_redirect("/reviews", 303);
+      }));
   s.Post(
       R"(/leaderboards/([^/]+)/submit)",
       whole_body([this, submit_one](const httplib::Request& req, httplib::Response& res) {

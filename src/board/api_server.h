@@ -10,6 +10,8 @@
 //   GET  /api/v1/leaderboards/{name}[?gpu=]  the ranking per GPU type
 //   DELETE /api/v1/leaderboards/{name}       (admin)
 //   POST /api/v1/leaderboards/{name}/submissions
+//   GET  /api/v1/reviews                     (admin) flagged ranked runs waiting for review
+//   POST /api/v1/runs/{id}/review            (admin) {"decision": "clear"|"reject", "note"}
 // Every call but health needs `Authorization: Bearer <token>`. A submitter sees only their own
 // submissions and code; secret runs are shown to admins only.
 #include <memory>

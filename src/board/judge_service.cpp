@@ -28,6 +28,15 @@ bool split_pack_target(const std::string& t, std::string* pack, std::string* tas
   return true;
 }
 
+// Issue 9: a board's ranked run whose result carries static flags (a task stage's
+// `cheat_flags`, a pack result's) waits for an admin before it ranks. Flags are never a
+// verdict, so the run is kept as judged; only its place on the board waits.
+void hold_if_flagged(Run& r, const json& result, bool on_board) {
+  if (!on_board || r.mode != "leaderboard" || r.secret) return;
+  const auto f = result.find("cheat_flags");
+  if (f != result.end() && f->is_array() && !f->empty()) r.review = "pending";
+}
+
 }  // namespace
 
 JudgeService::JudgeService(Store& store, JudgeServiceOptions options, MachineInfo machine)
@@ -249,6 +258,7 @@ void JudgeService::bench_loop() {
                           {"cuda", machine_.cuda_version.value_or("")},
                           {"gpus", machine_.gpus.size()}})
                         .dump();
+    hold_if_flagged(r, j, p.timed_mode == "leaderboard");
     store_.add_run(r);
     gpu.reset();
     --timing_;
@@ -343,6 +353,7 @@ void JudgeService::judge_task(const Job& job, const Submission& sub) {
     r.started_us = s0;
     r.ended_us = now_us();
     r.result = j.dump();
+    hold_if_flagged(r, j, sub.leaderboard_id.has_value());
     store_.add_run(r);
     if (!r.passed) break;
   }

@@ -104,6 +104,19 @@ CREATE INDEX jobs_queue ON jobs (status, priority, id);
       {2, "leaderboards over a pack problem: leaderboards.target", R"SQL(
 ALTER TABLE leaderboards ADD COLUMN target TEXT;
 )SQL"},
+      // Issue 9: a ranked run whose solution the static pass flagged waits for an admin before
+      // it ranks. Per run, not per submission: only the ranked run is held back, and its flags
+      // are in its own stored result. Existing runs get 'none' (the default), so nothing
+      // already ranked disappears.
+      {3, "review of flagged ranked runs: runs.review, review_note, reviewer_id, reviewed_us",
+       R"SQL(
+ALTER TABLE runs ADD COLUMN review TEXT NOT NULL DEFAULT 'none'
+  CHECK (review IN ('none', 'pending', 'cleared', 'rejected'));
+ALTER TABLE runs ADD COLUMN review_note TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN reviewer_id BIGINT REFERENCES users(id);
+ALTER TABLE runs ADD COLUMN reviewed_us BIGINT;
+CREATE INDEX runs_review ON runs (review);
+)SQL"},
   };
   return m;
 }

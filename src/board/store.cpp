@@ -39,6 +39,33 @@ Submission submission_of(const Row& r) {
   return s;
 }
 
+const char* kRunCols =
+    "id, submission_id, mode, secret, gpu_type, score, passed, started_us, ended_us, result, "
+    "system_info, review, review_note";
+// The same, of a run aliased r in a join.
+const char* kRunColsR =
+    "r.id, r.submission_id, r.mode, r.secret, r.gpu_type, r.score, r.passed, r.started_us, "
+    "r.ended_us, r.result, r.system_info, r.review, r.review_note";
+constexpr std::size_t kRunColCount = 13;
+
+Run run_of(const Row& r) {
+  Run x;
+  x.id = r.integer(0);
+  x.submission_id = r.integer(1);
+  x.mode = r.text(2);
+  x.secret = r.integer(3) != 0;
+  x.gpu_type = r.text(4);
+  if (!r.null(5)) x.score = r.real(5);
+  x.passed = r.integer(6) != 0;
+  x.started_us = r.integer(7);
+  x.ended_us = r.integer(8);
+  x.result = r.text(9);
+  x.system_info = r.text(10);
+  x.review = r.text(11);
+  x.review_note = r.text(12);
+  return x;
+}
+
 const char* kSubmissionCols =
     "id, user_id, leaderboard_id, target, mode, file_name, code_id, idempotency_key, status, "
     "created_us";
@@ -288,10 +315,11 @@ std::int64_t Store::add_run(const Run& r) {
   return db_
       ->query(
           "INSERT INTO runs (submission_id, mode, secret, gpu_type, score, passed, started_us, "
-          "ended_us, result, system_info) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+          "ended_us, result, system_info, review) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+          "RETURNING id",
           {v(r.submission_id), v(r.mode), v(static_cast<std::int64_t>(r.secret)), v(r.gpu_type),
            r.score ? v(*r.score) : null(), v(static_cast<std::int64_t>(r.passed)), v(r.started_us),
-           v(r.ended_us), v(r.result), v(r.system_info)})
+           v(r.ended_us), v(r.result), v(r.system_info), v(r.review)})
       .at(0)
       .integer(0);
 }
@@ -300,24 +328,48 @@ std::vector<Run> Store::runs_of(std::int64_t submission_id) {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<Run> out;
   for (const auto& r : db_->query(
-           "SELECT id, submission_id, mode, secret, gpu_type, score, passed, started_us, ended_us, "
-           "result, system_info FROM runs WHERE submission_id = ? ORDER BY id",
-           {v(submission_id)})) {
-    Run x;
-    x.id = r.integer(0);
-    x.submission_id = r.integer(1);
-    x.mode = r.text(2);
-    x.secret = r.integer(3) != 0;
-    x.gpu_type = r.text(4);
-    if (!r.null(5)) x.score = r.real(5);
-    x.passed = r.integer(6) != 0;
-    x.started_us = r.integer(7);
-    x.ended_us = r.integer(8);
-    x.result = r.text(9);
-    x.system_info = r.text(10);
-    out.push_back(std::move(x));
+           std::string("SELECT ") + kRunCols + " FROM runs WHERE submission_id = ? ORDER BY id",
+           {v(submission_id)}))
+    out.push_back(run_of(r));
+  return out;
+}
+
+std::vector<ReviewItem> Store::pending_reviews() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<ReviewItem> out;
+  for (const auto& r :
+       db_->query(std::string("SELECT ") + kRunColsR +
+                  ", u.name, b.name, s.target, s.file_name FROM runs r "
+                  "JOIN submissions s ON s.id = r.submission_id JOIN users u ON u.id = s.user_id "
+                  "LEFT JOIN leaderboards b ON b.id = s.leaderboard_id "
+                  "WHERE r.review = 'pending' ORDER BY r.ended_us, r.id")) {
+    ReviewItem it;
+    it.run = run_of(r);
+    it.user = r.text(kRunColCount);
+    it.leaderboard = r.null(kRunColCount + 1) ? "" : r.text(kRunColCount + 1);
+    it.target = r.text(kRunColCount + 2);
+    it.file_name = r.text(kRunColCount + 3);
+    out.push_back(std::move(it));
   }
   return out;
+}
+
+ReviewOutcome Store::review(std::int64_t run_id, const std::string& state, const std::string& note,
+                            std::int64_t reviewer_id) {
+  if (state != "cleared" && state != "rejected") throw DbError("a review is cleared or rejected");
+  std::lock_guard<std::mutex> lock(mu_);
+  Transaction tx(*db_);
+  const bool changed =
+      !db_->query(
+              "UPDATE runs SET review = ?, review_note = ?, reviewer_id = ?, reviewed_us = ? "
+              "WHERE id = ? AND review = 'pending' RETURNING id",
+              {v(state), v(note), v(reviewer_id), v(now_us()), v(run_id)})
+           .empty();
+  const bool exists =
+      changed || !db_->query("SELECT id FROM runs WHERE id = ?", {v(run_id)}).empty();
+  tx.commit();
+  return changed ? ReviewOutcome::done
+                 : (exists ? ReviewOutcome::not_pending : ReviewOutcome::no_such_run);
 }
 
 std::vector<RankEntry> Store::ranking(std::int64_t leaderboard_id, const std::string& gpu_type) {
@@ -327,7 +379,8 @@ std::vector<RankEntry> Store::ranking(std::int64_t leaderboard_id, const std::st
       "SELECT u.name, r.score, r.submission_id, r.ended_us FROM runs r "
       "JOIN submissions s ON s.id = r.submission_id JOIN users u ON u.id = s.user_id "
       "WHERE s.leaderboard_id = ? AND r.gpu_type = ? AND r.passed = 1 AND r.secret = 0 AND "
-      "r.score IS NOT NULL AND r.mode = 'leaderboard' ORDER BY r.score, r.ended_us",
+      "r.score IS NOT NULL AND r.mode = 'leaderboard' AND "
+      "r.review IN ('none', 'cleared') ORDER BY r.score, r.ended_us",
       {v(leaderboard_id), v(gpu_type)});
   std::vector<RankEntry> out;
   std::set<std::string> seen;
@@ -346,7 +399,8 @@ std::vector<std::pair<std::int64_t, double>> Store::score_history(std::int64_t l
   for (const auto& r : db_->query(
            "SELECT r.ended_us, r.score FROM runs r JOIN submissions s ON s.id = r.submission_id "
            "WHERE s.leaderboard_id = ? AND r.gpu_type = ? AND r.passed = 1 AND r.secret = 0 AND "
-           "r.score IS NOT NULL AND r.mode = 'leaderboard' ORDER BY r.ended_us",
+           "r.score IS NOT NULL AND r.mode = 'leaderboard' AND "
+           "r.review IN ('none', 'cleared') ORDER BY r.ended_us",
            {v(leaderboard_id), v(gpu_type)}))
     out.emplace_back(r.integer(0), r.real(1));
   return out;

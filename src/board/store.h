@@ -78,7 +78,21 @@ struct Run {
   bool passed = false;
   std::int64_t started_us = 0, ended_us = 0;
   std::string result = "{}", system_info = "{}";  // JSON
+  // Issue 9: none (ranks as usual), pending (a ranked run the static pass flagged: held off the
+  // ranking until an admin looks), cleared (ranks), rejected (never ranks).
+  std::string review = "none";
+  std::string review_note;  // the admin's words, shown to the submitter
 };
+
+// A ranked run held back for review, with what an admin needs to decide: who, where, and the
+// run's result (its `cheat_flags`).
+struct ReviewItem {
+  Run run;
+  std::string user, leaderboard;
+  std::string target, file_name;
+};
+
+enum class ReviewOutcome { done, no_such_run, not_pending };
 
 struct RankEntry {
   int rank = 0;
@@ -135,9 +149,17 @@ class Store {
 
   std::int64_t add_run(const Run& r);
   std::vector<Run> runs_of(std::int64_t submission_id);
-  // Best passed, non-secret, scored run per user on the board and GPU type; lower is better.
+  // Runs waiting for review, oldest first (only flagged ranked runs of boards ever wait).
+  std::vector<ReviewItem> pending_reviews();
+  // An admin's decision on a pending run: "cleared" or "rejected". Only a pending run changes,
+  // so two admins deciding at once cannot overwrite each other (the second gets not_pending).
+  ReviewOutcome review(std::int64_t run_id, const std::string& state, const std::string& note,
+                       std::int64_t reviewer_id);
+  // Best passed, non-secret, scored run per user on the board and GPU type, among runs that
+  // need no review or were cleared; lower is better.
   std::vector<RankEntry> ranking(std::int64_t leaderboard_id, const std::string& gpu_type);
-  // Every passed, public, scored ranked run on the board and GPU type, oldest first:
+  // Every passed, public, scored ranked run on the board and GPU type that ranks (not pending
+  // or rejected), oldest first:
   // (ended_us, score), the data of the best-score-over-time chart.
   std::vector<std::pair<std::int64_t, double>> score_history(std::int64_t leaderboard_id,
                                                              const std::string& gpu_type);

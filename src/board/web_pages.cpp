@@ -13,7 +13,8 @@ namespace {
 
 std::string layout(const std::string& title, const std::string& body,
                    const std::optional<User>& viewer, bool chart = false) {
-  std::string who = viewer ? "signed in as <b>" + html_escape(viewer->name) + "</b>"
+  std::string who = viewer ? "signed in as <b>" + html_escape(viewer->name) + "</b>" +
+                                 (viewer->role == "admin" ? " · <a href=/reviews>reviews</a>" : "")
                            : "<form method=post action=/login class=login><input name=token "
                              "type=password placeholder='API token' aria-label='API token'> "
                              "<button>Sign in</button></form>";
@@ -28,6 +29,23 @@ std::string layout(const std::string& title, const std::string& body,
          (chart ? "<script src=/static/chart.min.js></script>" : "") +
          "</head><body><header><a href=/>kjudge leaderboards</a><span>" + who +
          "</span></header><h1>" + html_escape(title) + "</h1>" + body + "</body></html>\n";
+}
+
+// A result's `cheat_flags` as a list: the rule, where, and why.
+std::string flags_html(const json& result) {
+  if (!result.is_object() || !result.contains("cheat_flags") || !result["cheat_flags"].is_array())
+    return "";
+  std::string out = "<ul class=flags>";
+  for (const auto& f : result["cheat_flags"]) {
+    if (!f.is_object()) continue;
+    std::string where = f.value("file", std::string());
+    if (f.contains("line") && f["line"].is_number_integer())
+      where += ":" + std::to_string(f["line"].get<int>());
+    out += "<li><b>" + html_escape(f.value("check", std::string())) + "</b>" +
+           (where.empty() ? "" : " <code>" + html_escape(where) + "</code>") + ": " +
+           html_escape(f.value("detail", std::string())) + "</li>";
+  }
+  return out + "</ul>";
 }
 
 std::string when(std::int64_t us) {
@@ -126,9 +144,20 @@ std::string page_submission(const Submission& s, const std::vector<Run>& runs, b
     body += fmt::format("<h2>{}{}: {}{}</h2>", html_escape(r.mode), r.secret ? " (secret)" : "",
                         r.passed ? "passed" : "failed",
                         r.score ? fmt::format(", score {:.2f} µs", *r.score) : "");
+    if (r.review == "pending")
+      body +=
+          "<p class=review>Awaiting review: the static pass flagged this solution, so this run "
+          "is not ranked until an admin clears it.</p>";
+    else if (r.review == "rejected")
+      body += "<p class=review>Rejected on review: this run is not ranked." +
+              (r.review_note.empty() ? "" : " " + html_escape(r.review_note)) + "</p>";
+    else if (r.review == "cleared")
+      body += "<p class=review>Cleared on review: this run is ranked." +
+              (r.review_note.empty() ? "" : " " + html_escape(r.review_note)) + "</p>";
     if (r.secret && !admin) continue;  // whether it passed, nothing more
     json j = json::parse(r.result, nullptr, false);
     if (!j.is_object()) continue;
+    if (r.review != "none") body += flags_html(j);
     for (const char* k : {"verdict", "detail", "failure"})
       if (j.contains(k) && j[k].is_string() && !j[k].get<std::string>().empty())
         body += "<p>" + std::string(k) + ": " + html_escape(j[k].get<std::string>()) + "</p>";
@@ -138,6 +167,29 @@ std::string page_submission(const Submission& s, const std::vector<Run>& runs, b
                 html_escape(j[k].get<std::string>()) + "</pre></details>";
   }
   return layout("Submission " + std::to_string(s.id), body, std::nullopt);
+}
+
+std::string page_reviews(const std::vector<ReviewItem>& items, const User& admin) {
+  std::string body =
+      "<p>Ranked runs the static pass flagged wait here; none of them is on its board until it "
+      "is cleared. A rejected run never ranks.</p>";
+  if (items.empty()) body += "<p class=empty>Nothing waits for review.</p>";
+  for (const auto& it : items) {
+    const std::string run = std::to_string(it.run.id);
+    body += fmt::format(
+        "<section class=pending id=run-{}><h2>Run {} · {} · {}</h2><p><a href='/submissions/{}'>"
+        "submission {}</a> · {} · {} · {}</p>",
+        run, run, html_escape(it.user), html_escape(it.leaderboard), it.run.submission_id,
+        it.run.submission_id, html_escape(it.run.gpu_type),
+        it.run.score ? fmt::format("score {:.2f} µs", *it.run.score) : std::string("no score"),
+        when(it.run.ended_us));
+    body += flags_html(json::parse(it.run.result, nullptr, false));
+    body += "<form method=post action='/reviews/" + run +
+            "'><input name=note placeholder='note (shown to the submitter)' aria-label=note> "
+            "<button name=decision value=clear>Clear</button> "
+            "<button name=decision value=reject>Reject</button></form></section>";
+  }
+  return layout("Pending review", body, admin);
 }
 
 std::string page_message(const std::string& title, const std::string& text) {

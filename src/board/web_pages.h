@@ -27,6 +27,10 @@ struct BoardView {
 std::string page_board(const Leaderboard& board, const std::vector<BoardView>& views,
                        const std::optional<User>& viewer, const std::string& code_name = "");
 
+// The admin's list of flagged ranked runs waiting for review, each with its flags and a form
+// to clear it (it ranks) or reject it (it never does).
+std::string page_reviews(const std::vector<ReviewItem>& items, const User& admin);
+
 std::string page_submission(const Submission& sub, const std::vector<Run>& runs, bool admin);
 
 std::string page_message(const std::string& title, const std::string& text);

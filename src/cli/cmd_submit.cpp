@@ -41,8 +41,11 @@ int show(const json& sub, bool as_json) {
               ? r["result"].value("verdict", r["result"].value("failure", std::string()))
               : std::string();
       fmt::print(
-          "  {}{}: {}{}{}\n", r.value("mode", std::string()),
+          "  {}{}{}: {}{}{}\n", r.value("mode", std::string()),
           r.value("secret", false) ? " (secret)" : "",
+          r.value("review", std::string()) == "pending"    ? " (awaiting review: flagged)"
+          : r.value("review", std::string()) == "rejected" ? " (rejected by review)"
+                                                           : "",
           r.value("passed", false) ? "passed" : "failed",
           r.contains("score") ? fmt::format(", score {:.2f} µs", r["score"].get<double>()) : "",
           what.empty() ? "" : " - " + what);

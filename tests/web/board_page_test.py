@@ -27,12 +27,12 @@ WAIT_S = 60  # the longest any one step may take
 
 
 # A host-only problem: solve() must return 42. Its benchmark (`test.out --perf`, timing mode
-# custom) runs bench() and prints the milliseconds it measured, as ComputeEval's custom mode asks.
+# custom) times work() and prints the milliseconds it measured, as ComputeEval's custom mode asks.
 SPEC = """type: cuda_cpp
 schema_version: 2
 task_id: page/answer
 date: "2026-11-22"
-prompt: Return 42 from solve(), and make bench() fast.
+prompt: Return 42 from solve(), and make work() fast.
 metadata: {difficulty: easy, host_only: true}
 group: page-tests
 source_references: null
@@ -46,30 +46,42 @@ requires_datacenter_gpu: false
 timeout_seconds: 20.0
 """
 
-MAIN = """#include <string.h>
+MAIN = """#include <stdio.h>
+#include <string.h>
+#include <time.h>
 int solve(void);
-void bench(void);
+void work(void);
 int main(int argc, char** argv) {
-  if (argc > 1 && strcmp(argv[1], "--perf") == 0) { bench(); return 0; }
+  if (argc > 1 && strcmp(argv[1], "--perf") == 0) {
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    work();
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    printf("COMPUTE_EVAL_TIME_MS: %.3f\\n",
+           (b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) / 1e6);
+    return 0;
+  }
   return solve() == 42 ? 0 : 1;
 }
 """
 
 
 def solution(answer, sleep_us):
-    """A solution whose bench() sleeps sleep_us and reports the time it measured."""
-    return f"""#include <stdio.h>
-#include <time.h>
-#include <unistd.h>
+    """A solution whose work() sleeps sleep_us; the test program times it (so the solution
+    names no clock and no result marker: the static pass flags none of it)."""
+    return f"""#include <unistd.h>
 int solve(void) {{ return {answer}; }}
-void bench(void) {{
-  struct timespec a, b;
-  clock_gettime(CLOCK_MONOTONIC, &a);
-  usleep({sleep_us});
-  clock_gettime(CLOCK_MONOTONIC, &b);
-  printf("COMPUTE_EVAL_TIME_MS: %.3f\\n",
-         (b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) / 1e6);
-}}
+void work(void) {{ usleep({sleep_us}); }}
+"""
+
+
+def flagged_solution(sleep_us):
+    """A passing solution that names a /proc path: the static pass flags it (proc_read), so its
+    ranked run waits for an admin's review."""
+    return f"""#include <unistd.h>
+static const char* where = "/proc/self/status";
+int solve(void) {{ return where[0] ? 42 : 0; }}
+void work(void) {{ usleep({sleep_us}); }}
 """
 
 
@@ -204,7 +216,7 @@ class BoardPage(unittest.TestCase):
             rows = self.ranking(driver)
             self.assertEqual([(r, u) for r, u, _ in rows], [(1, "alice")], rows)
             alice_score = rows[0][2]
-            self.assertGreaterEqual(alice_score, 30000, "bench() sleeps 30 ms: the median in µs")
+            self.assertGreaterEqual(alice_score, 30000, "work() sleeps 30 ms: the median in µs")
             self.assertIn(f"Your best: {alice_score:.2f} µs, rank 1.",
                           driver.find_element(By.TAG_NAME, "body").text)
             n = chromium.painted_pixels(driver, "chart-0")
@@ -226,6 +238,31 @@ class BoardPage(unittest.TestCase):
             self.assertEqual(rows, [(1, "bob", bob_score), (2, "alice", alice_score)])
             n = chromium.painted_pixels(driver, "chart-0")
             self.assertGreater(n, 500, f"the chart is empty ({n} painted pixels)")
+
+            # Issue 9: a flagged ranked run waits off the board until an admin clears it.
+            self.sign_in(driver, "alice")
+            text = self.submit(driver, flagged_solution(100))
+            self.assertIn("leaderboard: passed, score", text)
+            self.assertIn("Awaiting review", text)
+            self.assertIn("proc_read", text, "the submitter sees why")
+            self.assertEqual(self.ranking(driver),
+                             [(1, "bob", bob_score), (2, "alice", alice_score)])
+            driver.get(self.base + "/reviews")
+            self.assertNotIn("Clear", self.text_of(driver, "body"), "only admins review")
+
+            self.sign_in(driver, "root")
+            driver.find_element(By.LINK_TEXT, "reviews").click()
+            WebDriverWait(driver, WAIT_S).until(lambda d: d.current_url.endswith("/reviews"))
+            pending = driver.find_elements(By.CSS_SELECTOR, "section.pending")
+            self.assertEqual(len(pending), 1)
+            self.assertIn("solution.c:2", pending[0].text)
+            self.assertIn("alice", pending[0].text)
+            pending[0].find_element(By.CSS_SELECTOR, "button[value=clear]").click()
+            WebDriverWait(driver, WAIT_S).until(
+                lambda d: "Nothing waits for review" in self.text_of(d, "body"))
+            rows = self.ranking(driver)
+            self.assertEqual([(r, u) for r, u, _ in rows], [(1, "alice"), (2, "bob")], rows)
+            self.assertLess(rows[0][2], bob_score)
 
 
 if __name__ == "__main__":
