@@ -392,6 +392,34 @@ class Entries:
 # Timing: CUDA events around each call the test makes, L2 flushed before each repetition.
 
 
+def tensor_bytes(values, tensor_type, depth=0):
+    """A lower bound on the bytes one operator call moves through device memory: every distinct
+    CUDA tensor among `values` (arguments, keyword arguments and the result; inside lists,
+    tuples and dict values too) read or written once. Distinct by (data_ptr, nbytes), so an
+    in-place operator that returns its input, or a tensor passed twice, counts once. Scratch
+    buffers, re-reads, and tensors reached through objects are not counted: the real traffic is
+    at least this, never less (docs/triton.md, "GPU efficiency")."""
+    seen = {}
+
+    def visit(v, d):
+        if d > 8:
+            return
+        if isinstance(v, tensor_type):
+            if getattr(v, "is_cuda", False):
+                n = int(v.numel()) * int(v.element_size())
+                seen[(int(v.data_ptr()), n)] = n
+        elif isinstance(v, (list, tuple)):
+            for x in v:
+                visit(x, d + 1)
+        elif isinstance(v, dict):
+            for x in v.values():
+                visit(x, d + 1)
+
+    for v in values:
+        visit(v, depth)
+    return sum(seen.values())
+
+
 class CudaTimer:
     """Per call site (the n-th outermost entry call of the test): the call the test makes (its
     result goes back to the test), `warmup` untimed calls, then up to `reps` timed calls, all on
@@ -432,6 +460,7 @@ class CudaTimer:
     def measure(self, name, fn, args, kwargs):
         result = fn(*args, **kwargs)
         self._sync()
+        moved = tensor_bytes(list(args) + list(kwargs.values()) + [result], self._tensor)
         for _ in range(self.warmup):  # on copies too: the test's own tensors stay as it left them
             fn(*[self._fresh(v) for v in args], **{k: self._fresh(v) for k, v in kwargs.items()})
         self._sync()
@@ -452,7 +481,8 @@ class CudaTimer:
             samples.append(float(self._elapsed(start, end)))
             if len(samples) >= self.min_reps and time.perf_counter() - started > self.budget_s:
                 break
-        self.sites.append({"entry": name, "index": len(self.sites), "samples_ms": samples})
+        self.sites.append({"entry": name, "index": len(self.sites), "samples_ms": samples,
+                           "bytes": moved})
         return result
 
 

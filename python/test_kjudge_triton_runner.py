@@ -170,6 +170,89 @@ class EntriesTest(unittest.TestCase):
         self.assertEqual(e.wrapped, [])
 
 
+class TensorBytesTest(unittest.TestCase):
+    class T:
+        def __init__(self, ptr, n, size=4, cuda=True):
+            self.ptr, self.n, self.size, self.is_cuda = ptr, n, size, cuda
+
+        def data_ptr(self):
+            return self.ptr
+
+        def numel(self):
+            return self.n
+
+        def element_size(self):
+            return self.size
+
+    def test_distinct_cuda_tensors_count_once(self):
+        T = self.T
+        x, y, out = T(1000, 10), T(2000, 10, 2), T(3000, 5)
+        # x passed twice, the result aliasing x (in place), a CPU tensor and a nested one.
+        values = [x, [x, y], {"k": (out,)}, T(4000, 100, cuda=False), 3.0, x]
+        self.assertEqual(r.tensor_bytes(values, T), 40 + 20 + 20)
+
+    def test_nothing_on_the_device_is_zero(self):
+        self.assertEqual(r.tensor_bytes([1, "a", None, self.T(1, 8, cuda=False)], self.T), 0)
+
+
+class GpuPeaksCacheTest(unittest.TestCase):
+    """python/kjudge_gpu_peaks.py without a GPU: a stand-in torch module. The measurement itself
+    needs CUDA and is checked on the device (docs/gpu-runs.md)."""
+
+    def fake_torch(self, available=True, name="Fake GPU", version="9.9"):
+        import types
+        t = types.ModuleType("torch")
+        t.__version__ = version
+        t.cuda = types.SimpleNamespace(
+            is_available=lambda: available, set_device=lambda d: None,
+            get_device_properties=lambda d: types.SimpleNamespace(name=name))
+        return t
+
+    def run_main(self, torch, argv):
+        import kjudge_gpu_peaks as peaks
+        saved = sys.modules.get("torch")
+        sys.modules["torch"] = torch
+        measured = []
+        real = peaks.measure
+        peaks.measure = lambda t, reps: measured.append(reps) or {
+            "kind": "kjudge-gpu-peaks", "gpu": t.cuda.get_device_properties(0).name,
+            "torch": t.__version__, "memory_bandwidth_bytes_per_s": 1.0}
+        try:
+            with open(os.devnull, "w") as null:
+                old, sys.stdout = sys.stdout, null
+                try:
+                    rc = peaks.main(argv)
+                finally:
+                    sys.stdout = old
+        finally:
+            peaks.measure = real
+            if saved is None:
+                sys.modules.pop("torch", None)
+            else:
+                sys.modules["torch"] = saved
+        return rc, measured
+
+    def test_no_gpu_is_an_error(self):
+        with tempfile.TemporaryDirectory() as d:
+            rc, measured = self.run_main(self.fake_torch(available=False),
+                                         ["--out", os.path.join(d, "p.json")])
+            self.assertEqual(rc, 3)
+            self.assertEqual(measured, [])
+
+    def test_cached_per_gpu_name_and_torch(self):
+        with tempfile.TemporaryDirectory() as d:
+            out, cache = os.path.join(d, "p.json"), os.path.join(d, "cache")
+            args = ["--out", out, "--cache-dir", cache]
+            self.assertEqual(self.run_main(self.fake_torch(), args), (0, [20]))
+            self.assertTrue(os.path.exists(os.path.join(cache, "Fake_GPU.json")))
+            self.assertEqual(self.run_main(self.fake_torch(), args), (0, []))  # from the cache
+            with open(out) as f:
+                self.assertIn("cached", json.load(f))
+            self.assertEqual(self.run_main(self.fake_torch(version="10.0"), args)[1], [20])
+            self.assertEqual(self.run_main(self.fake_torch(), args + ["--force"])[1], [20])
+            self.assertEqual(self.run_main(self.fake_torch(name="Other GPU"), args)[1], [20])
+
+
 class RunTest(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp()

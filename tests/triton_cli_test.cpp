@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/tritonbench.h"
+#include "schema_validator.h"
 #include "test_util.h"
 
 namespace kjudge {
@@ -32,6 +34,14 @@ class TritonEvalCli : public ::testing::Test {
     std::vector<json> out;
     std::ifstream in(dir_ / "run" / file);
     for (std::string l; std::getline(in, l);) out.push_back(json::parse(l));
+    // Every results.jsonl line as docs/schemas/triton-result.schema.json says.
+    if (file == "results.jsonl") {
+      std::ifstream schema_file(std::string(KJUDGE_SOURCE_DIR) +
+                                "/docs/schemas/triton-result.schema.json");
+      kjudge::testing::SchemaValidator schema(json::parse(schema_file));
+      for (const json& doc : out)
+        for (const auto& e : schema.errors(doc)) ADD_FAILURE() << doc.dump() << ": " << e;
+    }
     return out;
   }
   TempDir dir_;
@@ -78,7 +88,99 @@ TEST_F(TritonEvalCli, SolutionsWithSpeedupAndTheTable) {
   EXPECT_EQ(results[2]["verdict"], "call_error");
   EXPECT_EQ(results[2]["sample"], 4);
   EXPECT_EQ(results[2]["exception_type"], "NameError");
-  EXPECT_EQ(lines("references.jsonl").size(), 2u);  // one per operator
+  // Failure classes per result and per channel and difficulty in the summary.
+  EXPECT_TRUE(results[0]["failure"]["class"] == "none") << results[0];
+  EXPECT_EQ(results[1]["failure"]["class"], "result_mismatch");
+  EXPECT_EQ(results[2]["failure"]["class"], "name_reference");
+  EXPECT_EQ(results[2]["failure"]["cause"], "NameError");
+  // Timed in interleaved rounds: 4 by default, the first reference-first.
+  ASSERT_EQ(results[0]["timing"]["rounds"].size(), 4u);
+  EXPECT_EQ(results[0]["timing"]["rounds"][0]["first"], "reference");
+  std::vector<json> refs = lines("references.jsonl");
+  ASSERT_EQ(refs.size(), 2u);  // one per operator
+  // No self job here: each reference ran a second time to check it agrees with itself.
+  EXPECT_EQ(refs[0]["self_check"]["status"], "stable");
+  EXPECT_EQ(refs[0]["self_check"]["second_run"], "second reference run");
+  std::ifstream sf(dir_ / "run/summary.json");
+  json summary = json::parse(sf);
+  EXPECT_EQ(summary["failure_classes"]["G"]["by_difficulty"]["2"]["result_mismatch"], 1);
+  EXPECT_EQ(summary["failure_classes"]["G"]["by_difficulty"]["2"]["none"], 1);
+  EXPECT_EQ(summary["failure_classes"]["T"]["total"]["name_reference"], 1);
+  EXPECT_EQ(summary["options"]["timing"]["rounds"], 4);
+  EXPECT_TRUE(summary["reference_unstable"].empty());
+  EXPECT_FALSE(summary.contains("codebleu"));  // opt-in
+}
+
+// --peaks: each timed candidate's achieved bytes/s over the peak of the GPU its runs reported.
+TEST_F(TritonEvalCli, PeaksGiveGpuEfficiency) {
+  std::ofstream(dir_ / "peaks.json")
+      << R"({"kind": "kjudge-gpu-peaks", "gpu": "Fake GPU", "memory_bandwidth_bytes_per_s": 1e9})";
+  std::ofstream(dir_ / "sol.jsonl")
+      << json{{"operator", "add_example"},
+              {"code", "#fake ok\n#fake time 0.5\n#fake bytes 250000\n"}}
+             .dump()
+      << "\n";
+  auto r = run_capture(base() + "--solutions " + (dir_ / "sol.jsonl").string() +
+                       " --speedup --reps 5 --rounds 2 --warmup-rounds 0 --peaks " +
+                       (dir_ / "peaks.json").string());
+  ASSERT_EQ(r.rc, 0) << r.out;
+  std::vector<json> results = lines("results.jsonl");
+  ASSERT_EQ(results.size(), 1u);
+  // 2 sites x 250000 bytes in 2 x 0.5 ms: 5e8 B/s, half of 1e9. (The reference, add_example's
+  // own code, runs through the fake runner as "ok" without bytes: no efficiency for it.)
+  EXPECT_TRUE(results[0]["gpu_efficiency"].is_null()) << results[0];
+  EXPECT_NE(results[0]["gpu_efficiency_note"].get<std::string>().find("did not count"),
+            std::string::npos);
+  std::ifstream sf(dir_ / "run/summary.json");
+  json summary = json::parse(sf);
+  EXPECT_EQ(summary["options"]["peaks"]["gpu"], "Fake GPU");
+  std::ofstream(dir_ / "bad.json") << "{}";
+  auto bad = run_capture(base() + "--solutions " + (dir_ / "sol.jsonl").string() + " --peaks " +
+                         (dir_ / "bad.json").string());
+  EXPECT_EQ(bad.rc, 2) << bad.out;
+  EXPECT_NE(bad.out.find("kjudge-gpu-peaks"), std::string::npos) << bad.out;
+}
+
+// The paper's published outputs ({instruction, predict, label}) rescored as candidates, with
+// CodeBLEU asked for: a number where the package imports, else unavailable with the reason.
+TEST_F(TritonEvalCli, LlmGeneratedWithCodeBleu) {
+  TritonBench bench = load_tritonbench(kData);
+  const TritonOperator* op = bench.find("add_example", TritonChannel::G);
+  ASSERT_NE(op, nullptr);
+  std::ofstream(dir_ / "gen.jsonl")
+      << json{{"instruction", op->simple_instruction},
+              {"predict", "Here it is.\n```python\n#fake ok\ndef add(x, y):\n    return x\n```"},
+              {"label", op->reference_code}}
+             .dump()
+      << "\n"
+      << json{{"instruction", "not a TritonBench instruction"}, {"predict", "x"}, {"label", ""}}
+             .dump()
+      << "\n";
+  auto r = run_capture(base() + "--llm-generated " + (dir_ / "gen.jsonl").string() +
+                       " --codebleu --json");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  json summary = json::parse(r.out.substr(r.out.find('{')));
+  EXPECT_EQ(summary["solutions"], (dir_ / "gen.jsonl").string());
+  EXPECT_EQ(summary["llm_generated"]["candidates"], 1);
+  ASSERT_EQ(summary["llm_generated"]["unmatched"].size(), 1u);
+  EXPECT_EQ(summary["llm_generated"]["unmatched"][0]["line"], 2);
+  std::vector<json> results = lines("results.jsonl");
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0]["operator"], "add_example");
+  EXPECT_EQ(results[0]["verdict"], "pass");
+  EXPECT_EQ(results[0]["origin"], "gen.jsonl:1");
+  const json& cb = summary["codebleu"];
+  EXPECT_EQ(cb["pairs"], 1);
+  if (cb["available"].get<bool>()) {
+    EXPECT_GT(cb["codebleu"].get<double>(), 0.0);
+    EXPECT_LT(cb["codebleu"].get<double>(), 1.0);
+  } else {
+    EXPECT_FALSE(cb["reason"].get<std::string>().empty()) << cb;
+  }
+
+  // Exactly one source of candidates.
+  auto both = run_capture(base() + "--self --llm-generated " + (dir_ / "gen.jsonl").string());
+  EXPECT_EQ(both.rc, 2) << both.out;
 }
 
 TEST_F(TritonEvalCli, BadSolutionsNameTheLineAndField) {

@@ -21,6 +21,69 @@ TEST(TritonSpeedup, RatioOfSumsOfMedians) {
   EXPECT_GE(s.high, s.estimate);
 }
 
+TEST(TritonRoundSpeedup, AFirstProcessBiasCancelsInBalancedRounds) {
+  // Same code on both sides, the first process of every round 1.5x slower. Always timing the
+  // reference first (the old order) reads 1.5; alternating the order reads exactly 1.
+  auto round = [](bool ref_first) {
+    const double first = 1.5, second = 1.0;
+    TritonRound r;
+    r.reference_first = ref_first;
+    r.reference = {{ref_first ? first : second}, {ref_first ? 2 * first : 2 * second}};
+    r.candidate = {{ref_first ? second : first}, {ref_first ? 2 * second : 2 * first}};
+    return r;
+  };
+  TritonSpeedup biased = triton_round_speedup({round(true), round(true), round(true), round(true)});
+  EXPECT_NEAR(biased.estimate, 1.5, 1e-12);
+  TritonSpeedup s = triton_round_speedup({round(true), round(false), round(true), round(false)});
+  EXPECT_NEAR(s.estimate, 1.0, 1e-12);
+  ASSERT_EQ(s.round_ratios.size(), 4u);
+  EXPECT_NEAR(s.round_ratios[0], 1.5, 1e-12);
+  EXPECT_NEAR(s.round_ratios[1], 1 / 1.5, 1e-12);
+  // Every resample keeps two rounds of each order, so the bias cancels in each: a point.
+  EXPECT_NEAR(s.low, 1.0, 1e-12);
+  EXPECT_NEAR(s.high, 1.0, 1e-12);
+  EXPECT_NEAR(s.reference_ms / s.candidate_ms, s.estimate, 1e-12);
+  EXPECT_EQ(s.sites, 2u);
+}
+
+TEST(TritonRoundSpeedup, DriftBetweenRoundsWidensTheInterval) {
+  // No position bias, but rounds that disagree: 2, 1, 4, 2 (reference-first ones: 2 and 4).
+  std::vector<TritonRound> rounds;
+  const double ratios[] = {2, 1, 4, 2};
+  for (int k = 0; k < 4; ++k) {
+    TritonRound r;
+    r.reference_first = k % 2 == 0;
+    r.reference = {{ratios[k], ratios[k], ratios[k]}};
+    r.candidate = {{1, 1, 1}};
+    rounds.push_back(r);
+  }
+  TritonSpeedup s = triton_round_speedup(rounds);
+  EXPECT_NEAR(s.estimate, std::pow(16.0, 0.25), 1e-12);  // geometric mean of the four
+  EXPECT_LT(s.low, s.estimate);
+  EXPECT_GT(s.high, s.estimate);
+  EXPECT_GE(s.low, 1.0);
+  EXPECT_LE(s.high, 4.0);
+  // Deterministic.
+  TritonSpeedup again = triton_round_speedup(rounds);
+  EXPECT_EQ(again.low, s.low);
+  EXPECT_EQ(again.high, s.high);
+}
+
+TEST(TritonRoundSpeedup, RefusesWhatCannotBeCompared) {
+  EXPECT_THROW(triton_round_speedup({}), std::invalid_argument);
+  TritonRound r;
+  r.reference = {{1.0}, {1.0}};
+  r.candidate = {{1.0}};
+  EXPECT_THROW(triton_round_speedup({r}), std::invalid_argument);
+  r.candidate = {{1.0}, {0.0}};
+  EXPECT_THROW(triton_round_speedup({r}), std::invalid_argument);
+  TritonRound one;
+  one.reference = {{1.0}};
+  one.candidate = {{1.0}};
+  r.candidate = {{1.0}, {1.0}};
+  EXPECT_THROW(triton_round_speedup({r, one}), std::invalid_argument);  // rounds differ in sites
+}
+
 TEST(TritonSpeedup, ConstantSamplesGiveAPointInterval) {
   TritonSpeedup s = triton_speedup({{2, 2, 2}}, {{1, 1, 1}});
   EXPECT_DOUBLE_EQ(s.estimate, 2);
@@ -93,6 +156,22 @@ TEST(TritonScores, AccuracyDenominators) {
   EXPECT_EQ(s.by_difficulty["G/2"].exec_judged, 1u);
   EXPECT_EQ(s.by_operator["T/f"].judged, 2u);
   EXPECT_DOUBLE_EQ(s.by_operator["T/f"].to_json()["exec_accuracy"].get<double>(), 0.5);
+}
+
+TEST(TritonScores, UnstableAndEmptyReferencesLeaveExecutionAccuracy) {
+  TritonScores s = score_triton({g("a", "G", 1, TritonVerdict::pass, true),
+                                 g("b", "G", 1, TritonVerdict::reference_unstable, true),
+                                 g("c", "G", 1, TritonVerdict::no_output, true)});
+  EXPECT_EQ(s.all.judged, 3u);
+  EXPECT_EQ(s.all.call_ok, 3u);
+  EXPECT_EQ(s.all.exec_judged, 1u);
+  EXPECT_EQ(s.all.reference_unstable, 1u);
+  EXPECT_EQ(s.all.no_output, 1u);
+  auto j = s.all.to_json();
+  EXPECT_DOUBLE_EQ(j["exec_accuracy"].get<double>(), 1.0);
+  EXPECT_EQ(j["reference_unstable"], 1);
+  EXPECT_EQ(j["no_output"], 1);
+  EXPECT_EQ(j["verdicts"]["reference_unstable"], 1);
 }
 
 TEST(TritonScores, EmptyGroupsHaveNoAccuracy) {

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "core/input_error.h"
 #include "eval/triton_eval.h"
 #include "run/result_channel.h"
@@ -178,6 +180,16 @@ TEST(TritonReport, RefusesWhatDoesNotAddUp) {
   expect_refused(report(t), "timing.sites[0].samples_ms", "not a positive time");
   t["timing"]["sites"][0]["samples_ms"] = json::array();
   expect_refused(report(t), "timing.sites[0].samples_ms", "non-empty");
+  t["timing"]["sites"][0]["samples_ms"] = {1.0};
+  t["timing"]["sites"][0]["bytes"] = -8;
+  expect_refused(report(t), "timing.sites[0].bytes", "not a non-negative integer");
+  t["timing"]["sites"][0]["bytes"] = 1.5;
+  expect_refused(report(t), "timing.sites[0].bytes", "not a non-negative integer");
+  t["timing"]["sites"][0]["bytes"] = 4096;
+  TritonRunOutcome with_bytes;
+  parse_runner_record(report(t), "N", "r", with_bytes);
+  ASSERT_EQ(with_bytes.sites.size(), 1u);
+  EXPECT_EQ(with_bytes.sites[0].bytes, 4096);
   r = ok_record();
   r["calls"]["op"] = "two";
   expect_refused(report(r, four), "calls.op", "not a count");
@@ -382,7 +394,9 @@ TEST(TritonEval, ReferencesCandidatesVerdictsAndScores) {
   EXPECT_EQ(res.results[2].run.error.exception_type, "ValueError");
   EXPECT_EQ(res.results[3].graded.verdict, TritonVerdict::reference_failed);
   EXPECT_TRUE(res.results[3].graded.call_ok);
-  EXPECT_EQ(lines.size(), 6u);              // 2 references + 4 candidates
+  EXPECT_EQ(lines.size(), 6u);  // 2 references + 4 candidates (the self job is the 2nd run)
+  EXPECT_EQ(res.checks["G/double"].status, "stable");
+  EXPECT_EQ(res.checks["G/broken"].status, "failed");
   EXPECT_TRUE(fs::is_empty(dir / "work"));  // workspaces removed
 
   EXPECT_EQ(res.scores.all.judged, 4u);
@@ -434,8 +448,175 @@ TEST(TritonEval, SpeedupWithTheFakeRunner) {
   auto j = res.scores.all.to_json();
   EXPECT_EQ(j["speedup"]["n"], 2);
   json line = triton_result_json(res.results[1]);
-  EXPECT_EQ(line["timing"]["reference"].size(), 2u);
-  EXPECT_EQ(line["timing"]["candidate"][0]["samples_ms"].size(), 10u);
+  ASSERT_EQ(line["timing"]["rounds"].size(), 4u);  // the default: 4 timed rounds
+  EXPECT_EQ(line["timing"]["rounds"][0]["reference"].size(), 2u);
+  EXPECT_EQ(line["timing"]["rounds"][0]["candidate"][0]["samples_ms"].size(), 10u);
+  EXPECT_EQ(line["timing"]["rounds"][1]["first"], "candidate");
+  EXPECT_EQ(line["speedup"]["rounds"], 4);
+}
+
+// The timing processes run in ABBA pairs (warm-up pair first, discarded), and a constant bias
+// against whichever process runs first in a round cancels: the fake runner logs the order and
+// makes the first process of every pair 1.5x slower.
+TEST(TritonEval, InterleavedRoundsCancelAFirstProcessBias) {
+  TempDir dir;
+  auto evaluate = [&](const std::string& log, const std::string& cand_time) {
+    TritonOperator op =
+        make_op("op", "#fake ok\n#fake time 1.0\n#fake order " + log + " R 1.5\n", 1);
+    TritonEvalOptions opt;
+    opt.runner = runner_with(kFake);
+    opt.work_dir = dir / "work";
+    opt.speedup = true;
+    opt.timing.reps = 6;
+    opt.rounds = 4;
+    opt.warmup_rounds = 1;
+    const std::string code =
+        "#fake ok\n#fake time " + cand_time + "\n#fake order " + log + " C 1.5\n";
+    TritonEvalResult res = evaluate_triton({{&op, code, 0, "s:1"}}, opt);
+    EXPECT_EQ(res.results[0].graded.verdict, TritonVerdict::pass) << res.results[0].detail;
+    return res.results[0];
+  };
+  const std::string log = (dir / "order.txt").string();
+  TritonJobResult same = evaluate(log, "1.0");
+  std::ifstream in(log);
+  std::string order, l;
+  while (std::getline(in, l)) order += l;
+  // Warm-up pair R C, then timed pairs R C, C R, R C, C R.
+  EXPECT_EQ(order, "RCRCCRRCCR");
+  ASSERT_TRUE(same.speedup) << same.speedup_note;
+  EXPECT_NEAR(same.speedup->estimate, 1.0, 1e-9);
+  ASSERT_EQ(same.speedup->round_ratios.size(), 4u);
+  EXPECT_NEAR(same.speedup->round_ratios[0], 1.5, 1e-9);
+  EXPECT_NEAR(same.speedup->round_ratios[1], 1 / 1.5, 1e-9);
+  EXPECT_LE(same.speedup->low, 1.0 + 1e-9);
+  EXPECT_GE(same.speedup->high, 1.0 - 1e-9);
+
+  TritonJobResult fast = evaluate((dir / "order2.txt").string(), "0.5");
+  ASSERT_TRUE(fast.speedup) << fast.speedup_note;
+  EXPECT_NEAR(fast.speedup->estimate, 2.0, 1e-9);
+}
+
+// Achieved bytes/s from the runner's byte counts over the medians, and over the peak when the
+// peaks are of the GPU the runs reported; never a fraction against another GPU's peak.
+TEST(TritonEval, GpuEfficiencyFromBytesAndPeaks) {
+  TempDir dir;
+  TritonOperator op = make_op("op", "#fake ok\n#fake time 1.0\n#fake bytes 1000000\n", 1);
+  TritonEvalOptions opt;
+  opt.runner = runner_with(kFake);
+  opt.work_dir = dir / "work";
+  opt.speedup = true;
+  opt.timing.reps = 5;
+  opt.rounds = 2;
+  opt.warmup_rounds = 0;
+  GpuPeaks peaks;
+  peaks.gpu = "Fake GPU";
+  peaks.memory_bandwidth_bytes_per_s = 4e9;
+  opt.peaks = peaks;
+  // 2 sites of 1e6 bytes: 2e6 bytes per run; the candidate's 2 x 0.5 ms -> 2e9 B/s, half the
+  // peak; the reference's 2 x 1.0 ms -> 1e9 B/s.
+  const std::string code = "#fake ok\n#fake time 0.5\n#fake bytes 1000000\n";
+  TritonEvalResult res = evaluate_triton({{&op, code, 0, "s:1"}}, opt);
+  ASSERT_TRUE(res.results[0].speedup) << res.results[0].speedup_note;
+  const auto& e = res.results[0].efficiency;
+  ASSERT_TRUE(e.is_object()) << res.results[0].efficiency_note;
+  EXPECT_EQ(e["candidate_bytes"], 2000000);
+  EXPECT_NEAR(e["candidate_bytes_per_s"].get<double>(), 2e9, 1e3);
+  EXPECT_NEAR(e["reference_bytes_per_s"].get<double>(), 1e9, 1e3);
+  EXPECT_NEAR(e["candidate_fraction"].get<double>(), 0.5, 1e-6);
+  EXPECT_NEAR(e["reference_fraction"].get<double>(), 0.25, 1e-6);
+  EXPECT_EQ(e["gpu"], "Fake GPU");
+  json line = triton_result_json(res.results[0]);
+  EXPECT_NEAR(line["gpu_efficiency"]["candidate_fraction"].get<double>(), 0.5, 1e-6);
+
+  peaks.gpu = "NVIDIA H100 80GB HBM3";
+  opt.peaks = peaks;
+  res = evaluate_triton({{&op, code, 0, "s:1"}}, opt);
+  EXPECT_TRUE(res.results[0].efficiency["candidate_fraction"].is_null());
+  EXPECT_NE(res.results[0].efficiency_note.find("the peaks are of NVIDIA H100"), std::string::npos)
+      << res.results[0].efficiency_note;
+
+  // A runner that does not count bytes gives no efficiency, and says why.
+  TritonOperator plain = make_op("plain", "#fake ok\n", 1);
+  res = evaluate_triton({{&plain, "#fake ok\n", 0, "s:1"}}, opt);
+  ASSERT_TRUE(res.results[0].speedup);
+  EXPECT_TRUE(res.results[0].efficiency.is_null());
+  EXPECT_NE(res.results[0].efficiency_note.find("did not count"), std::string::npos);
+}
+
+TEST(TritonEval, GpuPeaksFileIsChecked) {
+  TempDir dir;
+  auto write = [&](const std::string& text) {
+    std::ofstream(dir / "peaks.json") << text;
+    return dir / "peaks.json";
+  };
+  GpuPeaks p = read_gpu_peaks(write(
+      R"({"kind": "kjudge-gpu-peaks", "gpu": "G", "memory_bandwidth_bytes_per_s": 3.0e12,
+          "matmul_flops_per_s": {"float16": 7e14}})"));
+  EXPECT_EQ(p.gpu, "G");
+  EXPECT_DOUBLE_EQ(p.memory_bandwidth_bytes_per_s, 3e12);
+  EXPECT_EQ(p.matmul_flops_per_s["float16"], 7e14);
+  EXPECT_THROW(read_gpu_peaks(write("[1]")), InputError);
+  EXPECT_THROW(read_gpu_peaks(write(R"({"kind": "x", "gpu": "G"})")), InputError);
+  EXPECT_THROW(read_gpu_peaks(write(R"({"kind": "kjudge-gpu-peaks", "gpu": "G",
+                                        "memory_bandwidth_bytes_per_s": 0})")),
+               InputError);
+  EXPECT_THROW(read_gpu_peaks(dir / "missing.json"), InputError);
+}
+
+// A reference that gives other values in another process on the same seed cannot judge anyone;
+// one that returns no tensor gives nothing to compare. Both are said, with why.
+TEST(TritonEval, UnstableAndEmptyReferencesAreTheReferencesFault) {
+  TempDir dir;
+  TritonOperator unstable = make_op("unstable", "#fake random\n", 2);
+  TritonOperator empty = make_op("empty", "#fake none\n", 3);
+  TritonOperator stable = make_op("stable", "#fake ok\n", 1);
+  TritonEvalOptions opt;
+  opt.runner = runner_with(kFake);
+  opt.work_dir = dir / "work";
+  std::vector<TritonJob> jobs = {{&unstable, "#fake ok\n", 0, "s:1"},
+                                 {&unstable, unstable.reference_code, 1, "self"},
+                                 {&empty, "#fake none\n", 0, "s:3"},
+                                 {&stable, "#fake ok 3\n", 0, "s:4"}};
+  TritonEvalResult res = evaluate_triton(jobs, opt);
+  EXPECT_EQ(res.results[0].graded.verdict, TritonVerdict::reference_unstable)
+      << res.results[0].detail;
+  EXPECT_EQ(res.results[1].graded.verdict, TritonVerdict::reference_unstable);
+  EXPECT_EQ(res.results[2].graded.verdict, TritonVerdict::no_output);
+  EXPECT_EQ(res.results[3].graded.verdict, TritonVerdict::mismatch);  // the candidate's fault
+  EXPECT_TRUE(res.results[0].graded.call_ok);
+  const TritonReferenceCheck& u = res.checks["G/unstable"];
+  EXPECT_EQ(u.status, "unstable");
+  EXPECT_EQ(u.second_run, "self candidate");  // no extra run: the self job is the second run
+  EXPECT_NE(u.detail.find("test_case_1 value_mismatch"), std::string::npos) << u.detail;
+  EXPECT_EQ(res.checks["G/empty"].status, "no_output");
+  EXPECT_NE(res.checks["G/empty"].detail.find("1 none"), std::string::npos)
+      << res.checks["G/empty"].detail;
+  EXPECT_EQ(res.checks["G/stable"].status, "stable");
+  EXPECT_EQ(res.checks["G/stable"].second_run, "second reference run");
+  EXPECT_EQ(res.scores.all.exec_judged, 1u);
+  EXPECT_EQ(res.scores.all.reference_unstable, 2u);
+  EXPECT_EQ(res.scores.all.no_output, 1u);
+
+  json summary = triton_summary_json(res, {});
+  ASSERT_EQ(summary["reference_unstable"].size(), 1u);
+  EXPECT_EQ(summary["reference_unstable"][0]["operator"], "G/unstable");
+  EXPECT_EQ(summary["reference_unstable"][0]["differ"][0]["name"], "test_case_1");
+  ASSERT_EQ(summary["reference_no_output"].size(), 1u);
+  EXPECT_EQ(summary["reference_no_output"][0]["operator"], "G/empty");
+  // Failure classes: only the mismatch says something about a candidate.
+  EXPECT_EQ(summary["failure_classes"]["G"]["total"]["result_mismatch"], 1);
+  EXPECT_EQ(summary["failure_classes"]["G"]["by_difficulty"]["1"]["result_mismatch"], 1);
+  EXPECT_TRUE(triton_failure_json(res.results[0]).is_null());
+  EXPECT_EQ(triton_failure_json(res.results[3])["class"], "result_mismatch");
+  json ref = triton_reference_json(unstable, res.references["G/unstable"], &u);
+  EXPECT_EQ(ref["self_check"]["status"], "unstable");
+
+  // Without the check the reference's second run is not made, and an unstable reference
+  // (here with no self job) is judged as if it were right.
+  opt.check_references = false;
+  TritonEvalResult unchecked = evaluate_triton({jobs[0]}, opt);
+  EXPECT_EQ(unchecked.checks["G/unstable"].status, "unchecked");
+  EXPECT_EQ(unchecked.results[0].graded.verdict, TritonVerdict::mismatch);
 }
 
 }  // namespace

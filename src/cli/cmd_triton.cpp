@@ -13,7 +13,9 @@
 #include "cli/exit_codes.h"
 #include "cli/step_options.h"
 #include "core/input_error.h"
+#include "core/llm_generated.h"
 #include "core/tritonbench.h"
+#include "eval/codebleu.h"
 #include "eval/triton_eval.h"
 #include "eval/triton_solutions.h"
 #include "run/cloexec_file.h"
@@ -107,7 +109,14 @@ void cmd_show(const TritonArgs& a, int& rc) {
 struct EvalArgs {
   std::string dir;
   std::string solutions;
+  std::string llm_generated;
   bool self = false;
+  bool codebleu = false;
+  std::string codebleu_python;  // default: --python
+  int rounds = 4;
+  int warmup_rounds = 1;
+  bool no_reference_check = false;
+  std::string peaks;
   std::string channel;
   std::vector<std::string> operators;
   int difficulty = 0;
@@ -134,9 +143,11 @@ std::string stamp(const char* format, bool utc) {
   return buf;
 }
 
-// The jobs the options select: every operator's reference (--self) or the solutions file's
-// candidates, filtered by channel, operator and difficulty.
-std::vector<TritonJob> select_jobs(const EvalArgs& a, const TritonBench& bench) {
+// The jobs the options select: every operator's reference (--self), the solutions file's
+// candidates, or an LLM_generated file's, filtered by channel, operator and difficulty.
+// `llm` receives what the LLM_generated file held besides candidates (unmatched lines).
+std::vector<TritonJob> select_jobs(const EvalArgs& a, const TritonBench& bench,
+                                   LlmGeneratedFile* llm) {
   auto channel = channel_filter(a.channel);
   std::vector<const TritonOperator*> named;
   for (const std::string& name : a.operators) {
@@ -153,6 +164,13 @@ std::vector<TritonJob> select_jobs(const EvalArgs& a, const TritonBench& bench) 
   if (a.self) {
     for (const TritonOperator& op : bench.operators)
       if (wanted(op)) jobs.push_back({&op, op.reference_code, 0, "self"});
+  } else if (!a.llm_generated.empty()) {
+    *llm = read_llm_generated(a.llm_generated, bench);
+    for (TritonCandidate& c : llm->candidates) {
+      const TritonOperator* op = bench.find(c.file, c.channel);
+      // read_llm_generated matched the line to an operator of this folder: never null.
+      if (op && wanted(*op)) jobs.push_back({op, c.code, c.sample, c.source});
+    }
   } else {
     for (TritonSolution& s : read_triton_solutions(a.solutions, bench))
       if (wanted(*s.op)) jobs.push_back({s.op, std::move(s.code), s.sample, s.origin});
@@ -161,21 +179,52 @@ std::vector<TritonJob> select_jobs(const EvalArgs& a, const TritonBench& bench) 
   return jobs;
 }
 
+// CodeBLEU of the judged G candidates against their references, or why it is unavailable.
+nlohmann::ordered_json codebleu_json(const EvalArgs& a, const std::vector<TritonJob>& jobs,
+                                     const TritonBench& bench) {
+  std::vector<TritonCandidate> candidates;
+  for (const TritonJob& j : jobs) {
+    TritonCandidate c;
+    c.channel = j.op->channel;
+    c.file = j.op->file;
+    c.operator_name = j.op->name;
+    c.sample = j.sample;
+    c.code = j.code;
+    candidates.push_back(std::move(c));
+  }
+  CodeBleuOptions o;
+  o.python = a.codebleu_python.empty() ? a.python : a.codebleu_python;
+  const std::vector<CodeBleuPair> pairs = codebleu_pairs(candidates, bench);
+  const CodeBleuResult r = codebleu_score(pairs, o);
+  if (!r.available) return {{"available", false}, {"reason", r.reason}, {"pairs", pairs.size()}};
+  return {{"available", true},
+          {"pairs", r.pairs},
+          {"codebleu", r.codebleu},
+          {"ngram_match", r.ngram_match},
+          {"weighted_ngram_match", r.weighted_ngram_match},
+          {"syntax_match", r.syntax_match},
+          {"dataflow_match", r.dataflow_match},
+          {"package_version", r.package_version},
+          {"python", o.python}};
+}
+
 std::string percent(const nlohmann::ordered_json& v) {
   return v.is_null() ? "-" : fmt::format("{:.1f}%", 100 * v.get<double>());
 }
 
 void print_table(const nlohmann::ordered_json& summary) {
-  fmt::print("{:<8} {:>6} {:>8} {:>8} {:>8} {:>9} {:>10}\n", "GROUP", "JUDGED", "CALL", "EXEC",
-             "REF-FAIL", "JUDGE-ERR", "SPEEDUP");
+  fmt::print("{:<8} {:>6} {:>8} {:>8} {:>8} {:>8} {:>9} {:>10}\n", "GROUP", "JUDGED", "CALL",
+             "EXEC", "REF-FAIL", "REF-BAD", "JUDGE-ERR", "SPEEDUP");
   auto row = [](const std::string& name, const nlohmann::ordered_json& t) {
     std::string sp = t["speedup"].is_null()
                          ? "-"
                          : fmt::format("{:.3f} ({})", t["speedup"]["geomean"].get<double>(),
                                        t["speedup"]["n"].get<std::size_t>());
-    fmt::print("{:<8} {:>6} {:>8} {:>8} {:>8} {:>9} {:>10}\n", name, t["judged"].get<std::size_t>(),
-               percent(t["call_accuracy"]), percent(t["exec_accuracy"]),
-               t["reference_failed"].get<std::size_t>(), t["judge_errors"].get<std::size_t>(), sp);
+    fmt::print("{:<8} {:>6} {:>8} {:>8} {:>8} {:>8} {:>9} {:>10}\n", name,
+               t["judged"].get<std::size_t>(), percent(t["call_accuracy"]),
+               percent(t["exec_accuracy"]), t["reference_failed"].get<std::size_t>(),
+               t["reference_unstable"].get<std::size_t>() + t["no_output"].get<std::size_t>(),
+               t["judge_errors"].get<std::size_t>(), sp);
   };
   for (auto it = summary["by_channel"].begin(); it != summary["by_channel"].end(); ++it)
     row(it.key(), it.value());
@@ -185,19 +234,33 @@ void print_table(const nlohmann::ordered_json& summary) {
   for (const auto& f : summary["reference_failures"])
     fmt::print("reference failed: {}: {}\n", f["operator"].get<std::string>(),
                f["detail"].get<std::string>().substr(0, 200));
+  for (const auto& f : summary["reference_unstable"])
+    fmt::print("reference unstable: {}: {}\n", f["operator"].get<std::string>(),
+               f["detail"].get<std::string>().substr(0, 200));
+  for (const auto& f : summary["reference_no_output"])
+    fmt::print("reference has no output: {}: {}\n", f["operator"].get<std::string>(),
+               f["detail"].get<std::string>().substr(0, 200));
+  if (summary.contains("codebleu"))
+    fmt::print("codebleu: {}\n",
+               summary["codebleu"]["available"].get<bool>()
+                   ? fmt::format("{:.4f} ({} pairs)", summary["codebleu"]["codebleu"].get<double>(),
+                                 summary["codebleu"]["pairs"].get<std::size_t>())
+                   : "unavailable: " + summary["codebleu"]["reason"].get<std::string>());
   fmt::print(
-      "call = ran without an exception; exec = outputs match the reference's; speedup = "
-      "geometric mean (count)\n");
+      "call = ran without an exception; exec = outputs match the reference's; ref-bad = the "
+      "reference disagrees with itself or has no output; speedup = geometric mean (count)\n");
 }
 
 void cmd_eval(const EvalArgs& a, int& rc) {
-  if (a.self == !a.solutions.empty()) {
-    fmt::print(stderr, "kjudge: give exactly one of --solutions FILE and --self\n");
+  if (int(a.self) + int(!a.solutions.empty()) + int(!a.llm_generated.empty()) != 1) {
+    fmt::print(stderr,
+               "kjudge: give exactly one of --solutions FILE, --llm-generated FILE and --self\n");
     rc = exit_code::usage;
     return;
   }
   TritonBench bench = load_tritonbench(a.dir);
-  std::vector<TritonJob> jobs = select_jobs(a, bench);
+  LlmGeneratedFile llm;
+  std::vector<TritonJob> jobs = select_jobs(a, bench, &llm);
   if (jobs.empty()) {
     fmt::print(stderr, "kjudge: nothing to judge (no operator matches the filters)\n");
     rc = exit_code::usage;
@@ -225,6 +288,10 @@ void cmd_eval(const EvalArgs& a, int& rc) {
   opt.seed = a.seed;
   opt.speedup = a.speedup;
   opt.timing = a.timing;
+  opt.rounds = a.rounds;
+  opt.warmup_rounds = a.warmup_rounds;
+  opt.check_references = !a.no_reference_check;
+  if (!a.peaks.empty()) opt.peaks = read_gpu_peaks(a.peaks);
   opt.workers = a.workers;
   opt.keep_workspaces = a.keep_workspaces;
   const fs::path run_dir =
@@ -234,32 +301,62 @@ void cmd_eval(const EvalArgs& a, int& rc) {
   opt.work_dir = fs::absolute(run_dir / "work");
   if (!a.json) opt.progress = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
 
-  nlohmann::ordered_json info = {{"data_dir", a.dir},
-                                 {"solutions", a.self ? "self" : a.solutions},
-                                 {"run_dir", run_dir.string()},
-                                 {"started_at", stamp("%Y-%m-%dT%H:%M:%SZ", true)},
-                                 {"jobs", jobs.size()},
-                                 {"seed", a.seed},
-                                 {"speedup", a.speedup},
-                                 {"options",
-                                  {{"python", opt.runner.python.executable},
-                                   {"python_version", opt.runner.python.version},
-                                   {"runner", opt.runner.script.string()},
-                                   {"timeout_s", a.timeout_s},
-                                   {"workers", a.workers},
-                                   {"gpu", a.gpu},
-                                   {"sandbox", steps->mode},
-                                   {"memory_limit_bytes", steps->settings.memory_limit_bytes},
-                                   {"sandbox_limits", steps->limits_how},
-                                   {"timing",
-                                    {{"warmup", a.timing.warmup},
-                                     {"reps", a.timing.reps},
-                                     {"min_reps", a.timing.min_reps},
-                                     {"max_ms_per_site", a.timing.max_ms_per_site},
-                                     {"flush_bytes", a.timing.flush_bytes}}}}}};
+  nlohmann::ordered_json info = {
+      {"data_dir", a.dir},
+      {"solutions", a.self                     ? "self"
+                    : !a.llm_generated.empty() ? a.llm_generated
+                                               : a.solutions},
+      {"run_dir", run_dir.string()},
+      {"started_at", stamp("%Y-%m-%dT%H:%M:%SZ", true)},
+      {"jobs", jobs.size()},
+      {"seed", a.seed},
+      {"speedup", a.speedup},
+      {"options",
+       {{"python", opt.runner.python.executable},
+        {"python_version", opt.runner.python.version},
+        {"runner", opt.runner.script.string()},
+        {"timeout_s", a.timeout_s},
+        {"workers", a.workers},
+        {"gpu", a.gpu},
+        {"reference_check", !a.no_reference_check},
+        {"peaks",
+         opt.peaks ? nlohmann::ordered_json{{"file", a.peaks},
+                                            {"gpu", opt.peaks->gpu},
+                                            {"memory_bandwidth_bytes_per_s",
+                                             opt.peaks->memory_bandwidth_bytes_per_s},
+                                            {"matmul_flops_per_s", opt.peaks->matmul_flops_per_s}}
+                   : nlohmann::ordered_json(nullptr)},
+        {"sandbox", steps->mode},
+        {"memory_limit_bytes", steps->settings.memory_limit_bytes},
+        {"sandbox_limits", steps->limits_how},
+        {"timing",
+         {{"warmup", a.timing.warmup},
+          {"reps", a.timing.reps},
+          {"min_reps", a.timing.min_reps},
+          {"max_ms_per_site", a.timing.max_ms_per_site},
+          {"flush_bytes", a.timing.flush_bytes},
+          {"rounds", a.rounds},
+          {"warmup_rounds", a.warmup_rounds}}}}}};
+  if (!a.llm_generated.empty()) {
+    // What could not become a candidate is listed, never dropped silently.
+    nlohmann::ordered_json unmatched = nlohmann::ordered_json::array();
+    for (const UnmatchedLine& u : llm.unmatched)
+      unmatched.push_back(
+          {{"line", u.line}, {"reason", u.reason}, {"instruction_start", u.instruction_start}});
+    nlohmann::ordered_json no_code = nlohmann::ordered_json::array();
+    for (const TritonCandidate& c : llm.candidates)
+      if (!c.code_error.empty())
+        no_code.push_back(
+            {{"source", c.source}, {"operator", c.operator_name}, {"why", c.code_error}});
+    info["llm_generated"] = {{"file", a.llm_generated},
+                             {"candidates", llm.candidates.size()},
+                             {"unmatched", std::move(unmatched)},
+                             {"without_code", std::move(no_code)}};
+  }
 
   TritonEvalResult res = evaluate_triton(jobs, opt);
-  const nlohmann::ordered_json summary = triton_summary_json(res, info);
+  nlohmann::ordered_json summary = triton_summary_json(res, info);
+  if (a.codebleu) summary["codebleu"] = codebleu_json(a, jobs, bench);
 
   std::string results, references;
   for (const TritonJobResult& r : res.results) results += triton_result_json(r).dump() + "\n";
@@ -268,7 +365,11 @@ void cmd_eval(const EvalArgs& a, int& rc) {
     const std::string key = std::string(channel_name(j.op->channel)) + "/" + j.op->name;
     auto it = res.references.find(key);
     if (it == res.references.end() || !written.insert(key).second) continue;
-    references += triton_reference_json(*j.op, it->second).dump() + "\n";
+    auto check = res.checks.find(key);
+    references += triton_reference_json(*j.op, it->second,
+                                        check == res.checks.end() ? nullptr : &check->second)
+                      .dump() +
+                  "\n";
   }
   write_file_cloexec(run_dir / "results.jsonl", results);
   write_file_cloexec(run_dir / "references.jsonl", references);
@@ -315,7 +416,16 @@ void add_triton_commands(CLI::App& app, int& rc) {
   e->add_option("DIR", ev->dir, "TritonBench data folder")->required();
   e->add_option("--solutions", ev->solutions,
                 "JSON lines {operator|file, channel, code, sample}: the candidates");
+  e->add_option("--llm-generated", ev->llm_generated,
+                "JSON lines {instruction, predict, label} (TritonBench's LLM_generated): the "
+                "candidates");
   e->add_flag("--self", ev->self, "Judge every selected reference as its own candidate");
+  e->add_flag("--codebleu", ev->codebleu,
+              "Also CodeBLEU of the G candidates (needs the codebleu package; else unavailable)");
+  e->add_option("--codebleu-python", ev->codebleu_python,
+                "The interpreter with the codebleu package (default: --python)");
+  e->add_flag("--no-reference-check", ev->no_reference_check,
+              "Do not run each reference a second time to see whether it agrees with itself");
   e->add_option("--channel", ev->channel, "G or T")->check(CLI::IsMember({"G", "T"}));
   e->add_option("--operator", ev->operators, "Only this operator (repeatable)");
   e->add_option("--difficulty", ev->difficulty, "Only this difficulty, 1..5")
@@ -342,6 +452,16 @@ void add_triton_commands(CLI::App& app, int& rc) {
   e->add_option("--max-ms-per-call", ev->timing.max_ms_per_site,
                 "Wall budget of one call site's timed calls (default 1000; 5 are always made)")
       ->check(CLI::PositiveNumber);
+  e->add_option("--rounds", ev->rounds,
+                "Timed rounds per candidate, one reference and one candidate process each, "
+                "alternating which goes first (default 4)")
+      ->check(CLI::Range(1, 1000));
+  e->add_option("--warmup-rounds", ev->warmup_rounds,
+                "Rounds run before the timed ones and discarded (default 1)")
+      ->check(CLI::Range(0, 1000));
+  e->add_option("--peaks", ev->peaks,
+                "JSON of python/kjudge_gpu_peaks.py measured on this GPU: with --speedup, each "
+                "timed candidate's achieved bytes/s over the peak (gpu_efficiency)");
   e->add_flag("--keep-workspaces", ev->keep_workspaces, "Keep every run's folder under RUN/work");
   add_step_options(e, ev->steps);
   e->callback([ev, &rc] { cmd_eval(*ev, rc); });

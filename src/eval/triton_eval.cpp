@@ -6,8 +6,13 @@
 #include <atomic>
 #include <cctype>
 #include <cmath>
+#include <fstream>
 #include <mutex>
 #include <thread>
+
+#include "core/input_error.h"
+#include "eval/triton_failure.h"
+#include "perf/interleave.h"
 
 namespace kjudge {
 namespace fs = std::filesystem;
@@ -58,8 +63,9 @@ TritonRunOutcome run_one(const TritonEvalOptions& opt, const TritonOperator& op,
   return out;
 }
 
-// The candidate's verdict from its own run and the reference's.
-void grade(TritonJobResult& r, const TritonRunOutcome& ref) {
+// The candidate's verdict from its own run, the reference's, and whether the reference agrees
+// with itself.
+void grade(TritonJobResult& r, const TritonRunOutcome& ref, const TritonReferenceCheck& check) {
   const TritonRunOutcome& c = r.run;
   r.graded.call_ok = c.status == TritonRunStatus::ok;
   auto environment_fault = [](const TritonRunOutcome& o) {
@@ -105,41 +111,189 @@ void grade(TritonJobResult& r, const TritonRunOutcome& ref) {
       return;
   }
   r.outputs = compare_outputs(ref.outputs, c.outputs);
+  // A reference with nothing to compare, or one that differs from itself, cannot say whether
+  // the candidate is right: the outputs' comparison is kept, the verdict is the reference's.
+  if (check.status == "no_output") {
+    r.graded.verdict = TritonVerdict::no_output;
+    r.detail = "the reference's outputs hold no tensor: " + check.detail;
+    return;
+  }
+  if (check.status == "unstable") {
+    r.graded.verdict = TritonVerdict::reference_unstable;
+    r.detail = "the reference disagrees with itself: " + check.detail;
+    return;
+  }
   r.graded.verdict = r.outputs->passed ? TritonVerdict::pass : TritonVerdict::mismatch;
   r.detail = r.outputs->detail;
 }
 
-std::vector<std::vector<double>> samples_of(const std::vector<TritonCallSite>& sites) {
-  std::vector<std::vector<double>> out;
-  for (const TritonCallSite& s : sites) out.push_back(s.samples_ms);
+// "3 entries: 2 none, 1 text" for a reference without tensors.
+std::string kinds_of(const OutputSet& o) {
+  if (o.entries.empty()) return "no entries";
+  std::map<std::string, int> n;
+  for (const OutputEntry& e : o.entries) ++n[std::string(output_kind_name(e.kind))];
+  std::string out =
+      fmt::format("{} entr{}:", o.entries.size(), o.entries.size() == 1 ? "y" : "ies");
+  bool first = true;
+  for (const auto& [kind, count] : n) {
+    out += fmt::format("{} {} {}", first ? "" : ",", count, kind);
+    first = false;
+  }
   return out;
 }
 
-void time_job(const TritonEvalOptions& opt, TritonJobResult& r, const TritonRunOutcome& ref_time,
-              const std::string& ws_name) {
-  if (ref_time.status != TritonRunStatus::ok) {
-    r.speedup_note = "the reference's timing run failed: " + ref_time.detail;
-    return;
+TritonReferenceCheck check_reference(const TritonRunOutcome& ref, const TritonRunOutcome* second,
+                                     const std::string& second_name) {
+  TritonReferenceCheck c;
+  if (ref.status != TritonRunStatus::ok) {
+    c.status = "failed";
+    c.detail = ref.detail;
+    return c;
   }
-  TritonRunOutcome cand = run_one(opt, *r.job.op, r.job.code, true, ws_name);
-  if (cand.status != TritonRunStatus::ok) {
-    r.speedup_note = "the timing run failed: " + cand.detail;
-    return;
+  bool any_tensor = false;
+  for (const OutputEntry& e : ref.outputs.entries) any_tensor |= e.kind == OutputKind::tensor;
+  if (!any_tensor) {
+    c.status = "no_output";
+    c.detail = kinds_of(ref.outputs) + " (" + ref.result_source + ")";
+    return c;
   }
-  r.reference_sites = ref_time.sites;
-  r.candidate_sites = cand.sites;
-  for (std::size_t i = 0; i < std::min(ref_time.sites.size(), cand.sites.size()); ++i)
-    if (ref_time.sites[i].entry != cand.sites[i].entry) {
-      r.speedup_note = fmt::format("timed call {} is {} in the reference, {} in the candidate", i,
-                                   ref_time.sites[i].entry, cand.sites[i].entry);
+  if (!second) {
+    c.detail = "no second run";
+    return c;
+  }
+  c.second_run = second_name;
+  if (second->status == TritonRunStatus::judge_error) {
+    c.detail = "the second run could not start: " + second->detail;
+    return c;
+  }
+  if (second->status != TritonRunStatus::ok) {
+    c.status = "unstable";
+    c.detail = fmt::format("the {} ended {}: {}", second_name,
+                           triton_run_status_name(second->status), second->detail);
+    return c;
+  }
+  c.outputs = compare_outputs(ref.outputs, second->outputs);
+  if (c.outputs->passed) {
+    c.status = "stable";
+    return c;
+  }
+  c.status = "unstable";
+  // Every entry that differed, so the report says what to look at.
+  std::string what;
+  for (const EntryVerdict& e : c.outputs->entries) {
+    if (!e.failed) continue;
+    what += fmt::format("{}{} {}", what.empty() ? "" : "; ", e.name, e.status);
+    if (e.max_abs_error > 0) what += fmt::format(" (max abs error {:.3g})", e.max_abs_error);
+  }
+  c.detail = fmt::format("{} of {} compared entries differ between two runs on the same seed: {}",
+                         c.outputs->failed, c.outputs->compared + c.outputs->failed, what);
+  return c;
+}
+
+// The sum of the sites' byte counts, or -1 when a site has none.
+std::int64_t bytes_of(const std::vector<TritonCallSite>& sites) {
+  std::int64_t sum = 0;
+  for (const TritonCallSite& s : sites) {
+    if (s.bytes < 0) return -1;
+    sum += s.bytes;
+  }
+  return sum;
+}
+
+// Achieved bytes/s of both sides: the runner's lower bound on the bytes their calls move, over
+// the geometric mean of the per-round sums of medians; over the measured peak bandwidth when
+// the peaks were measured on the GPU these runs report.
+nlohmann::ordered_json efficiency_json(const TritonEvalOptions& opt, TritonJobResult& r,
+                                       const nlohmann::ordered_json& env) {
+  if (r.bytes[0] < 0 || r.bytes[1] < 0) {
+    r.efficiency_note = "the runner did not count the bytes of every call";
+    return nullptr;
+  }
+  const double ref_bps = static_cast<double>(r.bytes[0]) / (r.speedup->reference_ms / 1000);
+  const double cand_bps = static_cast<double>(r.bytes[1]) / (r.speedup->candidate_ms / 1000);
+  nlohmann::ordered_json j = {{"bound", "lower"},
+                              {"reference_bytes", r.bytes[0]},
+                              {"candidate_bytes", r.bytes[1]},
+                              {"reference_bytes_per_s", ref_bps},
+                              {"candidate_bytes_per_s", cand_bps},
+                              {"gpu", env.value("gpu", "")},
+                              {"peak_bytes_per_s", nullptr},
+                              {"reference_fraction", nullptr},
+                              {"candidate_fraction", nullptr}};
+  if (!opt.peaks) {
+    r.efficiency_note = "no peaks given (--peaks)";
+  } else if (opt.peaks->gpu != env.value("gpu", "")) {
+    // Peaks of another GPU would make a fraction that means nothing.
+    r.efficiency_note = fmt::format("the peaks are of {}, the runs reported {}", opt.peaks->gpu,
+                                    env.value("gpu", "no GPU"));
+  } else {
+    const double peak = opt.peaks->memory_bandwidth_bytes_per_s;
+    j["peak_bytes_per_s"] = peak;
+    j["reference_fraction"] = ref_bps / peak;
+    j["candidate_fraction"] = cand_bps / peak;
+  }
+  return j;
+}
+
+// Times reference and candidate in interleaved rounds (perf/interleave.h: pairs alternating
+// which side goes first, warm-up pairs first and discarded), one process each, and computes the
+// speedup over the timed rounds. Both sides' processes pay the same per-process costs (a fresh
+// Triton cache, the JIT, the allocator); the order alternating is what removes the bias of
+// always timing one side first.
+void time_job(const TritonEvalOptions& opt, TritonJobResult& r, const std::string& base,
+              const std::function<void(const std::string&, const TritonRunOutcome&)>& report) {
+  const std::vector<PlannedRun> plan = interleave_plan(opt.rounds, opt.warmup_rounds);
+  std::vector<TritonRound> rounds(static_cast<std::size_t>(opt.rounds));
+  std::vector<std::vector<std::string>> entries[2];
+  nlohmann::ordered_json env;  // the last timing run's: the GPU it ran on
+  for (auto& side : entries) side.resize(rounds.size());
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    const PlannedRun& p = plan[i];
+    const bool ref = p.who == 0;
+    const std::string what = fmt::format("{} {}{}", ref ? "reference" : "candidate",
+                                         p.warmup ? "warm-up " : "round ", p.index);
+    TritonRunOutcome o =
+        run_one(opt, *r.job.op, ref ? r.job.op->reference_code : r.job.code, true,
+                fmt::format("{}-{}-time-{}{}", base, ref ? "ref" : fmt::format("s{}", r.job.sample),
+                            p.warmup ? "w" : "r", p.index));
+    report(what + " timing", o);
+    if (o.status != TritonRunStatus::ok) {
+      r.speedup_note = fmt::format("the {} timing run failed: {}", what, o.detail);
       return;
     }
+    env = o.env;
+    if (p.warmup) continue;
+    if (p.index == 0) r.bytes[p.who] = bytes_of(o.sites);
+    TritonRound& round = rounds[static_cast<std::size_t>(p.index)];
+    // The first of a pair in the plan decides the round's order.
+    if (i % 2 == 0) round.reference_first = ref;
+    std::vector<std::vector<double>>& side = ref ? round.reference : round.candidate;
+    for (const TritonCallSite& site : o.sites) {
+      side.push_back(site.samples_ms);
+      entries[p.who][static_cast<std::size_t>(p.index)].push_back(site.entry);
+    }
+  }
+  r.rounds = rounds;
+  r.round_entries[0] = entries[0];
+  r.round_entries[1] = entries[1];
+  for (std::size_t k = 0; k < rounds.size(); ++k) {
+    const auto& re = entries[0][k];
+    const auto& ce = entries[1][k];
+    for (std::size_t i = 0; i < std::min(re.size(), ce.size()); ++i)
+      if (re[i] != ce[i]) {
+        r.speedup_note = fmt::format("timed call {} is {} in the reference, {} in the candidate", i,
+                                     re[i], ce[i]);
+        return;
+      }
+  }
   try {
-    r.speedup = triton_speedup(samples_of(ref_time.sites), samples_of(cand.sites));
+    r.speedup = triton_round_speedup(rounds);
     r.graded.speedup = r.speedup->estimate;
   } catch (const std::invalid_argument& e) {
     r.speedup_note = e.what();
+    return;
   }
+  r.efficiency = efficiency_json(opt, r, env);
 }
 
 nlohmann::ordered_json sites_json(const std::vector<TritonCallSite>& sites) {
@@ -212,25 +366,54 @@ TritonEvalResult evaluate_triton(const std::vector<TritonJob>& jobs, const Trito
     report(fmt::format("{} sample {}", op_key(*job.op), job.sample), r.run);
   });
   for (std::size_t i = 0; i < ops.size(); ++i) res.references[op_key(*ops[i])] = refs[i];
-  for (TritonJobResult& r : res.results) grade(r, res.references[op_key(*r.job.op)]);
+
+  // The second run of each reference that ran: a job running the reference's own code (--self)
+  // is one already; otherwise, with check_references, one more test-mode run.
+  std::vector<const TritonRunOutcome*> second(ops.size(), nullptr);
+  std::vector<std::string> second_name(ops.size());
+  std::vector<std::size_t> rerun;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    for (const TritonJobResult& r : res.results)
+      if (r.job.op == ops[i] && r.job.code == ops[i]->reference_code) {
+        second[i] = &r.run;
+        second_name[i] = "self candidate";
+        break;
+      }
+    if (!second[i] && opt.check_references && refs[i].status == TritonRunStatus::ok)
+      rerun.push_back(i);
+  }
+  std::vector<TritonRunOutcome> reruns(rerun.size());
+  parallel(rerun.size(), opt.workers, [&](std::size_t k) {
+    const TritonOperator& op = *ops[rerun[k]];
+    reruns[k] = run_one(opt, op, op.reference_code, false,
+                        fmt::format("{}-{}-ref2", channel_name(op.channel), slug(op.name)));
+    report(op_key(op) + " reference (second run)", reruns[k]);
+  });
+  for (std::size_t k = 0; k < rerun.size(); ++k) {
+    second[rerun[k]] = &reruns[k];
+    second_name[rerun[k]] = "second reference run";
+  }
+  for (std::size_t i = 0; i < ops.size(); ++i)
+    res.checks[op_key(*ops[i])] = check_reference(refs[i], second[i], second_name[i]);
+  for (TritonJobResult& r : res.results) {
+    const std::string key = op_key(*r.job.op);
+    grade(r, res.references[key], res.checks[key]);
+  }
 
   if (opt.speedup) {
-    // One at a time: a timed run holds the GPU alone. The reference is timed once per operator.
-    std::map<std::string, TritonRunOutcome> ref_times;
+    // One process at a time: a timed run holds the GPU alone.
     for (TritonJobResult& r : res.results) {
       if (r.graded.verdict != TritonVerdict::pass) {
         r.speedup_note = "not timed: only correct candidates are";
         continue;
       }
       const std::string key = op_key(*r.job.op);
-      const std::string base =
-          fmt::format("{}-{}", channel_name(r.job.op->channel), slug(r.job.op->name));
-      if (!ref_times.count(key)) {
-        ref_times[key] =
-            run_one(opt, *r.job.op, r.job.op->reference_code, true, base + "-ref-time");
-        report(key + " reference timing", ref_times[key]);
-      }
-      time_job(opt, r, ref_times[key], fmt::format("{}-s{}-time", base, r.job.sample));
+      time_job(opt, r, fmt::format("{}-{}", channel_name(r.job.op->channel), slug(r.job.op->name)),
+               [&](const std::string& what, const TritonRunOutcome& o) {
+                 if (opt.progress)
+                   opt.progress(fmt::format("{} sample {} {} {} {:.1f}s", key, r.job.sample, what,
+                                            triton_run_status_name(o.status), o.seconds));
+               });
       if (opt.progress)
         opt.progress(fmt::format("{} sample {} speedup {}", key, r.job.sample,
                                  r.speedup
@@ -245,6 +428,27 @@ TritonEvalResult evaluate_triton(const std::vector<TritonJob>& jobs, const Trito
   return res;
 }
 
+GpuPeaks read_gpu_peaks(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) throw InputError(file.string(), 0, "", "cannot be read");
+  const nlohmann::ordered_json j = nlohmann::ordered_json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    throw InputError(file.string(), 0, "", "not a JSON object");
+  if (j.value("kind", "") != "kjudge-gpu-peaks")
+    throw InputError(file.string(), 0, "kind", "not kjudge-gpu-peaks (python/kjudge_gpu_peaks.py)");
+  GpuPeaks p;
+  if (!j.contains("gpu") || !j["gpu"].is_string() || j["gpu"].get<std::string>().empty())
+    throw InputError(file.string(), 0, "gpu", "missing or not a name");
+  p.gpu = j["gpu"].get<std::string>();
+  const auto bw = j.find("memory_bandwidth_bytes_per_s");
+  if (bw == j.end() || !bw->is_number() || !std::isfinite(bw->get<double>()) ||
+      bw->get<double>() <= 0)
+    throw InputError(file.string(), 0, "memory_bandwidth_bytes_per_s", "not a positive number");
+  p.memory_bandwidth_bytes_per_s = bw->get<double>();
+  if (j.contains("matmul_flops_per_s")) p.matmul_flops_per_s = j["matmul_flops_per_s"];
+  return p;
+}
+
 nlohmann::ordered_json triton_result_json(const TritonJobResult& r) {
   const TritonOperator& op = *r.job.op;
   nlohmann::ordered_json j = {{"schema_version", 1},
@@ -257,7 +461,8 @@ nlohmann::ordered_json triton_result_json(const TritonJobResult& r) {
                               {"verdict", triton_verdict_name(r.graded.verdict)},
                               {"call_ok", r.graded.call_ok},
                               {"exec_ok", r.graded.verdict == TritonVerdict::pass},
-                              {"detail", r.detail}};
+                              {"detail", r.detail},
+                              {"failure", triton_failure_json(r)}};
   // The exception, flat, for the failure classifier (stage, type, message, traceback).
   if (r.run.status == TritonRunStatus::error) {
     j["stage"] = r.run.error.stage;
@@ -287,18 +492,85 @@ nlohmann::ordered_json triton_result_json(const TritonJobResult& r) {
                     {"reference_ms", r.speedup->reference_ms},
                     {"candidate_ms", r.speedup->candidate_ms},
                     {"sites", r.speedup->sites},
+                    {"rounds", r.speedup->round_ratios.size()},
+                    {"round_ratios", r.speedup->round_ratios},
                     {"resamples", r.speedup->resamples}};
-    j["timing"] = {{"reference", sites_json(r.reference_sites)},
-                   {"candidate", sites_json(r.candidate_sites)}};
-  } else {
+  }
+  if (!r.rounds.empty()) {
+    nlohmann::ordered_json rounds = nlohmann::ordered_json::array();
+    for (std::size_t k = 0; k < r.rounds.size(); ++k) {
+      const TritonRound& round = r.rounds[k];
+      std::vector<TritonCallSite> ref, cand;
+      for (std::size_t i = 0; i < round.reference.size(); ++i)
+        ref.push_back({r.round_entries[0][k][i], round.reference[i]});
+      for (std::size_t i = 0; i < round.candidate.size(); ++i)
+        cand.push_back({r.round_entries[1][k][i], round.candidate[i]});
+      rounds.push_back({{"round", k},
+                        {"first", round.reference_first ? "reference" : "candidate"},
+                        {"reference", sites_json(ref)},
+                        {"candidate", sites_json(cand)}});
+    }
+    j["timing"] = {{"rounds", std::move(rounds)}};
+  }
+  if (r.speedup) {
+    j["gpu_efficiency"] = r.efficiency;
+    if (!r.efficiency_note.empty()) j["gpu_efficiency_note"] = r.efficiency_note;
+  }
+  if (!r.speedup) {
     j["speedup"] = nullptr;
     if (!r.speedup_note.empty()) j["speedup_note"] = r.speedup_note;
   }
   return j;
 }
 
-nlohmann::ordered_json triton_reference_json(const TritonOperator& op,
-                                             const TritonRunOutcome& ref) {
+namespace {
+
+RunnerErrorReport error_report(const TritonJobResult& r) {
+  RunnerErrorReport e;
+  if (r.run.status == TritonRunStatus::error) {
+    e.stage = r.run.error.stage;
+    e.exception_type = r.run.error.exception_type;
+    e.message = r.run.error.message;
+  }
+  e.mismatch = r.graded.verdict == TritonVerdict::mismatch;
+  return e;
+}
+
+}  // namespace
+
+nlohmann::ordered_json triton_failure_json(const TritonJobResult& r) {
+  const auto c = classify_triton_verdict(triton_verdict_name(r.graded.verdict), error_report(r));
+  if (!c) return nullptr;
+  return {{"class", failure_class_name(c->cls)},
+          {"title", failure_class_title(c->cls)},
+          {"cause", c->cause},
+          {"rule", c->rule}};
+}
+
+namespace {
+
+nlohmann::ordered_json reference_check_json(const TritonReferenceCheck& c) {
+  nlohmann::ordered_json j = {
+      {"status", c.status}, {"detail", c.detail}, {"second_run", c.second_run}};
+  if (c.outputs) {
+    nlohmann::ordered_json differ = nlohmann::ordered_json::array();
+    for (const EntryVerdict& e : c.outputs->entries) {
+      if (!e.failed) continue;
+      nlohmann::ordered_json ej = {{"name", e.name}, {"status", e.status}};
+      if (!e.detail.empty()) ej["detail"] = e.detail;
+      if (e.max_abs_error > 0) ej["max_abs_error"] = e.max_abs_error;
+      differ.push_back(std::move(ej));
+    }
+    j["compared"] = c.outputs->compared;
+    j["differ"] = std::move(differ);
+  }
+  return j;
+}
+
+}  // namespace
+
+nlohmann::ordered_json triton_reference_json(const TritonOperator& op, const TritonRunOutcome& ref,
+                                             const TritonReferenceCheck* check) {
   nlohmann::ordered_json j = {{"schema_version", 1},
                               {"operator", op.name},
                               {"channel", channel_name(op.channel)},
@@ -315,6 +587,7 @@ nlohmann::ordered_json triton_reference_json(const TritonOperator& op,
     outs.push_back(std::move(ej));
   }
   j["outputs"] = std::move(outs);
+  j["self_check"] = check ? reference_check_json(*check) : nlohmann::ordered_json(nullptr);
   return j;
 }
 
@@ -350,6 +623,31 @@ nlohmann::ordered_json triton_summary_json(const TritonEvalResult& res,
     failed.push_back(std::move(f));
   }
   j["reference_failures"] = std::move(failed);
+  // References that cannot judge anyone although they run: each with what differed or what
+  // they returned (docs/triton.md, "Self-inconsistent references").
+  nlohmann::ordered_json unstable = nlohmann::ordered_json::array(),
+                         no_output = nlohmann::ordered_json::array(),
+                         unchecked = nlohmann::ordered_json::array();
+  for (const auto& [key, check] : res.checks) {
+    nlohmann::ordered_json c = {{"operator", key}};
+    const nlohmann::ordered_json body = reference_check_json(check);
+    for (auto it = body.begin(); it != body.end(); ++it) c[it.key()] = it.value();
+    if (check.status == "unstable") unstable.push_back(std::move(c));
+    if (check.status == "no_output") no_output.push_back(std::move(c));
+    if (check.status == "unchecked") unchecked.push_back(key);
+  }
+  j["reference_unstable"] = std::move(unstable);
+  j["reference_no_output"] = std::move(no_output);
+  j["reference_unchecked"] = std::move(unchecked);
+  // Failure classes (src/eval/triton_failure.h) per channel and difficulty.
+  std::map<std::string, FailureCounts> counts;
+  for (const TritonJobResult& r : res.results) {
+    const auto c = classify_triton_verdict(triton_verdict_name(r.graded.verdict), error_report(r));
+    if (c) counts[r.graded.channel].add(r.graded.difficulty, c->cls);
+  }
+  nlohmann::ordered_json classes = nlohmann::ordered_json::object();
+  for (const auto& [channel, fc] : counts) classes[channel] = fc.to_json();
+  j["failure_classes"] = std::move(classes);
   return j;
 }
 

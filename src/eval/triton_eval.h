@@ -1,7 +1,8 @@
 #pragma once
 // Judging Triton candidates: every operator's reference and every candidate run once in test
-// mode (in parallel), outputs compared, and, with speedup on, reference and correct candidates
-// timed one at a time. Writes nothing itself: the command (cmd_triton.cpp) writes the run dir.
+// mode (in parallel), the reference checked against a second run of itself, outputs compared,
+// and, with speedup on, reference and each correct candidate timed one process at a time in
+// interleaved rounds. Writes nothing itself: the command (cmd_triton.cpp) writes the run dir.
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -24,11 +25,29 @@ struct TritonJob {
   std::string origin;  // "self", or "FILE:LINE"
 };
 
+// The peaks python/kjudge_gpu_peaks.py measured on the judge's GPU (docs/triton.md, "GPU
+// efficiency").
+struct GpuPeaks {
+  std::string gpu;  // the device name the peaks were measured on
+  double memory_bandwidth_bytes_per_s = 0;
+  nlohmann::ordered_json matmul_flops_per_s = nlohmann::ordered_json::object();
+};
+
+// Reads the script's JSON; throws InputError naming the file and field when it is not one.
+GpuPeaks read_gpu_peaks(const std::filesystem::path& file);
+
 struct TritonEvalOptions {
   TritonRunner runner;
   std::uint64_t seed = 20251122;
   bool speedup = false;
   TritonTiming timing;
+  int rounds = 4;         // timed rounds per candidate: one reference and one candidate process
+  int warmup_rounds = 1;  // rounds run first and discarded (clocks, caches, the file system)
+  // Run each operator's reference a second time (same seed) when no job runs the reference's
+  // own code (--self does: its candidate run is that second run), to tell a reference that
+  // disagrees with itself from a candidate's mismatch.
+  bool check_references = true;
+  std::optional<GpuPeaks> peaks;   // with speedup: gpu_efficiency of each timed candidate
   int workers = 4;                 // test-mode runs at once (timing runs are always alone)
   std::filesystem::path work_dir;  // one workspace per run below it
   bool keep_workspaces = false;
@@ -43,13 +62,33 @@ struct TritonJobResult {
   TritonRunOutcome run;                   // the candidate's test-mode run
   std::optional<OutputsVerdict> outputs;  // both ran
   std::optional<TritonSpeedup> speedup;
-  std::string speedup_note;  // why there is none, when speedup was asked for
-  std::vector<TritonCallSite> reference_sites, candidate_sites;
+  std::string speedup_note;         // why there is none, when speedup was asked for
+  std::vector<TritonRound> rounds;  // the timed rounds (warm-up rounds are not kept)
+  // Per round, the sites' entry names: [0] the reference's, [1] the candidate's.
+  std::vector<std::vector<std::string>> round_entries[2];
+  // Achieved bytes/s (a lower bound) of both sides, over the peak where known; null when not
+  // timed. `efficiency_note` says why a number is missing.
+  nlohmann::ordered_json efficiency;
+  std::string efficiency_note;
+  std::int64_t bytes[2] = {-1, -1};  // reference, candidate: their sites' bytes (round 0)
+};
+
+// Whether a reference agrees with itself: its first test-mode run against a second one on the
+// same seed in another process (docs/triton.md, "Self-inconsistent references").
+struct TritonReferenceCheck {
+  // stable | unstable (the two runs differ, or the second failed) | no_output (no tensor to
+  // compare: only None, text or objects) | failed (the first run failed) | unchecked (no
+  // second run, or the second ended in a judge error)
+  std::string status = "unchecked";
+  std::string detail;
+  std::string second_run;                 // "self candidate" | "second reference run" | ""
+  std::optional<OutputsVerdict> outputs;  // the second run against the first
 };
 
 struct TritonEvalResult {
   std::vector<TritonJobResult> results;                // in the jobs' order
   std::map<std::string, TritonRunOutcome> references;  // "G/add_example" -> its test-mode run
+  std::map<std::string, TritonReferenceCheck> checks;  // "G/add_example" -> is it self-consistent
   TritonScores scores;
 };
 
@@ -57,7 +96,11 @@ TritonEvalResult evaluate_triton(const std::vector<TritonJob>& jobs, const Trito
 
 // The JSON forms written to results.jsonl and references.jsonl (docs/schemas).
 nlohmann::ordered_json triton_result_json(const TritonJobResult& r);
-nlohmann::ordered_json triton_reference_json(const TritonOperator& op, const TritonRunOutcome& ref);
+nlohmann::ordered_json triton_reference_json(const TritonOperator& op, const TritonRunOutcome& ref,
+                                             const TritonReferenceCheck* check = nullptr);
+// The failure class of a result (src/eval/triton_failure.h): {class, title, cause, rule}, or
+// null for verdicts that say nothing about the candidate.
+nlohmann::ordered_json triton_failure_json(const TritonJobResult& r);
 // summary.json: `run_info` (what was judged and how) first, then the scores.
 nlohmann::ordered_json triton_summary_json(const TritonEvalResult& res,
                                            const nlohmann::ordered_json& run_info);

@@ -89,6 +89,82 @@ TritonSpeedup triton_speedup(const std::vector<std::vector<double>>& reference,
   return s;
 }
 
+TritonSpeedup triton_round_speedup(const std::vector<TritonRound>& rounds, double confidence,
+                                   int resamples, std::uint64_t seed) {
+  if (rounds.empty()) throw std::invalid_argument("no timing rounds");
+  if (!(confidence > 0 && confidence < 1) || resamples < 1)
+    throw std::invalid_argument("confidence must lie in (0, 1) and resamples be positive");
+  for (std::size_t k = 0; k < rounds.size(); ++k) {
+    const TritonRound& r = rounds[k];
+    if (r.reference.empty() || r.candidate.empty())
+      throw std::invalid_argument("round " + std::to_string(k) + ": no timed calls");
+    if (r.reference.size() != r.candidate.size())
+      throw std::invalid_argument("round " + std::to_string(k) + ": the reference made " +
+                                  std::to_string(r.reference.size()) +
+                                  " timed calls, the candidate " +
+                                  std::to_string(r.candidate.size()));
+    if (r.reference.size() != rounds[0].reference.size())
+      throw std::invalid_argument("round " + std::to_string(k) + " made " +
+                                  std::to_string(r.reference.size()) + " timed calls, round 0 " +
+                                  std::to_string(rounds[0].reference.size()));
+    check_side(r.reference, "reference");
+    check_side(r.candidate, "candidate");
+  }
+  TritonSpeedup s;
+  s.sites = rounds[0].reference.size();
+  s.confidence = confidence;
+  s.resamples = resamples;
+  double log_sum = 0, log_ref = 0, log_cand = 0;
+  for (const TritonRound& r : rounds) {
+    const double ref = sum_of_medians(r.reference), cand = sum_of_medians(r.candidate);
+    s.round_ratios.push_back(ref / cand);
+    s.round_reference_first.push_back(r.reference_first);
+    log_sum += std::log(ref / cand);
+    log_ref += std::log(ref);
+    log_cand += std::log(cand);
+  }
+  const double n = static_cast<double>(rounds.size());
+  s.estimate = std::exp(log_sum / n);
+  // Geometric means, so that reference_ms / candidate_ms is the estimate.
+  s.reference_ms = std::exp(log_ref / n);
+  s.candidate_ms = std::exp(log_cand / n);
+
+  std::vector<std::size_t> strata[2];
+  for (std::size_t k = 0; k < rounds.size(); ++k)
+    strata[rounds[k].reference_first ? 0 : 1].push_back(k);
+  std::mt19937_64 rng(seed);
+  auto resampled_sum = [&](const std::vector<std::vector<double>>& sites) {
+    double sum = 0;
+    std::vector<double> draw;
+    for (const auto& site : sites) {
+      std::uniform_int_distribution<std::size_t> pick(0, site.size() - 1);
+      draw.resize(site.size());
+      for (double& x : draw) x = site[pick(rng)];
+      sum += median(draw);
+    }
+    return sum;
+  };
+  std::vector<double> estimates(static_cast<std::size_t>(resamples));
+  for (double& e : estimates) {
+    double logs = 0;
+    for (const auto& stratum : strata) {
+      if (stratum.empty()) continue;
+      std::uniform_int_distribution<std::size_t> pick(0, stratum.size() - 1);
+      for (std::size_t i = 0; i < stratum.size(); ++i) {
+        const TritonRound& r = rounds[stratum[pick(rng)]];
+        const double ref = resampled_sum(r.reference);
+        logs += std::log(ref / resampled_sum(r.candidate));
+      }
+    }
+    e = std::exp(logs / n);
+  }
+  std::sort(estimates.begin(), estimates.end());
+  const double alpha = (1 - confidence) / 2;
+  s.low = quantile(estimates, alpha);
+  s.high = quantile(estimates, 1 - alpha);
+  return s;
+}
+
 std::string_view triton_verdict_name(TritonVerdict v) {
   switch (v) {
     case TritonVerdict::pass:
@@ -105,6 +181,10 @@ std::string_view triton_verdict_name(TritonVerdict v) {
       return "refused";
     case TritonVerdict::reference_failed:
       return "reference_failed";
+    case TritonVerdict::reference_unstable:
+      return "reference_unstable";
+    case TritonVerdict::no_output:
+      return "no_output";
     case TritonVerdict::judge_error:
       return "judge_error";
   }
@@ -121,6 +201,15 @@ void TritonTally::add(const TritonGraded& g) {
   if (g.call_ok) ++call_ok;
   if (g.verdict == TritonVerdict::reference_failed) {
     ++reference_failed;
+    return;
+  }
+  // Nothing the candidate could be judged against: not in execution accuracy either way.
+  if (g.verdict == TritonVerdict::reference_unstable) {
+    ++reference_unstable;
+    return;
+  }
+  if (g.verdict == TritonVerdict::no_output) {
+    ++no_output;
     return;
   }
   ++exec_judged;
@@ -140,6 +229,8 @@ nlohmann::ordered_json TritonTally::to_json() const {
                               {"exec_ok", exec_ok},
                               {"exec_accuracy", share(exec_ok, exec_judged)},
                               {"reference_failed", reference_failed},
+                              {"reference_unstable", reference_unstable},
+                              {"no_output", no_output},
                               {"judge_errors", judge_errors},
                               {"verdicts", verdicts}};
   if (speedups.empty()) {

@@ -19,6 +19,9 @@ struct TritonSpeedup {
   double reference_ms = 0, candidate_ms = 0;  // the two sums
   std::size_t sites = 0;
   int resamples = 0;
+  // triton_round_speedup: the per-round ratios in run order; empty for triton_speedup.
+  std::vector<double> round_ratios;
+  std::vector<bool> round_reference_first;
 };
 
 // One entry per call site (the n-th operator call the test makes), the same count on both
@@ -31,6 +34,25 @@ TritonSpeedup triton_speedup(const std::vector<std::vector<double>>& reference,
                              double confidence = 0.95, int resamples = 2000,
                              std::uint64_t seed = 0x6b6a75646765ull);
 
+// One interleaved timing round: one reference process and one candidate process, each with its
+// call sites' samples (the same site count on both sides).
+struct TritonRound {
+  std::vector<std::vector<double>> reference, candidate;
+  bool reference_first = true;  // the order the two processes ran in this round
+};
+
+// The speedup over interleaved rounds (docs/triton.md, "Timing"). Per round, the ratio of the
+// sums of per-site medians; the estimate is the geometric mean of those ratios, so a constant
+// per-position factor (the first process of a round slower by f) multiplies half the rounds by
+// f and half by 1/f and cancels exactly when the rounds are balanced. The interval is a
+// two-level percentile bootstrap: the rounds are drawn with replacement within each order
+// (reference-first among reference-first, the others among the others, so every resample stays
+// balanced), then every drawn round's samples per site, on both sides. Drift between processes
+// is thus in the interval, not only the noise within one. Deterministic (a fixed seed). Throws
+// std::invalid_argument on no rounds or on a round triton_speedup would refuse.
+TritonSpeedup triton_round_speedup(const std::vector<TritonRound>& rounds, double confidence = 0.95,
+                                   int resamples = 2000, std::uint64_t seed = 0x6b6a75646765ull);
+
 enum class TritonVerdict {
   pass,              // ran, and every output matches the reference's
   mismatch,          // ran, and some output differs (or nothing could be compared)
@@ -39,7 +61,12 @@ enum class TritonVerdict {
   crash,             // died, exited without a report, or stopped at a memory/disk limit
   refused,           // its report was malformed or forged
   reference_failed,  // the candidate ran, but the reference did not: nothing to compare with
-  judge_error,       // the judge or the machine failed: not counted against anyone
+  // The reference disagrees with itself (two processes, same seed): a candidate's outputs
+  // cannot be judged against it. Counted like reference_failed.
+  reference_unstable,
+  // The reference's outputs hold no tensor (only None, text, objects): nothing to compare.
+  no_output,
+  judge_error,  // the judge or the machine failed: not counted against anyone
 };
 
 std::string_view triton_verdict_name(TritonVerdict v);
@@ -54,11 +81,13 @@ struct TritonGraded {
 };
 
 // Counts for one group. Denominators: judge errors count nowhere; execution accuracy leaves out
-// the candidates whose reference failed here (listed separately), call accuracy does not.
+// the candidates whose reference failed here, is unstable or has no output (each counted
+// separately), call accuracy does not.
 struct TritonTally {
   std::size_t judged = 0, call_ok = 0;
   std::size_t exec_judged = 0, exec_ok = 0;
   std::size_t reference_failed = 0, judge_errors = 0;
+  std::size_t reference_unstable = 0, no_output = 0;
   std::map<std::string, std::size_t> verdicts;
   std::vector<double> speedups;
 

@@ -65,6 +65,11 @@ std::vector<TritonCallSite> parse_sites(const nlohmann::json& timing, const std:
                          "holds " + x.dump() + ", not a positive time");
       site.samples_ms.push_back(x.get<double>());
     }
+    if (const nlohmann::json* bytes = optional_field(s, "bytes")) {
+      if (!bytes->is_number_integer() || bytes->get<std::int64_t>() < 0)
+        throw InputError(source, 0, where + "bytes", "not a non-negative integer");
+      site.bytes = bytes->get<std::int64_t>();
+    }
     out.push_back(std::move(site));
   }
   return out;

@@ -45,6 +45,9 @@ nlohmann::json triton_request_json(const TritonRunRequest& req,
 struct TritonCallSite {
   std::string entry;               // the operator function the test called
   std::vector<double> samples_ms;  // one per timed repetition
+  // A lower bound on the bytes one call moves: its distinct CUDA tensors (arguments and result)
+  // once each, as the runner counted them; -1 when the runner did not say.
+  std::int64_t bytes = -1;
 };
 
 enum class TritonRunStatus {
