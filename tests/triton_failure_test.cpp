@@ -171,6 +171,8 @@ TEST(TritonFailure, VerdictsOfTritonEval) {
   // Neither says anything about the candidate.
   EXPECT_FALSE(classify_triton_verdict("reference_failed", name));
   EXPECT_FALSE(classify_triton_verdict("judge_error", name));
+  EXPECT_FALSE(classify_triton_verdict("reference_unstable", name));
+  EXPECT_FALSE(classify_triton_verdict("no_output", name));
   EXPECT_FALSE(classify_triton_verdict("weird", name));
 }
 

@@ -1,6 +1,8 @@
 // kjudge validate and kjudge evaluate: load → plan → grade → journal → summarise.
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -17,11 +19,13 @@
 #include "cli/generation_session.h"
 #include "cli/load.h"
 #include "cli/progress.h"
+#include "cli/slurm_executor.h"
 #include "cli/step_options.h"
 #include "core/byte_size.h"
 #include "core/problem_json.h"
 #include "core/sha256.h"
 #include "eval/build_cache.h"
+#include "eval/cost_model.h"
 #include "eval/env_check.h"
 #include "eval/evaluator.h"
 #include "eval/graded_json.h"
@@ -64,6 +68,7 @@ struct RunArgs {
   int warmups = 1;
   std::string profiler;
   std::shared_ptr<GenArgs> gen;  // kjudge run: the model to ask
+  SlurmArgs slurm;
 };
 
 std::atomic<Evaluator*> g_running{nullptr};
@@ -132,7 +137,14 @@ nlohmann::json machine_json(const MachineInfo& m) {
           {"gpus", gpus}};
 }
 
-int run_jobs(const std::string& command, const RunArgs& a) {
+int run_slurm_submitter(const std::string& command, const RunArgs& a, const fs::path& out,
+                        const std::vector<EvalJob>& jobs,
+                        const std::vector<GradedSolution>& pre_graded,
+                        const std::string& fingerprint, int load_errors, nlohmann::json notes,
+                        std::chrono::steady_clock::time_point t0);
+
+int run_jobs(const std::string& command, const RunArgs& a0) {
+  RunArgs a = a0;  // an array task of --executor slurm adjusts a few of them
   auto t0 = std::chrono::steady_clock::now();
   // Load. Unreadable records are reported and left out; the rest is judged.
   LoadReport report;
@@ -202,6 +214,35 @@ int run_jobs(const std::string& command, const RunArgs& a) {
     }
   }
 
+  if (a.slurm.executor == "slurm" || !a.slurm.shard_of.empty()) {
+    if (command == "run")
+      throw InputError("--executor", 0, "",
+                       "slurm is not supported by kjudge run yet; run kjudge generate, then "
+                       "kjudge evaluate --executor slurm");
+    if (a.benchmark)
+      throw InputError("--benchmark", 0, "", "is not supported with --executor slurm yet");
+  }
+  if (!a.slurm.shard_of.empty()) {
+    // An array task of --executor slurm: only its shard's jobs, always resuming its own
+    // journal, so a resubmitted shard skips what an earlier attempt finished.
+    std::set<SolutionKey> mine = shard_keys(a.slurm.shard_of, a.slurm.shard);
+    std::vector<EvalJob> kept;
+    for (auto& j : jobs)
+      if (mine.count({j.problem->task_id, j.solution.sample})) kept.push_back(std::move(j));
+    jobs = std::move(kept);
+    std::vector<GradedSolution> kept_pre;
+    for (auto& g : pre_graded)
+      if (mine.count({g.task_id, g.sample})) kept_pre.push_back(std::move(g));
+    pre_graded = std::move(kept_pre);
+    const std::size_t found = jobs.size() + pre_graded.size();
+    if (found != mine.size())
+      throw InputError(a.slurm.shard_of, 0, "",
+                       fmt::format("shard {} plans {} jobs but this command has {} of them: the "
+                                   "packs changed since the run was planned",
+                                   a.slurm.shard, mine.size(), found));
+    a.resume = true;
+  }
+
   // The run directory.
   fs::path out =
       a.out.empty() ? fs::path("kjudge-runs") / (command + "-" + timestamp()) : fs::path(a.out);
@@ -229,6 +270,17 @@ int run_jobs(const std::string& command, const RunArgs& a) {
                        "the problems, solutions or filters differ from the run being resumed");
   }
   fs::create_directories(out);
+  if (a.slurm.executor == "slurm" && a.slurm.shard_of.empty())
+    return run_slurm_submitter(command, a, out, jobs, pre_graded, fingerprint, load_errors, notes,
+                               t0);
+  if (!a.slurm.shard_of.empty()) {
+    // Two attempts of one shard must never append to its journal at once (a cancelled task
+    // can outlive the state Slurm reports for it by KillWait). flock works across nodes on
+    // NFS (as fcntl locks); the descriptor stays open until this process exits.
+    int lock = open((out / "shard.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (lock < 0 || flock(lock, LOCK_EX) != 0)
+      throw std::runtime_error("cannot lock " + (out / "shard.lock").string());
+  }
 
   // kjudge run: the generation side lives in the same directory (generation.jsonl, answers/).
   std::map<std::string, const Problem*> by_id;
@@ -329,7 +381,13 @@ int run_jobs(const std::string& command, const RunArgs& a) {
   if (a.resume && already)
     fmt::print(stderr, "kjudge: resuming {}: {} of {} already graded\n", out.string(), already,
                total);
+  const bool shard_task = !a.slurm.shard_of.empty();
   auto record = [&](const GradedSolution& g) {
+    // An array task being cancelled or preempted: Slurm signals every process of the job, so
+    // the steps in flight die of it too (a compiler "killed by SIGTERM" would read as the
+    // model's build_error). Our handler has set g_stop by the time such a step's end is graded;
+    // what ends after it is left to the resubmitted shard, which resumes this journal.
+    if (shard_task && g_stop.load()) return;
     journal.append(g);
     results.push_back(g);
     progress.update(g);
@@ -458,6 +516,89 @@ int run_jobs(const std::string& command, const RunArgs& a) {
   return exit_code::ok;
 }
 
+// --executor slurm, the submitting side: the jobs go to a Slurm job array (cli/slurm_executor.h);
+// the merged results are summarised exactly as a local run's.
+int run_slurm_submitter(const std::string& command, const RunArgs& a, const fs::path& out,
+                        const std::vector<EvalJob>& jobs,
+                        const std::vector<GradedSolution>& pre_graded,
+                        const std::string& fingerprint, int load_errors, nlohmann::json notes,
+                        std::chrono::steady_clock::time_point t0) {
+  if (fs::exists(out / "slurm" / "plan.json") && !a.resume)
+    throw InputError(out.string(), 0, "",
+                     "holds an earlier run; pass --resume to finish it, or choose another --out");
+  if (a.slurm.gpus_per_task == 0 && !a.quiet)
+    fmt::print(stderr,
+               "kjudge: note: --gpus-per-task 0: the array tasks ask Slurm for no GPU (right "
+               "for host-only problems only)\n");
+  fs::path cache_dir = a.cache_dir.empty() ? default_cache_dir() : fs::path(a.cache_dir);
+  CostModel costs(cache_dir / "timings.json");
+  SlurmRunInput si;
+  si.command = command;
+  si.out = out;
+  si.slurm = a.slurm;
+  si.resume = a.resume;
+  si.quiet = a.quiet;
+  si.stop = &g_stop;
+  for (const auto& j : jobs)
+    si.jobs.push_back({{j.problem->task_id, j.solution.sample},
+                       j.problem->group,
+                       j.problem->difficulty,
+                       costs.expected_total_s(*j.problem)});
+  for (const auto& g : pre_graded)
+    si.jobs.push_back({{g.task_id, g.sample}, g.group, g.difficulty, 0.0});
+  si.run_json = {{"schema_version", 1},
+                 {"kind", "kjudge-run"},
+                 {"command", command},
+                 {"kjudge_version", KJUDGE_VERSION},
+                 {"problems", a.problems},
+                 {"solutions", a.solutions},
+                 {"ks", a.ks},
+                 {"jobs", jobs.size() + pre_graded.size()},
+                 {"jobs_fingerprint", fingerprint},
+                 {"started_at", iso_now()}};
+  g_stop.store(false);
+  signal(SIGINT, on_interrupt);
+  signal(SIGTERM, on_interrupt);
+  SlurmRunResult r = run_on_slurm(si);
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
+
+  SummaryOptions so;
+  so.ks = a.ks;
+  so.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  nlohmann::json summary = summarize(r.results, so);
+  summary["command"] = command;
+  summary["run_dir"] = out.string();
+  summary["complete"] = r.complete;
+  summary["load_errors"] = load_errors;
+  for (const auto& n : r.notes) notes.push_back(n);
+  summary["notes"] = notes;
+  summary["sandbox"] = r.sandbox;
+  summary["sandbox_limits"] = r.sandbox_limits;
+  summary["broken_gpus"] = r.broken_gpus;
+  summary["executor"] = r.executor;
+  if (!r.warnings.empty()) summary["warnings"] = r.warnings;
+  write_json_atomically(out / "summary.json", summary);
+
+  if (a.json) fmt::print("{}\n", summary.dump(2));
+  if (!a.quiet) {
+    fmt::print(stderr, "{}", report::terminal_table(summary));
+    fmt::print(stderr, "results: {}  summary: {}\n", (out / "results.jsonl").string(),
+               (out / "summary.json").string());
+  }
+  if (r.interrupted) {
+    fmt::print(stderr,
+               "kjudge: interrupted (the array was cancelled); finish with: kjudge {} ... "
+               "--executor slurm --out {} --resume\n",
+               command, out.string());
+    return exit_code::interrupted;
+  }
+  if (!summary["judge_errors"].empty()) return exit_code::judge_error;
+  if (load_errors) return exit_code::findings;
+  if (command == "validate" && !summary["failures"].empty()) return exit_code::findings;
+  return exit_code::ok;
+}
+
 void add_run_options(CLI::App* c, RunArgs& a) {
   c->add_option("-k", a.ks, "pass@k values, e.g. -k 1,3,10")->delimiter(',');
   c->add_option("--out", a.out,
@@ -479,6 +620,7 @@ void add_run_options(CLI::App* c, RunArgs& a) {
   c->add_option("--log-cap", a.log_cap, "Bytes of each build/test log kept (default 16384)");
   c->add_option("--retries", a.retries, "Retries of a judge_error (default 2)");
   add_step_options(c, a.steps);
+  add_slurm_options(c, a.slurm);
   c->add_flag("--benchmark", a.benchmark,
               "After the tests: time every passing solution's benchmark_command against the "
               "problem's baseline, interleaved on a GPU held alone (perf.jsonl)");

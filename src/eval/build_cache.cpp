@@ -27,10 +27,15 @@ std::string read_all(const fs::path& p) {
   return ss.str();
 }
 
+// Names a writer's temp entry. On a cache shared by several nodes pids repeat, so the host
+// name is part of it too (and a random number, for containers sharing one host name).
 std::string unique_suffix() {
   static std::atomic<unsigned> counter{0};
   std::random_device rd;
-  return std::to_string(getpid()) + "-" + std::to_string(counter++) + "-" + std::to_string(rd());
+  char host[256] = "";
+  gethostname(host, sizeof host - 1);
+  return std::string(host) + "-" + std::to_string(getpid()) + "-" + std::to_string(counter++) +
+         "-" + std::to_string(rd());
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "eval/cost_model.h"
 
+#include <unistd.h>
+
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -78,8 +80,12 @@ void CostModel::save() const {
       for (const auto& [task, s] : seen_) j[task] = {{"build_s", s.build_s}, {"test_s", s.test_s}};
     }
     std::filesystem::create_directories(file_.parent_path());
+    // A temp name of this process alone: shards on several nodes save the same shared file,
+    // and a common ".tmp" would let one rename another's half-written text into place.
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
     auto tmp = file_;
-    tmp += ".tmp";
+    tmp += ".tmp." + std::string(host) + "." + std::to_string(getpid());
     {
       std::ofstream out(tmp);
       out << j.dump(1);

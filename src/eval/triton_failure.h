@@ -56,8 +56,9 @@ FailureClassification classify_failure(const RunnerErrorReport& report);
 // The class of a judged candidate from its verdict in `kjudge triton eval` (docs/triton.md):
 // "pass" → none; "mismatch" → result mismatch; "call_error" → classify_failure(error);
 // "timeout" and "crash" → runtime and logic; "refused" (a malformed or forged report) → runtime
-// and logic, cause "refused". nullopt for "reference_failed" and "judge_error", which say
-// nothing about the candidate and count in no class, and for an unknown verdict.
+// and logic, cause "refused". nullopt for "reference_failed", "reference_unstable",
+// "no_output" and "judge_error", which say nothing about the candidate and count in no class,
+// and for an unknown verdict.
 std::optional<FailureClassification> classify_triton_verdict(std::string_view verdict,
                                                              const RunnerErrorReport& error);
 
