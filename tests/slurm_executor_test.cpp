@@ -129,7 +129,7 @@ TEST_F(SlurmExecutor, CancelledShardIsResubmittedAndMergedWithoutDuplicates) {
     if (!testing::read_jsonl(out / "shards/0/results.jsonl").empty() &&
         fs::exists(out / "slurm/submissions.json")) {
       std::ifstream in(out / "slurm/submissions.json");
-      job = nlohmann::json::parse(in).at(0).at("job").get<std::string>();
+      job = nlohmann::json::parse(in).at("submissions").at(0).at("job").get<std::string>();
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -143,7 +143,9 @@ TEST_F(SlurmExecutor, CancelledShardIsResubmittedAndMergedWithoutDuplicates) {
   const std::string output = testing::read_text(log);
   EXPECT_EQ(testing::read_text(dir_ / "killed.rc"), "0\n") << output;
   std::ifstream in(out / "slurm/submissions.json");
-  auto subs = nlohmann::json::parse(in);
+  auto record = nlohmann::json::parse(in);
+  EXPECT_EQ(record["kind"], "kjudge-slurm-submissions");
+  auto subs = record["submissions"];
   ASSERT_GE(subs.size(), 2u) << output;
   EXPECT_EQ(subs[1]["shards"], nlohmann::json::array({0})) << subs.dump();
   EXPECT_NE(subs[1]["why"].get<std::string>().find("shard 0"), std::string::npos);

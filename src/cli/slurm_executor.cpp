@@ -284,7 +284,9 @@ SlurmRunResult run_on_slurm(const SlurmRunInput& in) {
       st.submitted = std::chrono::steady_clock::now();
     }
     submissions.push_back({{"job", job}, {"shards", idx}, {"why", why}});
-    write_atomically(sdir / "submissions.json", submissions.dump(2) + "\n");
+    const json record = {
+        {"schema_version", 1}, {"kind", "kjudge-slurm-submissions"}, {"submissions", submissions}};
+    write_atomically(sdir / "submissions.json", record.dump(2) + "\n");
     if (!in.quiet)
       fmt::print(stderr, "kjudge: submitted Slurm array {} ({} shards: {})\n", job, idx.size(),
                  why);
