@@ -14,6 +14,7 @@
 #include "schema_validator.h"
 #include "serve_process.h"
 #include "test_util.h"
+#include "timed_problem.h"
 
 namespace kjudge {
 namespace {
@@ -392,30 +393,6 @@ TEST_F(Api, SecretRunsShowOnlyWhetherTheyPassed) {
   EXPECT_EQ(board["rankings"]["H100"][0]["score"], 95.0);
 }
 
-// A host-only pack problem with a custom-timed benchmark: solve() must return 42, and
-// `test.out --perf` prints the time bench_ms() reports. Its baseline reports 10 ms. The test
-// program prints the marker, so the solutions name nothing the static pass flags (a flagged
-// ranked run would wait for review: review_test.cpp).
-void write_timed_problem(const fs::path& dir) {
-  testing::write_text(dir / "problem-spec.yaml",
-                      "type: cuda_cpp\nschema_version: 2\ntask_id: board/answer\n"
-                      "date: \"2026-11-22\"\nprompt: Return 42 from solve().\n"
-                      "metadata: {difficulty: easy, host_only: true}\ngroup: board-tests\n"
-                      "source_references: null\nbuild_command: cc -O1 -o test.out solution.c "
-                      "test/main.c\ntest_command: ./test.out\nbenchmark_command: ./test.out "
-                      "--perf\ntiming_mode: {type: custom}\nmin_cuda_toolkit: null\n"
-                      "compute_capability: null\nrequires_datacenter_gpu: false\n"
-                      "timeout_seconds: 20.0\n");
-  testing::write_text(dir / "test/main.c",
-                      "#include <stdio.h>\n#include <string.h>\nint solve(void);\n"
-                      "double bench_ms(void);\nint main(int argc, char** argv) {\n"
-                      "  if (argc > 1 && strcmp(argv[1], \"--perf\") == 0) {\n"
-                      "    printf(\"COMPUTE_EVAL_TIME_MS: %f\\n\", bench_ms());\n    return 0;\n"
-                      "  }\n  return solve() == 42 ? 0 : 1;\n}\n");
-  testing::write_text(dir / "solution/solution.c",
-                      "int solve(void) { return 42; }\ndouble bench_ms(void) { return 10.0; }\n");
-}
-
 std::string timed_solution(int answer, double ms) {
   return "int solve(void) { return " + std::to_string(answer) +
          "; }\ndouble bench_ms(void) { return " + std::to_string(ms) + "; }\n";
@@ -424,7 +401,7 @@ std::string timed_solution(int answer, double ms) {
 // A board over a pack problem: judged on the host, its ranked run timed by the benchmark stage
 // against the baseline and scored by the solution's median in microseconds.
 TEST_F(Api, PackBoardsRankByTheBenchmarkMedian) {
-  write_timed_problem(dir / "timed-pack/answer");
+  testing::write_timed_problem(dir / "timed-pack/answer", "board/answer", "board-tests");
   Server s(dir / "board.db", {"--pack", "timed=" + (dir / "timed-pack").string(), "--gpu-type",
                               "cpu", "--bench-runs", "3"});
   ASSERT_GT(s.port(), 0);

@@ -13,6 +13,7 @@
 #include "pg_fixture.h"
 #include "serve_process.h"
 #include "test_util.h"
+#include "timed_problem.h"
 
 namespace kjudge {
 namespace {
@@ -23,29 +24,6 @@ using testing::run_capture;
 using testing::TempDir;
 
 const std::string kBinary = KJUDGE_BINARY;
-
-// A host-only problem: solve() must return 42; `test.out --perf` prints the milliseconds the
-// solution's bench_ms() returns (the test program prints the marker, so a clean solution names
-// nothing of the judge's).
-void write_problem(const fs::path& dir) {
-  testing::write_text(dir / "problem-spec.yaml",
-                      "type: cuda_cpp\nschema_version: 2\ntask_id: review/answer\n"
-                      "date: \"2026-11-23\"\nprompt: Return 42 from solve().\n"
-                      "metadata: {difficulty: easy, host_only: true}\ngroup: review-tests\n"
-                      "source_references: null\nbuild_command: cc -O1 -o test.out solution.c "
-                      "test/main.c\ntest_command: ./test.out\nbenchmark_command: ./test.out "
-                      "--perf\ntiming_mode: {type: custom}\nmin_cuda_toolkit: null\n"
-                      "compute_capability: null\nrequires_datacenter_gpu: false\n"
-                      "timeout_seconds: 20.0\n");
-  testing::write_text(dir / "test/main.c",
-                      "#include <stdio.h>\n#include <string.h>\nint solve(void);\n"
-                      "double bench_ms(void);\nint main(int argc, char** argv) {\n"
-                      "  if (argc > 1 && strcmp(argv[1], \"--perf\") == 0) {\n"
-                      "    printf(\"COMPUTE_EVAL_TIME_MS: %f\\n\", bench_ms());\n    return 0;\n"
-                      "  }\n  return solve() == 42 ? 0 : 1;\n}\n");
-  testing::write_text(dir / "solution/solution.c",
-                      "int solve(void) { return 42; }\ndouble bench_ms(void) { return 10.0; }\n");
-}
 
 std::string clean(double ms) {
   return "int solve(void) { return 42; }\ndouble bench_ms(void) { return " + std::to_string(ms) +
@@ -70,7 +48,7 @@ class Review : public ::testing::Test {
     alice = token("alice", false);
     bob = token("bob", false);
     admin = token("root", true);
-    write_problem(dir / "pack/answer");
+    testing::write_timed_problem(dir / "pack/answer", "review/answer", "review-tests");
     server = std::make_unique<testing::ServeProcess>(
         kBinary,
         std::vector<std::string>{"--db", (dir / "board.db").string(), "--pack",

@@ -34,6 +34,21 @@ double sum_of_medians(const std::vector<std::vector<double>>& sites) {
   return s;
 }
 
+// One bootstrap draw of a side: each call's samples drawn again with replacement, and the
+// medians of the draws summed, as sum_of_medians does for the estimate itself.
+double resampled_sum_of_medians(const std::vector<std::vector<double>>& sites,
+                                std::mt19937_64& rng) {
+  double sum = 0;
+  std::vector<double> draw;
+  for (const auto& site : sites) {
+    std::uniform_int_distribution<std::size_t> pick(0, site.size() - 1);
+    draw.resize(site.size());
+    for (double& x : draw) x = site[pick(rng)];
+    sum += median(draw);
+  }
+  return sum;
+}
+
 // Type 7 quantile of sorted values.
 double quantile(const std::vector<double>& sorted, double p) {
   const double h = static_cast<double>(sorted.size() - 1) * p;
@@ -67,15 +82,7 @@ TritonSpeedup triton_speedup(const std::vector<std::vector<double>>& reference,
 
   std::mt19937_64 rng(seed);
   auto resampled_sum = [&](const std::vector<std::vector<double>>& sites) {
-    double sum = 0;
-    std::vector<double> draw;
-    for (const auto& site : sites) {
-      std::uniform_int_distribution<std::size_t> pick(0, site.size() - 1);
-      draw.resize(site.size());
-      for (double& x : draw) x = site[pick(rng)];
-      sum += median(draw);
-    }
-    return sum;
+    return resampled_sum_of_medians(sites, rng);
   };
   std::vector<double> ratios(static_cast<std::size_t>(resamples));
   for (double& r : ratios) {
@@ -134,15 +141,7 @@ TritonSpeedup triton_round_speedup(const std::vector<TritonRound>& rounds, doubl
     strata[rounds[k].reference_first ? 0 : 1].push_back(k);
   std::mt19937_64 rng(seed);
   auto resampled_sum = [&](const std::vector<std::vector<double>>& sites) {
-    double sum = 0;
-    std::vector<double> draw;
-    for (const auto& site : sites) {
-      std::uniform_int_distribution<std::size_t> pick(0, site.size() - 1);
-      draw.resize(site.size());
-      for (double& x : draw) x = site[pick(rng)];
-      sum += median(draw);
-    }
-    return sum;
+    return resampled_sum_of_medians(sites, rng);
   };
   std::vector<double> estimates(static_cast<std::size_t>(resamples));
   for (double& e : estimates) {
