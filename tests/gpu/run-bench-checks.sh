@@ -16,7 +16,9 @@ common=(--cache-dir /tmp/kb-cache -q --json --benchmark)
 case "$what" in
   self)
     run_dir=$out/${RUN_NAME:-run}
-    timeout "${TLIM:-480}" "$k" validate "$pack" "${common[@]}" --out "$run_dir" "$@" > "$out/summary.json"
+    # -k: a comparison in flight finishes after SIGTERM; one that would outlast the call is killed
+    # (the journal keeps what was done; --resume redoes only it).
+    timeout -k "${GRACE:-90}" "${TLIM:-480}" "$k" validate "$pack" "${common[@]}" --out "$run_dir" "$@" > "$out/summary.json"
     echo "exit $?"
     python3 - "$run_dir/perf.jsonl" <<'PY'
 import json, sys, statistics
