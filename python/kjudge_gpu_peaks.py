@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Peaks of the GPU the judge runs on, measured rather than taken from a data sheet: device
 memory bandwidth from a large device-to-device copy, and dense matmul FLOP/s in float16,
-bfloat16 and float32 (TF32 off, so float32 is float32). The achieved numbers of
+bfloat16, float32 (TF32 off, so float32 is float32), tfloat32 (float32 inputs, TF32 on) and
+int8 (torch._int_mm, where available). The achieved numbers of
 `kjudge triton eval --peaks FILE` are divided by these (docs/triton.md, "GPU efficiency").
 
     python3 kjudge_gpu_peaks.py --out FILE [--cache-dir DIR] [--force] [--device N]
@@ -17,6 +18,10 @@ import os
 import re
 import sys
 import time
+
+
+# 2: the tfloat32 and int8 matmul peaks. A cached file of an older version is measured again.
+SCHEMA_VERSION = 2
 
 
 def best_ms(torch, fn, reps, warmup=3):
@@ -58,11 +63,27 @@ def measure(torch, reps):
         c = torch.empty(n, n, device="cuda", dtype=dtype)
         ms = best_ms(torch, lambda: torch.matmul(a, b, out=c), max(3, reps // 2))
         flops[name] = 2 * n ** 3 / (ms / 1000)
+        if name == "float32":
+            # float32 inputs on the tensor cores: what Triton's tl.dot does with float32 by
+            # default (input_precision "tf32"), so a float32 GEMM is read against this peak.
+            torch.backends.cuda.matmul.allow_tf32 = True
+            ms = best_ms(torch, lambda: torch.matmul(a, b, out=c), max(3, reps // 2))
+            flops["tfloat32"] = 2 * n ** 3 / (ms / 1000)
+            torch.backends.cuda.matmul.allow_tf32 = False
         del a, b, c
+    # int8 x int8 -> int32 (operations per second, not floating-point), where torch has it.
+    try:
+        a = torch.randint(-8, 8, (n, n), device="cuda", dtype=torch.int8)
+        b = torch.randint(-8, 8, (n, n), device="cuda", dtype=torch.int8)
+        ms = best_ms(torch, lambda: torch._int_mm(a, b), max(3, reps // 2))
+        flops["int8"] = 2 * n ** 3 / (ms / 1000)
+        del a, b
+    except Exception:  # noqa: BLE001 - no _int_mm on this torch or GPU: no int8 peak
+        pass
     torch.cuda.empty_cache()
     return {
         "kind": "kjudge-gpu-peaks",
-        "schema_version": 1,
+        "schema_version": SCHEMA_VERSION,
         "gpu": props.name,
         "torch": torch.__version__,
         "cuda": getattr(torch.version, "cuda", None) or "",
@@ -100,7 +121,8 @@ def main(argv):
         with open(cached) as f:
             old = json.load(f)
         # Another torch may reach other peaks (its matmul kernels): measure again then.
-        if old.get("gpu") == name and old.get("torch") == torch.__version__:
+        if (old.get("gpu") == name and old.get("torch") == torch.__version__
+                and old.get("schema_version", 1) >= SCHEMA_VERSION):
             result = old
             result["cached"] = cached
     if result is None:

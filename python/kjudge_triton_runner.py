@@ -24,6 +24,7 @@ see docs/triton.md for what the channel does protect against.
 import argparse
 import ast
 import builtins
+import inspect
 import json
 import os
 import random
@@ -420,6 +421,71 @@ def tensor_bytes(values, tensor_type, depth=0):
     return sum(seen.values())
 
 
+VALUES_CAP = 64      # values described per call at most
+VALUE_TEXT_CAP = 64  # characters of a string argument kept
+
+
+def call_values(fn, args, kwargs, result, tensor_type):
+    """What one operator call was given and returned, for the judge's per-operator work counts
+    (src/eval/triton_work_table.cpp): [{"name", "kind", ...}], where name is the parameter's
+    name when the call binds to fn's signature ("a", "q"; "args[2]" for *args, the key for
+    **kwargs; "args[i]" and the keyword's name when it does not bind), "result", "result[1]" or
+    "result.key" for what it returned, and "NAME[i]" for a list or tuple's items. A tensor is
+    {"kind": "tensor", "dtype", "shape", "cuda"}; a bool, int or float {"kind": "scalar",
+    "value"}; a string {"kind": "text", "value"} (cut to 64 characters); None {"kind": "none"}.
+    Anything else is left out. At most 64 values: the counts need shapes, not contents."""
+    out = []
+
+    def visit(name, v, depth):
+        if len(out) >= VALUES_CAP:
+            return
+        if isinstance(v, tensor_type):
+            dtype = str(getattr(v, "dtype", "?")).replace("torch.", "")
+            out.append({"name": name, "kind": "tensor", "dtype": dtype,
+                        "shape": [int(x) for x in v.shape],
+                        "cuda": bool(getattr(v, "is_cuda", False))})
+        elif isinstance(v, (bool, int, float)):
+            # JSON has no NaN or infinity, and the judge reads integers as 64-bit.
+            if isinstance(v, float) and v - v != 0:
+                out.append({"name": name, "kind": "scalar", "value": None})
+            elif isinstance(v, float) or -(2 ** 63) <= v < 2 ** 63:
+                out.append({"name": name, "kind": "scalar", "value": v})
+        elif isinstance(v, str):
+            out.append({"name": name, "kind": "text", "value": v[:VALUE_TEXT_CAP]})
+        elif v is None:
+            out.append({"name": name, "kind": "none"})
+        elif isinstance(v, (list, tuple)) and depth < 3:
+            for i, x in enumerate(v):
+                if len(out) >= VALUES_CAP:  # a long list of sizes need not be walked to its end
+                    break
+                visit("%s[%d]" % (name, i), x, depth + 1)
+        elif isinstance(v, dict) and depth < 3:
+            for key, x in v.items():
+                if len(out) >= VALUES_CAP:
+                    break
+                visit("%s.%s" % (name, key), x, depth + 1)
+
+    named = None
+    try:
+        sig = inspect.signature(fn)
+        bound = sig.bind(*args, **kwargs)
+        named = []
+        for pname, value in bound.arguments.items():
+            kind = sig.parameters[pname].kind
+            if kind == inspect.Parameter.VAR_POSITIONAL:
+                named += [("args[%d]" % i, x) for i, x in enumerate(value)]
+            elif kind == inspect.Parameter.VAR_KEYWORD:
+                named += list(value.items())
+            else:
+                named.append((pname, value))
+    except Exception:  # noqa: BLE001 - no signature, or the call does not bind to it
+        named = [("args[%d]" % i, x) for i, x in enumerate(args)] + list(kwargs.items())
+    for pname, value in named:
+        visit(pname, value, 0)
+    visit("result", result, 0)
+    return out
+
+
 class CudaTimer:
     """Per call site (the n-th outermost entry call of the test): the call the test makes (its
     result goes back to the test), `warmup` untimed calls, then up to `reps` timed calls, all on
@@ -461,6 +527,7 @@ class CudaTimer:
         result = fn(*args, **kwargs)
         self._sync()
         moved = tensor_bytes(list(args) + list(kwargs.values()) + [result], self._tensor)
+        values = call_values(fn, args, kwargs, result, self._tensor)
         for _ in range(self.warmup):  # on copies too: the test's own tensors stay as it left them
             fn(*[self._fresh(v) for v in args], **{k: self._fresh(v) for k, v in kwargs.items()})
         self._sync()
@@ -482,7 +549,7 @@ class CudaTimer:
             if len(samples) >= self.min_reps and time.perf_counter() - started > self.budget_s:
                 break
         self.sites.append({"entry": name, "index": len(self.sites), "samples_ms": samples,
-                           "bytes": moved})
+                           "bytes": moved, "values": values})
         return result
 
 

@@ -195,6 +195,53 @@ class TensorBytesTest(unittest.TestCase):
         self.assertEqual(r.tensor_bytes([1, "a", None, self.T(1, 8, cuda=False)], self.T), 0)
 
 
+class CallValuesTest(unittest.TestCase):
+    """What the runner tells the judge about one call, for the per-operator work counts."""
+
+    class T:
+        def __init__(self, shape, dtype="torch.float16", cuda=True):
+            self.shape, self.dtype, self.is_cuda = shape, dtype, cuda
+
+    def test_parameters_are_named_by_the_signature(self):
+        T = self.T
+
+        def matmul(a, b, activation=""):
+            return None
+
+        v = r.call_values(matmul, (T([4, 8]), T([8, 2])), {"activation": "leaky_relu"},
+                          T([4, 2]), T)
+        self.assertEqual([x["name"] for x in v], ["a", "b", "activation", "result"])
+        self.assertEqual(v[0], {"name": "a", "kind": "tensor", "dtype": "float16",
+                                "shape": [4, 8], "cuda": True})
+        self.assertEqual(v[2], {"name": "activation", "kind": "text", "value": "leaky_relu"})
+
+    def test_star_args_nesting_scalars_and_calls_that_do_not_bind(self):
+        T = self.T
+
+        def wrapper(*args, **kwargs):
+            return None
+
+        v = r.call_values(wrapper, (2.0, T([3])), {"out0": T([3], cuda=False)}, None, T)
+        self.assertEqual([(x["name"], x["kind"]) for x in v],
+                         [("args[0]", "scalar"), ("args[1]", "tensor"), ("out0", "tensor"),
+                          ("result", "none")])
+        self.assertFalse(v[2]["cuda"])
+        # Too many arguments for the signature: positional names; NaN and huge ints as null or
+        # left out (JSON has neither); a list's and a dict's items by index and key.
+        v = r.call_values(lambda x: 0, (T([1]), float("nan"), 2 ** 70, [T([2]), True]), {},
+                          (T([1]), {"k": 1}), T)
+        self.assertEqual([x["name"] for x in v],
+                         ["args[0]", "args[1]", "args[3][0]", "args[3][1]", "result[0]",
+                          "result[1].k"])
+        self.assertIsNone(v[1]["value"])
+        self.assertIs(v[3]["value"], True)
+        json.dumps(v, allow_nan=False)  # valid JSON
+
+    def test_at_most_64_values(self):
+        v = r.call_values(lambda *a: 0, tuple(range(100)), {}, None, self.T)
+        self.assertEqual(len(v), 64)
+
+
 class GpuPeaksCacheTest(unittest.TestCase):
     """python/kjudge_gpu_peaks.py without a GPU: a stand-in torch module. The measurement itself
     needs CUDA and is checked on the device (docs/gpu-runs.md)."""
@@ -215,7 +262,8 @@ class GpuPeaksCacheTest(unittest.TestCase):
         measured = []
         real = peaks.measure
         peaks.measure = lambda t, reps: measured.append(reps) or {
-            "kind": "kjudge-gpu-peaks", "gpu": t.cuda.get_device_properties(0).name,
+            "kind": "kjudge-gpu-peaks", "schema_version": peaks.SCHEMA_VERSION,
+            "gpu": t.cuda.get_device_properties(0).name,
             "torch": t.__version__, "memory_bandwidth_bytes_per_s": 1.0}
         try:
             with open(os.devnull, "w") as null:
@@ -251,6 +299,14 @@ class GpuPeaksCacheTest(unittest.TestCase):
             self.assertEqual(self.run_main(self.fake_torch(version="10.0"), args)[1], [20])
             self.assertEqual(self.run_main(self.fake_torch(), args + ["--force"])[1], [20])
             self.assertEqual(self.run_main(self.fake_torch(name="Other GPU"), args)[1], [20])
+            # A file of an older version (no tfloat32 peak) is measured again.
+            path = os.path.join(cache, "Fake_GPU.json")
+            with open(path) as f:
+                old = json.load(f)
+            old["schema_version"] = 1
+            with open(path, "w") as f:
+                json.dump(old, f)
+            self.assertEqual(self.run_main(self.fake_torch(), args)[1], [20])
 
 
 class RunTest(unittest.TestCase):

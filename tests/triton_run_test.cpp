@@ -12,6 +12,7 @@
 #include "eval/triton_eval.h"
 #include "run/result_channel.h"
 #include "run/sandbox.h"
+#include "schema_validator.h"
 #include "test_util.h"
 
 namespace kjudge {
@@ -186,10 +187,35 @@ TEST(TritonReport, RefusesWhatDoesNotAddUp) {
   t["timing"]["sites"][0]["bytes"] = 1.5;
   expect_refused(report(t), "timing.sites[0].bytes", "not a non-negative integer");
   t["timing"]["sites"][0]["bytes"] = 4096;
+  t["timing"]["sites"][0]["values"] = json::array({{{"name", "a"}, {"kind", "tensor"}}});
+  expect_refused(report(t), "timing.sites[0].values[0].dtype", "missing");
+  t["timing"]["sites"][0]["values"] =
+      json::array({{{"name", "a"}, {"kind", "tensor"}, {"dtype", "float16"}, {"shape", {2, -1}}}});
+  expect_refused(report(t), "timing.sites[0].values[0].shape", "not a size");
+  t["timing"]["sites"][0]["values"] = json::array({{{"name", "n"}, {"kind", "blob"}}});
+  expect_refused(report(t), "timing.sites[0].values[0].kind", "is not tensor");
+  t["timing"]["sites"][0]["values"] =
+      json::array({{{"name", "n"}, {"kind", "scalar"}, {"value", "7"}}});
+  expect_refused(report(t), "timing.sites[0].values[0].value", "not a number");
+  t["timing"]["sites"][0]["values"] = json::array(
+      {{{"name", "a"}, {"kind", "tensor"}, {"dtype", "float16"}, {"shape", {2, 3}}, {"cuda", true}},
+       {{"name", "causal"}, {"kind", "scalar"}, {"value", true}},
+       {{"name", "eps"}, {"kind", "scalar"}, {"value", nullptr}},
+       {{"name", "act"}, {"kind", "text"}, {"value", "relu"}},
+       {{"name", "result"}, {"kind", "none"}}});
+  t["timing"]["sites"][0]["bytes"] = 4096;
   TritonRunOutcome with_bytes;
   parse_runner_record(report(t), "N", "r", with_bytes);
   ASSERT_EQ(with_bytes.sites.size(), 1u);
   EXPECT_EQ(with_bytes.sites[0].bytes, 4096);
+  const auto& v = with_bytes.sites[0].values;
+  ASSERT_EQ(v.size(), 5u);
+  EXPECT_EQ(v[0].shape, (std::vector<std::int64_t>{2, 3}));
+  EXPECT_TRUE(v[0].cuda);
+  EXPECT_EQ(v[1].number, 1.0);
+  EXPECT_FALSE(v[2].number);
+  EXPECT_EQ(v[3].text, "relu");
+  EXPECT_EQ(v[4].kind, TritonCallValue::Kind::none);
   r = ok_record();
   r["calls"]["op"] = "two";
   expect_refused(report(r, four), "calls.op", "not a count");
@@ -525,6 +551,12 @@ TEST(TritonEval, GpuEfficiencyFromBytesAndPeaks) {
   EXPECT_NEAR(e["candidate_fraction"].get<double>(), 0.5, 1e-6);
   EXPECT_NEAR(e["reference_fraction"].get<double>(), 0.25, 1e-6);
   EXPECT_EQ(e["gpu"], "Fake GPU");
+  // No operator rule for "op": the runner's lower bound, said so.
+  EXPECT_EQ(e["basis"], "lower_bound");
+  EXPECT_EQ(e["bytes"], 2000000);
+  EXPECT_EQ(e["work_note"], "no stated work for this operator");
+  EXPECT_EQ(e["bound_by"], "memory");
+  EXPECT_TRUE(e["flops"].is_null());
   json line = triton_result_json(res.results[0]);
   EXPECT_NEAR(line["gpu_efficiency"]["candidate_fraction"].get<double>(), 0.5, 1e-6);
 
@@ -541,6 +573,84 @@ TEST(TritonEval, GpuEfficiencyFromBytesAndPeaks) {
   ASSERT_TRUE(res.results[0].speedup);
   EXPECT_TRUE(res.results[0].efficiency.is_null());
   EXPECT_NE(res.results[0].efficiency_note.find("did not count"), std::string::npos);
+}
+
+// A stated operator (triton_matmul: a gemm) timed end to end: the work comes from the
+// reference's described calls, the FLOP/s go against the float16 matmul peak, and the side's
+// fraction is the larger of its bytes and FLOPs fractions.
+TEST(TritonEval, GpuEfficiencyFromStatedWork) {
+  TempDir dir;
+  const std::string values =
+      R"(#fake values [{"name": "a", "kind": "tensor", "dtype": "float16", "shape": [64, 32]},)"
+      R"( {"name": "b", "kind": "tensor", "dtype": "float16", "shape": [32, 16]},)"
+      R"( {"name": "result", "kind": "tensor", "dtype": "float16", "shape": [64, 16]}])"
+      "\n";
+  TritonOperator op =
+      make_op("triton_matmul",
+              "#fake ok\n#fake time 1.0\n#fake entry matmul\n#fake bytes 7168\n" + values, 3);
+  TritonEvalOptions opt;
+  opt.runner = runner_with(kFake);
+  opt.work_dir = dir / "work";
+  opt.speedup = true;
+  opt.timing.reps = 5;
+  opt.rounds = 2;
+  opt.warmup_rounds = 0;
+  GpuPeaks peaks;
+  peaks.gpu = "Fake GPU";
+  // Per run: 2 calls x (4096 + 1024 + 2048) bytes = 14336; 2 x 65536 = 131072 FLOPs. The
+  // reference takes 2 ms (7.168e6 B/s, 6.5536e7 FLOP/s), the candidate 1 ms.
+  peaks.memory_bandwidth_bytes_per_s = 1.4336e7;
+  peaks.matmul_flops_per_s = {{"float16", 6.5536e7}, {"float32", 1.0}};
+  opt.peaks = peaks;
+  // The candidate describes nothing: its own calls do not matter, the test's work does.
+  const std::string code = "#fake ok\n#fake time 0.5\n#fake entry matmul\n";
+  TritonEvalResult res = evaluate_triton({{&op, code, 0, "s:1"}}, opt);
+  ASSERT_TRUE(res.results[0].speedup) << res.results[0].speedup_note;
+  const json e = res.results[0].efficiency;
+  ASSERT_TRUE(e.is_object()) << res.results[0].efficiency_note;
+  EXPECT_EQ(e["basis"], "stated");
+  EXPECT_EQ(e["bytes"], 14336);
+  EXPECT_DOUBLE_EQ(e["flops"].get<double>(), 131072);
+  EXPECT_EQ(e["flops_dtype"], "float16");
+  EXPECT_EQ(e["candidate_bytes"], -1);  // the candidate's own lower bound: not counted
+  EXPECT_NEAR(e["reference_bytes_fraction"].get<double>(), 0.5, 1e-9);
+  EXPECT_NEAR(e["candidate_bytes_fraction"].get<double>(), 1.0, 1e-9);
+  EXPECT_NEAR(e["reference_flops_fraction"].get<double>(), 1.0, 1e-9);
+  EXPECT_NEAR(e["candidate_flops_fraction"].get<double>(), 2.0, 1e-9);
+  EXPECT_NEAR(e["candidate_fraction"].get<double>(), 2.0, 1e-9);
+  EXPECT_EQ(e["bound_by"], "compute");
+  EXPECT_EQ(e["peak_flops_dtype"], "float16");
+  ASSERT_EQ(e["formulas"].size(), 1u);
+  EXPECT_NE(e["formulas"][0].get<std::string>().find("gemm"), std::string::npos);
+  json summary = triton_summary_json(res, json::object());
+  EXPECT_EQ(summary["work"]["G/triton_matmul"]["basis"], "stated");
+  // The line as results.jsonl holds it, against its schema.
+  std::ifstream schema_file(std::string(KJUDGE_SOURCE_DIR) +
+                            "/docs/schemas/triton-result.schema.json");
+  kjudge::testing::SchemaValidator schema(json::parse(schema_file));
+  const json line = triton_result_json(res.results[0]);
+  EXPECT_EQ(line["gpu_efficiency"]["basis"], "stated");
+  for (const auto& err : schema.errors(line)) ADD_FAILURE() << err;
+
+  // float32 inputs go against the TF32 peak where one was measured, else the float32 one.
+  std::string f32 = op.reference_code;
+  for (std::size_t at; (at = f32.find("float16")) != std::string::npos;)
+    f32.replace(at, 7, "float32");
+  op.reference_code = f32;
+  peaks.matmul_flops_per_s = {{"float32", 1.31072e8}, {"tfloat32", 2.62144e8}};
+  opt.peaks = peaks;
+  res = evaluate_triton({{&op, code, 0, "s:1"}}, opt);
+  ASSERT_TRUE(res.results[0].efficiency.is_object()) << res.results[0].efficiency_note;
+  EXPECT_EQ(res.results[0].efficiency["peak_flops_dtype"], "tfloat32");
+  EXPECT_NEAR(res.results[0].efficiency["reference_flops_fraction"].get<double>(), 0.25, 1e-9);
+  // No peak for the dtype: the bytes fraction alone, and a note.
+  peaks.matmul_flops_per_s = {{"float16", 1.0}};
+  opt.peaks = peaks;
+  res = evaluate_triton({{&op, code, 0, "s:1"}}, opt);
+  EXPECT_TRUE(res.results[0].efficiency["peak_flops_per_s"].is_null());
+  EXPECT_EQ(res.results[0].efficiency["bound_by"], "memory");
+  EXPECT_NE(res.results[0].efficiency_note.find("no matmul peak measured for float32"),
+            std::string::npos);
 }
 
 TEST(TritonEval, GpuPeaksFileIsChecked) {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <ctime>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -12,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/step_options.h"
+#include "cli/triton_eval_args.h"
 #include "core/input_error.h"
 #include "core/llm_generated.h"
 #include "core/tritonbench.h"
@@ -106,36 +108,6 @@ void cmd_show(const TritonArgs& a, int& rc) {
   rc = exit_code::ok;
 }
 
-struct EvalArgs {
-  std::string dir;
-  std::string solutions;
-  std::string llm_generated;
-  bool self = false;
-  bool codebleu = false;
-  std::string codebleu_python;  // default: --python
-  int rounds = 4;
-  int warmup_rounds = 1;
-  bool no_reference_check = false;
-  std::string peaks;
-  std::string channel;
-  std::vector<std::string> operators;
-  int difficulty = 0;
-  int limit = 0;
-  bool speedup = false;
-  std::string out;
-  bool json = false;
-  std::string python = "python3";
-  std::string runner;
-  double timeout_s = 180;
-  std::uint64_t seed = 20251122;
-  int workers = 4;
-  int gpu = -1;
-  bool keep_workspaces = false;
-  TritonTiming timing;
-  StepArgs steps;
-  std::size_t log_cap = 16 * 1024;
-};
-
 std::string stamp(const char* format, bool utc) {
   std::time_t t = std::time(nullptr);
   char buf[64];
@@ -146,7 +118,7 @@ std::string stamp(const char* format, bool utc) {
 // The jobs the options select: every operator's reference (--self), the solutions file's
 // candidates, or an LLM_generated file's, filtered by channel, operator and difficulty.
 // `llm` receives what the LLM_generated file held besides candidates (unmatched lines).
-std::vector<TritonJob> select_jobs(const EvalArgs& a, const TritonBench& bench,
+std::vector<TritonJob> select_jobs(const TritonEvalArgs& a, const TritonBench& bench,
                                    LlmGeneratedFile* llm) {
   auto channel = channel_filter(a.channel);
   std::vector<const TritonOperator*> named;
@@ -180,7 +152,7 @@ std::vector<TritonJob> select_jobs(const EvalArgs& a, const TritonBench& bench,
 }
 
 // CodeBLEU of the judged G candidates against their references, or why it is unavailable.
-nlohmann::ordered_json codebleu_json(const EvalArgs& a, const std::vector<TritonJob>& jobs,
+nlohmann::ordered_json codebleu_json(const TritonEvalArgs& a, const std::vector<TritonJob>& jobs,
                                      const TritonBench& bench) {
   std::vector<TritonCandidate> candidates;
   for (const TritonJob& j : jobs) {
@@ -240,6 +212,15 @@ void print_table(const nlohmann::ordered_json& summary) {
   for (const auto& f : summary["reference_no_output"])
     fmt::print("reference has no output: {}: {}\n", f["operator"].get<std::string>(),
                f["detail"].get<std::string>().substr(0, 200));
+  // The basis of each timed operator's GPU efficiency (docs/triton.md, "GPU efficiency").
+  for (auto it = summary["work"].begin(); it != summary["work"].end(); ++it) {
+    const auto& w = it.value();
+    std::string what = fmt::format("{} bytes", w["bytes"].get<std::int64_t>());
+    if (!w["flops"].is_null()) what += fmt::format(", {:.4g} FLOPs", w["flops"].get<double>());
+    const std::string note = w["note"].get<std::string>();
+    fmt::print("work: {}: {}, {}{}\n", it.key(), w["basis"].get<std::string>(), what,
+               note.empty() ? "" : " (" + note.substr(0, 160) + ")");
+  }
   if (summary.contains("codebleu"))
     fmt::print("codebleu: {}\n",
                summary["codebleu"]["available"].get<bool>()
@@ -251,7 +232,14 @@ void print_table(const nlohmann::ordered_json& summary) {
       "reference disagrees with itself or has no output; speedup = geometric mean (count)\n");
 }
 
-void cmd_eval(const EvalArgs& a, int& rc) {
+}  // namespace
+
+std::string TritonEvalArgs::default_triton_python() {
+  const char* env = std::getenv("KJUDGE_TRITON_PYTHON");
+  return env && *env ? env : "python3";
+}
+
+void run_triton_eval(const TritonEvalArgs& a, int& rc) {
   if (int(a.self) + int(!a.solutions.empty()) + int(!a.llm_generated.empty()) != 1) {
     fmt::print(stderr,
                "kjudge: give exactly one of --solutions FILE, --llm-generated FILE and --self\n");
@@ -299,7 +287,8 @@ void cmd_eval(const EvalArgs& a, int& rc) {
                     : fs::path(a.out);
   fs::create_directories(run_dir / "work");
   opt.work_dir = fs::absolute(run_dir / "work");
-  if (!a.json) opt.progress = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
+  if (!a.json && !a.quiet)
+    opt.progress = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
 
   nlohmann::ordered_json info = {
       {"data_dir", a.dir},
@@ -380,14 +369,12 @@ void cmd_eval(const EvalArgs& a, int& rc) {
   }
   if (a.json) {
     fmt::print("{}\n", summary.dump(2));
-  } else {
+  } else if (!a.quiet) {
     print_table(summary);
     fmt::print("results: {}\n", (run_dir / "results.jsonl").string());
   }
   rc = res.scores.all.judge_errors > 0 ? exit_code::judge_error : exit_code::ok;
 }
-
-}  // namespace
 
 void add_triton_commands(CLI::App& app, int& rc) {
   auto* triton = app.add_subcommand("triton", "Inspect a TritonBench data folder (docs/triton.md)");
@@ -410,7 +397,7 @@ void add_triton_commands(CLI::App& app, int& rc) {
   s->add_flag("--code", show->code, "Also print the reference and test code");
   s->callback([show, &rc] { cmd_show(*show, rc); });
 
-  auto ev = std::make_shared<EvalArgs>();
+  auto ev = std::make_shared<TritonEvalArgs>();
   auto* e = triton->add_subcommand(
       "eval", "Judge Triton operators: call and execution accuracy, speedup (docs/triton.md)");
   e->add_option("DIR", ev->dir, "TritonBench data folder")->required();
@@ -435,8 +422,10 @@ void add_triton_commands(CLI::App& app, int& rc) {
               "Also time the reference and every correct candidate, one at a time on the GPU");
   e->add_option("--out", ev->out, "Run directory (default kjudge-runs/triton-<time>)");
   e->add_flag("--json", ev->json, "summary.json on stdout instead of the table");
-  e->add_option("--python", ev->python,
-                "The interpreter with torch and triton (default python3 from PATH)");
+  e->add_option(
+      "--python", ev->python,
+      "The interpreter with torch and triton (default $KJUDGE_TRITON_PYTHON, else python3 "
+      "from PATH)");
   e->add_option("--runner", ev->runner,
                 "kjudge_triton_runner.py (default: python/ beside kjudge or one folder up)");
   e->add_option("--timeout", ev->timeout_s, "Wall-clock limit of one run in seconds (default 180)")
@@ -461,10 +450,10 @@ void add_triton_commands(CLI::App& app, int& rc) {
       ->check(CLI::Range(0, 1000));
   e->add_option("--peaks", ev->peaks,
                 "JSON of python/kjudge_gpu_peaks.py measured on this GPU: with --speedup, each "
-                "timed candidate's achieved bytes/s over the peak (gpu_efficiency)");
+                "timed candidate's achieved bytes/s and FLOP/s over the peaks (gpu_efficiency)");
   e->add_flag("--keep-workspaces", ev->keep_workspaces, "Keep every run's folder under RUN/work");
   add_step_options(e, ev->steps);
-  e->callback([ev, &rc] { cmd_eval(*ev, rc); });
+  e->callback([ev, &rc] { run_triton_eval(*ev, rc); });
 }
 
 }  // namespace kjudge

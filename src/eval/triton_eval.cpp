@@ -200,38 +200,100 @@ std::int64_t bytes_of(const std::vector<TritonCallSite>& sites) {
   return sum;
 }
 
-// Achieved bytes/s of both sides: the runner's lower bound on the bytes their calls move, over
-// the geometric mean of the per-round sums of medians; over the measured peak bandwidth when
-// the peaks were measured on the GPU these runs report.
+// The matmul peak for FLOPs in `dtype`, and the peak's own key: float32 inputs are read against
+// the TF32 peak where measured, since Triton's tl.dot computes float32 in TF32 by default (the
+// float32 peak, TF32 off, would put such kernels above 100 %).
+std::optional<std::pair<std::string, double>> flops_peak(const GpuPeaks& p,
+                                                         const std::string& dtype) {
+  std::vector<std::string> keys = {dtype};
+  if (dtype == "float32") keys.insert(keys.begin(), "tfloat32");
+  for (const std::string& k : keys) {
+    auto it = p.matmul_flops_per_s.find(k);
+    if (it != p.matmul_flops_per_s.end() && it->is_number() && it->get<double>() > 0)
+      return std::make_pair(k, it->get<double>());
+  }
+  return std::nullopt;
+}
+
+// Achieved bytes/s and FLOP/s of both sides: the operator's work (stated, or the runner's lower
+// bound on bytes) over the geometric mean of the per-round sums of medians; over the measured
+// peaks when they were measured on the GPU these runs report. The fraction of a side is the
+// larger of its bytes and FLOPs fractions (the resource it comes closest to exhausting).
 nlohmann::ordered_json efficiency_json(const TritonEvalOptions& opt, TritonJobResult& r,
                                        const nlohmann::ordered_json& env) {
-  if (r.bytes[0] < 0 || r.bytes[1] < 0) {
+  r.work = triton_operator_work(r.job.op->name, r.reference_sites);
+  if (r.work.basis == "none") {
     r.efficiency_note = "the runner did not count the bytes of every call";
     return nullptr;
   }
-  const double ref_bps = static_cast<double>(r.bytes[0]) / (r.speedup->reference_ms / 1000);
-  const double cand_bps = static_cast<double>(r.bytes[1]) / (r.speedup->candidate_ms / 1000);
-  nlohmann::ordered_json j = {{"bound", "lower"},
-                              {"reference_bytes", r.bytes[0]},
-                              {"candidate_bytes", r.bytes[1]},
-                              {"reference_bytes_per_s", ref_bps},
-                              {"candidate_bytes_per_s", cand_bps},
-                              {"gpu", env.value("gpu", "")},
-                              {"peak_bytes_per_s", nullptr},
-                              {"reference_fraction", nullptr},
-                              {"candidate_fraction", nullptr}};
+  const double seconds[2] = {r.speedup->reference_ms / 1000, r.speedup->candidate_ms / 1000};
+  const double bytes = static_cast<double>(r.work.bytes);
+  nlohmann::ordered_json formulas = r.work.formulas;
+  nlohmann::ordered_json j = {
+      {"basis", r.work.basis},
+      {"formulas", formulas},
+      {"work_note", r.work.note},
+      {"bytes", r.work.bytes},
+      {"flops", r.work.flops ? nlohmann::ordered_json(*r.work.flops) : nullptr},
+      {"flops_dtype", r.work.flops_dtype.empty() ? nlohmann::ordered_json(nullptr)
+                                                 : nlohmann::ordered_json(r.work.flops_dtype)},
+      {"reference_bytes", r.bytes[0]},
+      {"candidate_bytes", r.bytes[1]},
+      {"reference_bytes_per_s", bytes / seconds[0]},
+      {"candidate_bytes_per_s", bytes / seconds[1]},
+      {"reference_flops_per_s", nullptr},
+      {"candidate_flops_per_s", nullptr},
+      {"gpu", env.value("gpu", "")},
+      {"peak_bytes_per_s", nullptr},
+      {"peak_flops_per_s", nullptr},
+      {"peak_flops_dtype", nullptr},
+      {"reference_fraction", nullptr},
+      {"candidate_fraction", nullptr},
+      {"bound_by", nullptr}};
+  if (r.work.flops) {
+    j["reference_flops_per_s"] = *r.work.flops / seconds[0];
+    j["candidate_flops_per_s"] = *r.work.flops / seconds[1];
+  }
   if (!opt.peaks) {
     r.efficiency_note = "no peaks given (--peaks)";
-  } else if (opt.peaks->gpu != env.value("gpu", "")) {
+    return j;
+  }
+  if (opt.peaks->gpu != env.value("gpu", "")) {
     // Peaks of another GPU would make a fraction that means nothing.
     r.efficiency_note = fmt::format("the peaks are of {}, the runs reported {}", opt.peaks->gpu,
                                     env.value("gpu", "no GPU"));
-  } else {
-    const double peak = opt.peaks->memory_bandwidth_bytes_per_s;
-    j["peak_bytes_per_s"] = peak;
-    j["reference_fraction"] = ref_bps / peak;
-    j["candidate_fraction"] = cand_bps / peak;
+    return j;
   }
+  const double bw = opt.peaks->memory_bandwidth_bytes_per_s;
+  j["peak_bytes_per_s"] = bw;
+  std::optional<double> fpeak;
+  if (r.work.flops && !r.work.flops_dtype.empty()) {
+    if (auto p = flops_peak(*opt.peaks, r.work.flops_dtype)) {
+      fpeak = p->second;
+      j["peak_flops_per_s"] = p->second;
+      j["peak_flops_dtype"] = p->first;
+    } else {
+      r.efficiency_note = "no matmul peak measured for " + r.work.flops_dtype;
+    }
+  }
+  const char* sides[2] = {"reference", "candidate"};
+  std::string bound = "memory";
+  for (int s = 0; s < 2; ++s) {
+    const double bf = bytes / seconds[s] / bw;
+    j[fmt::format("{}_bytes_fraction", sides[s])] = bf;
+    double best = bf;
+    if (fpeak) {
+      const double ff = *r.work.flops / seconds[s] / *fpeak;
+      j[fmt::format("{}_flops_fraction", sides[s])] = ff;
+      if (ff > best) {
+        best = ff;
+        if (s == 0) bound = "compute";
+      }
+    }
+    j[fmt::format("{}_fraction", sides[s])] = best;
+  }
+  // Both sides do the same work, so the same resource is the nearer one for both.
+  j["bound_by"] = bound;
   return j;
 }
 
@@ -263,7 +325,10 @@ void time_job(const TritonEvalOptions& opt, TritonJobResult& r, const std::strin
     }
     env = o.env;
     if (p.warmup) continue;
-    if (p.index == 0) r.bytes[p.who] = bytes_of(o.sites);
+    if (p.index == 0) {
+      r.bytes[p.who] = bytes_of(o.sites);
+      if (ref) r.reference_sites = o.sites;
+    }
     TritonRound& round = rounds[static_cast<std::size_t>(p.index)];
     // The first of a pair in the plan decides the round's order.
     if (i % 2 == 0) round.reference_first = ref;
@@ -335,7 +400,8 @@ TritonEvalResult evaluate_triton(const std::vector<TritonJob>& jobs, const Trito
   for (const TritonJob& j : jobs)
     if (std::find(ops.begin(), ops.end(), j.op) == ops.end()) ops.push_back(j.op);
   std::vector<TritonRunOutcome> refs(ops.size());
-  const std::size_t total = ops.size() + jobs.size();
+  // The runs the progress lines count; the references' second runs are added once known.
+  std::size_t total = ops.size() + jobs.size();
   std::atomic<std::size_t> done{0};
   std::mutex progress_mu;
   auto report = [&](const std::string& what, const TritonRunOutcome& o) {
@@ -383,6 +449,7 @@ TritonEvalResult evaluate_triton(const std::vector<TritonJob>& jobs, const Trito
       rerun.push_back(i);
   }
   std::vector<TritonRunOutcome> reruns(rerun.size());
+  total += rerun.size();  // no run is reporting now: the first batch has finished
   parallel(rerun.size(), opt.workers, [&](std::size_t k) {
     const TritonOperator& op = *ops[rerun[k]];
     reruns[k] = run_one(opt, op, op.reference_code, false,
@@ -501,10 +568,16 @@ nlohmann::ordered_json triton_result_json(const TritonJobResult& r) {
     for (std::size_t k = 0; k < r.rounds.size(); ++k) {
       const TritonRound& round = r.rounds[k];
       std::vector<TritonCallSite> ref, cand;
+      auto site = [](const std::string& entry, const std::vector<double>& samples) {
+        TritonCallSite s;
+        s.entry = entry;
+        s.samples_ms = samples;
+        return s;
+      };
       for (std::size_t i = 0; i < round.reference.size(); ++i)
-        ref.push_back({r.round_entries[0][k][i], round.reference[i]});
+        ref.push_back(site(r.round_entries[0][k][i], round.reference[i]));
       for (std::size_t i = 0; i < round.candidate.size(); ++i)
-        cand.push_back({r.round_entries[1][k][i], round.candidate[i]});
+        cand.push_back(site(r.round_entries[1][k][i], round.candidate[i]));
       rounds.push_back({{"round", k},
                         {"first", round.reference_first ? "reference" : "candidate"},
                         {"reference", sites_json(ref)},
@@ -648,6 +721,20 @@ nlohmann::ordered_json triton_summary_json(const TritonEvalResult& res,
   nlohmann::ordered_json classes = nlohmann::ordered_json::object();
   for (const auto& [channel, fc] : counts) classes[channel] = fc.to_json();
   j["failure_classes"] = std::move(classes);
+  // Which basis each timed operator's GPU efficiency rests on (docs/triton.md, "GPU
+  // efficiency"): stated formulas, or the runner's lower bound and why.
+  nlohmann::ordered_json work = nlohmann::ordered_json::object();
+  for (const TritonJobResult& r : res.results) {
+    if (!r.efficiency.is_object()) continue;
+    const std::string key = op_key(*r.job.op);
+    if (work.contains(key)) continue;
+    work[key] = {{"basis", r.work.basis},
+                 {"bytes", r.work.bytes},
+                 {"flops", r.work.flops ? nlohmann::ordered_json(*r.work.flops) : nullptr},
+                 {"formulas", r.work.formulas},
+                 {"note", r.work.note}};
+  }
+  j["work"] = std::move(work);
   return j;
 }
 

@@ -15,6 +15,7 @@
 #include "eval/triton_compare.h"
 #include "eval/triton_metrics.h"
 #include "eval/triton_run.h"
+#include "eval/triton_work.h"
 
 namespace kjudge {
 
@@ -66,11 +67,16 @@ struct TritonJobResult {
   std::vector<TritonRound> rounds;  // the timed rounds (warm-up rounds are not kept)
   // Per round, the sites' entry names: [0] the reference's, [1] the candidate's.
   std::vector<std::vector<std::string>> round_entries[2];
-  // Achieved bytes/s (a lower bound) of both sides, over the peak where known; null when not
-  // timed. `efficiency_note` says why a number is missing.
+  // Achieved bytes/s and FLOP/s of both sides for the operator's work (eval/triton_work.h:
+  // stated per operator, or the runner's lower bound), over the measured peaks where known;
+  // null when not timed. `efficiency_note` says why a number is missing.
   nlohmann::ordered_json efficiency;
   std::string efficiency_note;
-  std::int64_t bytes[2] = {-1, -1};  // reference, candidate: their sites' bytes (round 0)
+  std::int64_t bytes[2] = {-1, -1};  // reference, candidate: the runner's lower bounds (round 0)
+  // The reference's timed calls (round 0): the work is the test's, computed from the reference's
+  // calls whatever the candidate returns.
+  std::vector<TritonCallSite> reference_sites;
+  TritonWork work;
 };
 
 // Whether a reference agrees with itself: its first test-mode run against a second one on the

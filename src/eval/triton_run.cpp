@@ -44,6 +44,52 @@ std::vector<std::string> strings_at(const nlohmann::json& obj, const char* key,
   return out;
 }
 
+// The values one call site describes (the runner's call_values); every malformed field is an
+// error naming it, like the rest of the report.
+std::vector<TritonCallValue> parse_values(const nlohmann::json& values, const std::string& source,
+                                          const std::string& where) {
+  if (!values.is_array()) throw InputError(source, 0, where, "not an array");
+  std::vector<TritonCallValue> out;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const std::string at = fmt::format("{}[{}].", where, i);
+    const nlohmann::json& v = values[i];
+    if (!v.is_object()) throw InputError(source, 0, at, "not an object");
+    TritonCallValue value;
+    value.name = string_at(v, "name", source, at);
+    const std::string kind = string_at(v, "kind", source, at);
+    if (kind == "tensor") {
+      value.kind = TritonCallValue::Kind::tensor;
+      value.dtype = string_at(v, "dtype", source, at);
+      const nlohmann::json* shape = optional_field(v, "shape");
+      if (!shape || !shape->is_array()) throw InputError(source, 0, at + "shape", "not an array");
+      for (const auto& d : *shape) {
+        if (!d.is_number_integer() || d.get<std::int64_t>() < 0)
+          throw InputError(source, 0, at + "shape", "holds " + d.dump() + ", not a size");
+        value.shape.push_back(d.get<std::int64_t>());
+      }
+      const nlohmann::json* cuda = optional_field(v, "cuda");
+      value.cuda = cuda && cuda->is_boolean() && cuda->get<bool>();
+    } else if (kind == "scalar") {
+      value.kind = TritonCallValue::Kind::scalar;
+      const nlohmann::json* x = optional_field(v, "value");
+      if (!x || !(x->is_number() || x->is_boolean() || x->is_null()))
+        throw InputError(source, 0, at + "value", "not a number, a bool or null");
+      if (x->is_boolean()) value.number = x->get<bool>() ? 1.0 : 0.0;
+      if (x->is_number()) value.number = x->get<double>();
+    } else if (kind == "text") {
+      value.kind = TritonCallValue::Kind::text;
+      value.text = string_at(v, "value", source, at);
+    } else if (kind == "none") {
+      value.kind = TritonCallValue::Kind::none;
+    } else {
+      throw InputError(source, 0, at + "kind",
+                       "'" + kind + "' is not tensor, scalar, text or none");
+    }
+    out.push_back(std::move(value));
+  }
+  return out;
+}
+
 std::vector<TritonCallSite> parse_sites(const nlohmann::json& timing, const std::string& source) {
   if (!timing.is_object()) throw InputError(source, 0, "timing", "not an object");
   const nlohmann::json* sites = optional_field(timing, "sites");
@@ -70,6 +116,8 @@ std::vector<TritonCallSite> parse_sites(const nlohmann::json& timing, const std:
         throw InputError(source, 0, where + "bytes", "not a non-negative integer");
       site.bytes = bytes->get<std::int64_t>();
     }
+    if (const nlohmann::json* values = optional_field(s, "values"))
+      site.values = parse_values(*values, source, where + "values");
     out.push_back(std::move(site));
   }
   return out;

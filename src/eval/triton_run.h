@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,12 +43,26 @@ nlohmann::json triton_request_json(const TritonRunRequest& req,
                                    const std::filesystem::path& test_path,
                                    const std::string& nonce);
 
+// One value an operator call was given or returned, as the runner described it: what the
+// per-operator work counts (eval/triton_work.h) are computed from.
+struct TritonCallValue {
+  enum class Kind { tensor, scalar, text, none };
+  std::string name;  // "a", "args[2]", "out0", "result", "result[1]", "result.key"
+  Kind kind = Kind::none;
+  std::string dtype;                // tensor: torch's name ("float16")
+  std::vector<std::int64_t> shape;  // tensor
+  bool cuda = false;                // tensor: on the device
+  std::optional<double> number;     // scalar (bool as 0/1); empty for NaN or infinity
+  std::string text;                 // text
+};
+
 struct TritonCallSite {
   std::string entry;               // the operator function the test called
   std::vector<double> samples_ms;  // one per timed repetition
   // A lower bound on the bytes one call moves: its distinct CUDA tensors (arguments and result)
   // once each, as the runner counted them; -1 when the runner did not say.
   std::int64_t bytes = -1;
+  std::vector<TritonCallValue> values;  // empty when the runner did not say
 };
 
 enum class TritonRunStatus {

@@ -4,14 +4,21 @@
 #           itself): call/execution accuracy, unstable references and no-output ones listed;
 #   speed   the GPU's peaks measured, then OPS (default matrix_transpose add_example
 #           rmsnorm_fused) timed against themselves in interleaved rounds: the speedup interval
-#           should hold 1.00, with the efficiency against the measured peaks.
-# Usage: OUT=... tests/gpu/run-triton-checks.sh self|speed [CHANNEL] [OPS...]
+#           should hold 1.00, with the efficiency against the measured peaks;
+#   bad     the known-bad candidates of tests/gpu/triton-bad (OP--wrong.py: a wrong result,
+#           must be a mismatch; OP--slow.py: the same result slower, speedup interval below 1)
+#           and each operator's reference as a control, judged with --speedup and the peaks;
+#           prints what was expected against what came back, and each one's GPU efficiency
+#           with the numbers to check it by hand (exit 1 when a bad one was not caught).
+# Usage: OUT=... tests/gpu/run-triton-checks.sh self|speed|bad [CHANNEL] [OPS...]
+#        (bad: ROUNDS=N timed rounds per candidate, default 2; PEAKS=FILE skips measuring them;
+#        KJUDGE=, DATA= another binary and data folder, e.g. for a dry run with the fake runner)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$PWD/bundle/bwrap/root/usr/bin:/usr/local/cuda/bin:$PATH"
 py=${PY:-/opt/torch/.venv/bin/python3}
-k=bundle/kjudge
-data=bundle/datasets/tritonbench
+k=${KJUDGE:-bundle/kjudge}
+data=${DATA:-bundle/datasets/tritonbench}
 out=${OUT:-/tmp}
 what=$1
 channel=${2:-G}
@@ -51,5 +58,84 @@ for d in map(json.loads, open(sys.argv[1])):
           json.dumps(d.get("gpu_efficiency")))
 PY
     ;;
-  *) echo "usage: $0 self|speed [CHANNEL] [OPS...]" >&2; exit 2 ;;
+  bad)
+    if [ -n "${PEAKS:-}" ]; then cp "$PEAKS" "$out/peaks.json"; else
+      "$py" python/kjudge_gpu_peaks.py --out "$out/peaks.json" --cache-dir /tmp/kj-peaks; fi
+    # The candidates as a solutions file: each bad file, and each operator's own reference
+    # (kjudge triton show) as the control. "variant" is ignored by the judge, read back below.
+    "$py" - "$k" "$data" tests/gpu/triton-bad "$out/bad.jsonl" <<'PY' || exit 2
+import json, os, subprocess, sys
+k, data, folder, path = sys.argv[1:5]
+lines, ops = [], []
+for f in sorted(os.listdir(folder)):
+    if f.endswith(".py"):
+        op, variant = f[:-3].split("--")
+        if op not in ops:
+            ops.append(op)
+        lines.append({"operator": op, "channel": "G", "variant": variant,
+                      "code": open(os.path.join(folder, f)).read()})
+for op in ops:
+    shown = json.loads(subprocess.run([k, "triton", "show", data, op, "--channel", "G", "--json"],
+                                      check=True, capture_output=True, text=True).stdout)
+    lines.append({"operator": op, "channel": "G", "variant": "control",
+                  "code": shown["reference_code"]})
+with open(path, "w") as out:
+    for line in lines:
+        out.write(json.dumps(line) + "\n")
+print("operators:", " ".join(ops), "| candidates:", len(lines))
+PY
+    args=()
+    for o in $("$py" -c 'import json,sys; print(" ".join(sorted({json.loads(l)["operator"] for l in open(sys.argv[1])})))' "$out/bad.jsonl"); do
+      args+=(--operator "$o")
+    done
+    timeout "${TLIM:-560}" "$k" triton eval "$data" --channel G "${args[@]}" \
+      --solutions "$out/bad.jsonl" --speedup --rounds "${ROUNDS:-2}" --warmup-rounds 1 \
+      --peaks "$out/peaks.json" --python "$py" --workers 8 --timeout 150 --out "$out/bad" \
+      --json > "$out/bad-summary.json"
+    echo "exit $?"
+    "$py" - "$out/bad.jsonl" "$out/bad/results.jsonl" <<'PY'
+import json, sys
+variants = {}
+for line in open(sys.argv[1]):
+    d = json.loads(line)
+    n = sum(1 for key in variants if key[0] == d["operator"])
+    variants[(d["operator"], n)] = d["variant"]
+expect = {"wrong": "mismatch (caught by execution accuracy)",
+          "slow": "pass, speedup interval entirely below 1",
+          "control": "pass, speedup interval holding 1"}
+caught = bad = 0
+for d in map(json.loads, open(sys.argv[2])):
+    v = variants.get((d["operator"], d["sample"]), "?")
+    s = d.get("speedup")
+    got = d["verdict"] + (f", speedup {s['estimate']:.4f} [{s['low']:.4f}, {s['high']:.4f}]"
+                          if s else "")
+    if v == "wrong":
+        ok = d["verdict"] == "mismatch" and d["call_ok"]
+    elif v == "slow":
+        ok = d["verdict"] == "pass" and bool(s) and s["high"] < 1
+    else:
+        ok = d["verdict"] == "pass" and bool(s) and s["low"] <= 1 <= s["high"]
+    if v in ("wrong", "slow"):
+        bad += 1
+        caught += ok
+    print(f"{d['operator']:<22} {v:<8} expected: {expect.get(v, '?')}")
+    print(f"{'':<31} got:      {got}   {'OK' if ok else 'UNEXPECTED'}")
+    if v == "wrong":
+        print(f"{'':<31} detail:   {d['detail'][:200]}")
+    e = d.get("gpu_efficiency")
+    if e:
+        # Enough to redo the fraction by hand: work / time / peak.
+        print(f"{'':<31} work:     {e['basis']} bytes={e['bytes']} flops={e['flops']} "
+              f"({'; '.join(e['formulas']) or e['work_note']})")
+        print(f"{'':<31} time:     reference {s['reference_ms']:.5f} ms, candidate "
+              f"{s['candidate_ms']:.5f} ms per run; peak {e['peak_bytes_per_s']} B/s")
+        print(f"{'':<31} fraction: reference {e['reference_fraction']}, candidate "
+              f"{e['candidate_fraction']} ({e['bound_by']}-bound)")
+    elif s:
+        print(f"{'':<31} efficiency: none ({d.get('gpu_efficiency_note', '')})")
+print(f"bad variants caught: {caught} of {bad}")
+sys.exit(0 if caught == bad else 1)
+PY
+    ;;
+  *) echo "usage: $0 self|speed|bad [CHANNEL] [OPS...]" >&2; exit 2 ;;
 esac

@@ -1,0 +1,190 @@
+#include "cli/evaluate_triton.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "cli/exit_codes.h"
+#include "cli/triton_eval_args.h"
+#include "core/input_error.h"
+
+namespace kjudge {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kPackFile = "triton-solutions.jsonl";
+
+bool is_gzip(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  unsigned char magic[2] = {0, 0};
+  in.read(reinterpret_cast<char*>(magic), 2);
+  return in.gcount() == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+}
+
+// The first non-blank line of a text file, at most 16 MiB in (a solution's code can be long).
+std::string first_record(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string line;
+  std::size_t read = 0;
+  while (read < (16u << 20) && std::getline(in, line)) {
+    read += line.size() + 1;
+    if (line.find_first_not_of(" \t\r") != std::string::npos) return line;
+  }
+  return "";
+}
+
+const CLI::Option* given(const CLI::App& cmd, const std::string& name) {
+  const CLI::Option* o = cmd.get_option_no_throw(name);
+  return o && o->count() > 0 ? o : nullptr;
+}
+
+// Options of `kjudge evaluate` that mean something for Triton operators; anything else given
+// is refused by name.
+const char* const kSupported[] = {
+    "--problems", "--solutions", "--out",          "--json",    "--quiet",
+    "--workers",  "--gpus",      "--task",         "--group",   "--difficulty",
+    "--limit",    "--benchmark", "--runs",         "--warmups", "--keep-workspaces",
+    "--sandbox",  "--bwrap",     "--memory-limit", "--log-cap", "--executor"};
+
+std::string one_value(const CLI::Option* o) {
+  const auto& r = o->results();
+  if (r.size() != 1)
+    throw InputError("kjudge evaluate", 0, o->get_name(), "give it once for Triton operators");
+  return r[0];
+}
+
+}  // namespace
+
+bool is_tritonbench_folder(const fs::path& path) {
+  std::error_code ec;
+  return fs::is_directory(path, ec) &&
+         fs::is_regular_file(path / "TritonBench_operator_files.jsonl", ec);
+}
+
+bool is_triton_solutions(const fs::path& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) return fs::is_regular_file(path / kPackFile, ec);
+  if (!fs::is_regular_file(path, ec) || is_gzip(path)) return false;
+  if (path.filename().string().ends_with(kPackFile)) return true;
+  const auto j = nlohmann::json::parse(first_record(path), nullptr, false);
+  return j.is_object() && j.contains("code") && (j.contains("operator") || j.contains("file")) &&
+         !j.contains("task_id");
+}
+
+fs::path triton_solutions_file(const fs::path& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw InputError(path.string(), 0, "--solutions", "does not exist");
+  if (fs::is_directory(path, ec)) {
+    if (!fs::is_regular_file(path / kPackFile, ec))
+      throw InputError(path.string(), 0, "--solutions",
+                       std::string("a folder without ") + kPackFile +
+                           " (what kjudge generate --tritonbench writes)");
+    return path / kPackFile;
+  }
+  if (is_gzip(path))
+    throw InputError(path.string(), 0, "--solutions",
+                     "a .tar.gz is a ComputeEval solutions pack; a TritonBench folder is judged "
+                     "against Triton solutions: a JSON lines file ({operator|file, code}) or the "
+                     "folder kjudge generate --tritonbench wrote");
+  return path;
+}
+
+bool is_triton_evaluation(const std::string& problems, const std::string& solutions) {
+  if (is_tritonbench_folder(problems)) return true;
+  if (!solutions.empty() && is_triton_solutions(solutions))
+    throw InputError(solutions, 0, "--solutions",
+                     "a Triton solutions pack: --problems must be the TritonBench data folder "
+                     "it answers (TritonBench_operator_files.jsonl), not " +
+                         problems);
+  return false;
+}
+
+int evaluate_triton_pack(const CLI::App& cmd) {
+  std::vector<std::string> refused;
+  for (const CLI::Option* o : cmd.get_options()) {
+    if (o->count() == 0) continue;
+    const bool ok = std::any_of(std::begin(kSupported), std::end(kSupported),
+                                [&](const char* n) { return o->check_name(n); });
+    if (!ok) refused.push_back(o->get_name());
+  }
+  if (const CLI::Option* ex = given(cmd, "--executor"); ex && one_value(ex) != "local")
+    refused.push_back("--executor " + one_value(ex));
+  if (!refused.empty()) {
+    std::string list;
+    for (const std::string& r : refused) list += (list.empty() ? "" : ", ") + r;
+    fmt::print(stderr,
+               "kjudge: {} cannot apply to Triton operators (--problems is a TritonBench folder); "
+               "`kjudge triton eval` has the Triton judge's own options (docs/triton.md)\n",
+               list);
+    return exit_code::usage;
+  }
+
+  TritonEvalArgs a;
+  a.dir = cmd.get_option("--problems")->as<std::string>();
+  a.solutions = triton_solutions_file(cmd.get_option("--solutions")->as<std::string>()).string();
+  if (auto o = given(cmd, "--out")) a.out = one_value(o);
+  a.json = given(cmd, "--json") != nullptr;
+  a.quiet = given(cmd, "--quiet") != nullptr;
+  if (auto o = given(cmd, "--workers")) {
+    a.workers = o->as<int>();
+    if (a.workers < 1) throw InputError("kjudge evaluate", 0, "--workers", "must be at least 1");
+  }
+  if (auto o = given(cmd, "--gpus")) {
+    const auto gpus = o->as<std::vector<int>>();
+    // One timed run holds the GPU alone; the runs in test mode share it. More GPUs are not
+    // used by the Triton judge yet.
+    if (gpus.size() != 1)
+      throw InputError("kjudge evaluate", 0, "--gpus",
+                       "the Triton judge runs on one GPU: give one index");
+    a.gpu = gpus[0];
+  }
+  // --task: an operator ("add_example", "add_example.py") or a task id as kjudge generate
+  // --tritonbench names them ("G/add_example.py"); --group: the channel.
+  std::set<std::string> channels;
+  if (auto o = given(cmd, "--task"))
+    for (std::string t : o->as<std::vector<std::string>>()) {
+      if (t.size() > 2 && (t.starts_with("G/") || t.starts_with("T/"))) {
+        channels.insert(t.substr(0, 1));
+        t = t.substr(2);
+      }
+      a.operators.push_back(t);
+    }
+  if (auto o = given(cmd, "--group"))
+    for (const std::string& g : o->as<std::vector<std::string>>()) {
+      if (g != "G" && g != "T")
+        throw InputError("kjudge evaluate", 0, "--group",
+                         "'" + g + "' is not a TritonBench channel (G or T)");
+      channels.insert(g);
+    }
+  if (channels.size() == 1) a.channel = *channels.begin();
+  if (auto o = given(cmd, "--difficulty")) {
+    const std::string d = one_value(o);
+    if (d.size() != 1 || d[0] < '1' || d[0] > '5')
+      throw InputError("kjudge evaluate", 0, "--difficulty",
+                       "'" + d + "' is not a TritonBench difficulty (1..5)");
+    a.difficulty = d[0] - '0';
+  }
+  if (auto o = given(cmd, "--limit")) a.limit = o->as<int>();
+  a.speedup = given(cmd, "--benchmark") != nullptr;
+  if (auto o = given(cmd, "--runs")) a.rounds = o->as<int>();
+  if (auto o = given(cmd, "--warmups")) a.warmup_rounds = o->as<int>();
+  a.keep_workspaces = given(cmd, "--keep-workspaces") != nullptr;
+  if (auto o = given(cmd, "--sandbox")) a.steps.sandbox = one_value(o);
+  if (auto o = given(cmd, "--bwrap")) a.steps.bwrap = one_value(o);
+  if (auto o = given(cmd, "--memory-limit")) a.steps.memory_limit = one_value(o);
+  if (auto o = given(cmd, "--log-cap")) a.log_cap = o->as<std::size_t>();
+  if (!a.json && !a.quiet)
+    fmt::print(stderr,
+               "kjudge: {} is a TritonBench folder: judging Triton operators "
+               "(kjudge triton eval {} --solutions {})\n",
+               a.dir, a.dir, a.solutions);
+  int rc = exit_code::ok;
+  run_triton_eval(a, rc);
+  return rc;
+}
+
+}  // namespace kjudge

@@ -1,0 +1,52 @@
+#pragma once
+// The options of `kjudge triton eval`, shared with `kjudge evaluate`, which judges a Triton
+// solutions pack by the same code (cli/evaluate_triton.h).
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cli/step_options.h"
+#include "eval/triton_run.h"
+
+namespace kjudge {
+
+struct TritonEvalArgs {
+  std::string dir;
+  std::string solutions;
+  std::string llm_generated;
+  bool self = false;
+  bool codebleu = false;
+  std::string codebleu_python;  // default: --python
+  int rounds = 4;
+  int warmup_rounds = 1;
+  bool no_reference_check = false;
+  std::string peaks;
+  std::string channel;
+  std::vector<std::string> operators;
+  int difficulty = 0;
+  int limit = 0;
+  bool speedup = false;
+  std::string out;
+  bool json = false;
+  bool quiet = false;  // no progress lines (kjudge evaluate -q)
+  std::string python = default_triton_python();
+  std::string runner;
+  double timeout_s = 180;
+  std::uint64_t seed = 20251122;
+  int workers = 4;
+  int gpu = -1;
+  bool keep_workspaces = false;
+  TritonTiming timing;
+  StepArgs steps;
+  std::size_t log_cap = 16 * 1024;
+
+  // $KJUDGE_TRITON_PYTHON, else "python3" from PATH: `kjudge evaluate` has no --python, and
+  // the interpreter with torch is usually a venv's.
+  static std::string default_triton_python();
+};
+
+// Runs `kjudge triton eval` with these options; sets rc (cmd_triton.cpp).
+void run_triton_eval(const TritonEvalArgs& a, int& rc);
+
+}  // namespace kjudge

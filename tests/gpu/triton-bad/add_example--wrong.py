@@ -1,0 +1,34 @@
+# A known-bad candidate for add_example (tests/gpu/run-triton-checks.sh bad): an off-by-one
+# mask, so the last element of every non-empty input is never written and keeps the 0 of
+# torch.zeros_like. It runs without error (call accuracy counts it) and must be caught by
+# execution accuracy: expected verdict "mismatch".
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_kernel(
+    in_ptr0,
+    in_ptr1,
+    out_ptr,
+    n_elements,
+    BLOCK_SIZE: "tl.constexpr",
+):
+    pid = tl.program_id(axis=0)
+    block_start = pid * BLOCK_SIZE
+    offsets = block_start + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements - 1  # the bug: should be offsets < n_elements
+    x = tl.load(in_ptr0 + offsets, mask=mask)
+    y = tl.load(in_ptr1 + offsets, mask=mask)
+    output = x + y
+    tl.store(out_ptr + offsets, output, mask=mask)
+
+
+def add_wrapper(x, y):
+    out = torch.zeros_like(x)
+    BLOCK_SIZE = 4
+    n_elements = x.numel()
+    num_blocks = (n_elements + BLOCK_SIZE - 1) // BLOCK_SIZE
+    add_kernel[(num_blocks,)](x, y, out, n_elements, BLOCK_SIZE)
+    return out
