@@ -10,11 +10,20 @@
 // L2 flushed by writing twice its size; then CUDA events around the call on the default stream
 // and the host clock around call + device-wide synchronize (work left running on other streams
 // shows in the host time). The default stream is held while the call is queued (StreamGate), so
-// the events time the GPU's work, not the host's launch latency. Repetitions go on until kj::should_stop (bench_stats.h) says so.
+// the events time the GPU's work, not the host's launch latency. Every timed output is checked
+// against the reference, after the stop event. Repetitions go on until kj::should_stop
+// (bench_stats.h) says so.
+//
+// Every call of custom_kernel sits in an NVTX range of the harness's own domain
+// (kjudge/call_marks.h). When the judge preloads its CUPTI profiler, the profiler records those
+// ranges with every kernel and copy of the process (all streams, threads and contexts), and the
+// judge compares what each timed call launched with the events' time (src/eval/task_cupti.h).
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <nvtx3/nvToolsExt.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -27,6 +36,7 @@
 #include <vector>
 
 #include "kjudge/bench_stats.h"
+#include "kjudge/call_marks.h"
 #include "reference.cuh"
 #include "task.h"
 
@@ -45,9 +55,18 @@ namespace {
 // the nonce and empties the file. Every record then carries the nonce, and the last one counts
 // the records before it: stdout is never read for results, and a line without the nonce, a
 // missing end, or a wrong count makes the judge refuse the whole result.
+//
+// The records are kept in memory and written at the very end, in one piece, and the file is
+// then sealed (memfd seals: no more writes, no truncation, by anyone): while the solution runs
+// the file is empty, so the nonce cannot be read back from it, and the solution's code that runs
+// after the report (static destructors, exit handlers, its threads) cannot rewrite it. What
+// remains open is docs/cheats.md's: code that runs before this constructor, a thread of the
+// solution writing in the moment between the final write and the seal, and reading this
+// process's memory.
 int g_fd = -1;
 std::string g_nonce = "-";
 long g_records = 0;
+std::string g_report;  // the records so far, for the channel
 
 __attribute__((constructor(101))) void take_channel() {
   const char* name = "KJUDGE_RESULT_FD=";
@@ -79,13 +98,34 @@ void put(const std::string& key, const std::string& value) {
     std::fputs(line.c_str(), stdout);
     return;
   }
-  const char* p = line.data();
-  std::size_t left = line.size();
+  g_report += line;
+}
+
+#ifndef F_ADD_SEALS  // glibc older than 2.27: the kernel's values (linux/fcntl.h)
+#define F_ADD_SEALS 1033
+#define F_SEAL_SEAL 0x0001
+#define F_SEAL_SHRINK 0x0002
+#define F_SEAL_GROW 0x0004
+#define F_SEAL_WRITE 0x0008
+#endif
+
+// Writes the report into the channel, in one piece, and seals it. A channel that cannot be
+// sealed (a solution that sealed it first, or holds a writable mapping of it) ends the run with
+// GPU MODE's EXIT_PIPE_FAIL: the judge never reads a report the solution could still change.
+void write_report() {
+  if (g_fd < 0) return;
+  const char* p = g_report.data();
+  std::size_t left = g_report.size();
   while (left > 0) {
     ssize_t w = write(g_fd, p, left);
-    if (w <= 0) std::_Exit(111);  // GPU MODE's EXIT_PIPE_FAIL
+    if (w <= 0) std::_Exit(111);
     p += w;
     left -= static_cast<std::size_t>(w);
+  }
+  if (fcntl(g_fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+    std::fprintf(stderr, "kjudge harness: the result channel could not be sealed (%s)\n",
+                 std::strerror(errno));
+    std::_Exit(111);
   }
 }
 
@@ -249,15 +289,28 @@ kj::CompareResult compare_outputs(const output_t& got, const output_t& want,
       [&](std::int64_t i) { return kj::to_double<T>(w[static_cast<std::size_t>(i)]); }, tol);
 }
 
+// The harness's NVTX domain (kjudge/call_marks.h); null when no NVTX tool is attached, which
+// makes the range calls no-ops.
+nvtxDomainHandle_t g_marks = nullptr;
+
 // Inputs of the previous call stay alive until the next call's are made, so consecutive calls
 // never see the same addresses.
 std::optional<input_t> g_previous_input;
 
-// `range`: an NVTX range around the call alone (profile mode), so a profiler that filters on it
-// sees the submission's kernels and none of the harness's (inputs, reference, flush).
+// `mark`: the name of the call's range in the harness's NVTX domain (kj::timed_mark, or
+// kj::kUntimedMark). `range`: instead, an NVTX range of the global domain around the call alone
+// (profile mode), so Nsight Compute, filtering on it, sees the submission's kernels and none of
+// the harness's (inputs, reference, flush). Either range holds the call of custom_kernel and
+// nothing else of the harness.
 CallResult call_once(const kj::Spec& spec, std::uint64_t rep, bool check, L2Flusher& l2,
-                     cudaEvent_t start, cudaEvent_t stop, const char* range = nullptr) {
+                     cudaEvent_t start, cudaEvent_t stop, const std::string& mark,
+                     const char* range = nullptr) {
   CallResult r;
+  nvtxEventAttributes_t attr{};
+  attr.version = NVTX_VERSION;
+  attr.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+  attr.messageType = NVTX_MESSAGE_TYPE_ASCII;
+  attr.message.ascii = mark.c_str();
   kj::Spec s = spec;
   s.set_seed(kj::repetition_seed(spec.seed(), rep));
   input_t input = generate_input(s);
@@ -277,7 +330,10 @@ CallResult call_once(const kj::Spec& spec, std::uint64_t rep, bool check, L2Flus
   gate.close();
   auto t0 = std::chrono::steady_clock::now();
   KJ_CHECK(cudaEventRecord(start, 0));
-  if (range) nvtxRangePushA(range);
+  if (range)
+    nvtxRangePushA(range);
+  else
+    nvtxDomainRangePushEx(g_marks, &attr);
   try {
     got = custom_kernel(input);
   } catch (const std::exception& e) {
@@ -285,7 +341,10 @@ CallResult call_once(const kj::Spec& spec, std::uint64_t rep, bool check, L2Flus
   } catch (...) {
     r.error = "custom_kernel threw a non-standard exception";
   }
-  if (range) nvtxRangePop();
+  if (range)
+    nvtxRangePop();
+  else
+    nvtxDomainRangePop(g_marks);
   KJ_CHECK(cudaEventRecord(stop, 0));
   gate.open();
   cudaError_t e = cudaDeviceSynchronize();
@@ -314,7 +373,7 @@ bool run_tests(const std::vector<kj::Spec>& cases, L2Flusher& l2, cudaEvent_t a,
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const std::string p = "test." + std::to_string(i) + ".";
     put(p + "spec", cases[i].text());
-    CallResult r = call_once(cases[i], 0, true, l2, a, b);
+    CallResult r = call_once(cases[i], 0, true, l2, a, b, kj::kUntimedMark);
     if (!r.ran) {
       put(p + "status", "fail");
       put(p + "error", r.error);
@@ -336,7 +395,7 @@ void warm_up(const kj::Spec& spec, const Options& o, L2Flusher& l2, cudaEvent_t 
   int calls = 0;
   // Seeds far from the timed repetitions', so warm-up results are no use later.
   for (std::uint64_t rep = 1u << 30;; ++rep) {
-    CallResult r = call_once(spec, rep, false, l2, a, b);
+    CallResult r = call_once(spec, rep, false, l2, a, b, kj::kUntimedMark);
     ++calls;
     double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -345,8 +404,11 @@ void warm_up(const kj::Spec& spec, const Options& o, L2Flusher& l2, cudaEvent_t 
   put("warmup-calls", std::to_string(calls));
 }
 
-bool run_benchmarks(const std::vector<kj::Spec>& cases, bool recheck, const Options& o,
-                    L2Flusher& l2, cudaEvent_t a, cudaEvent_t b) {
+// Benchmark and leaderboard modes alike: every timed output is checked (after the stop event,
+// so the check is never timed), and a benchmark stops at its first wrong output. The times of
+// the calls before it are still reported.
+bool run_benchmarks(const std::vector<kj::Spec>& cases, const Options& o, L2Flusher& l2,
+                    cudaEvent_t a, cudaEvent_t b) {
   bool all = true;
   put("benchmark-count", std::to_string(cases.size()));
   if (!cases.empty()) warm_up(cases[0], o, l2, a, b);
@@ -361,21 +423,17 @@ bool run_benchmarks(const std::vector<kj::Spec>& cases, bool recheck, const Opti
     int checked = 0;
     // One untimed call at this size first: scratch a submission sizes to its input is made
     // here, not in a timed call.
-    if (i > 0) call_once(cases[i], (1u << 30) + i, false, l2, a, b);
+    if (i > 0) call_once(cases[i], (1u << 30) + i, false, l2, a, b, kj::kUntimedMark);
     for (std::uint64_t rep = 0; why == kj::StopReason::none; ++rep) {
-      // Every output is checked in a ranked run; otherwise the first one (the case's own seed).
-      const bool check = recheck || rep == 0;
-      CallResult r = call_once(cases[i], rep, check, l2, a, b);
+      CallResult r = call_once(cases[i], rep, true, l2, a, b, kj::timed_mark(i, rep));
       if (!r.ran) {
         failure = r.error;
         break;
       }
-      if (r.checked) {
-        ++checked;
-        if (!r.cmp.ok) {
-          failure = "repetition " + std::to_string(rep) + ": " + mismatch_text(r.cmp);
-          break;
-        }
+      ++checked;
+      if (!r.cmp.ok) {
+        failure = "repetition " + std::to_string(rep) + ": " + mismatch_text(r.cmp);
+        break;
       }
       ev.push_back(r.event_ns);
       host.push_back(r.host_ns);
@@ -451,8 +509,8 @@ bool run_profile(const std::vector<kj::Spec>& cases, L2Flusher& l2, cudaEvent_t 
   if (cases.empty()) return false;
   put("profile.spec", cases[0].text());
   // One untimed call first, so module loading and first-touch costs stay out of the profile.
-  call_once(cases[0], 1, false, l2, a, b);
-  CallResult r = call_once(cases[0], 0, true, l2, a, b, "custom_kernel");
+  call_once(cases[0], 1, false, l2, a, b, kj::kUntimedMark);
+  CallResult r = call_once(cases[0], 0, true, l2, a, b, kj::kUntimedMark, "custom_kernel");
   if (!r.ran) {
     put("profile.error", r.error);
     return false;
@@ -489,6 +547,11 @@ int main(int argc, char** argv) {
   }
   Options opt = parse_options(argc, argv);
   put("mode", mode);
+  // The judge's CUPTI profiler, when it was preloaded, exports NVTX's injection entry point.
+  // Said here so that the judge can tell a profiler that never loaded (CUPTI unavailable) from
+  // one whose record went missing (the process skipped its exit handlers).
+  put("profiler", dlsym(RTLD_DEFAULT, "InitializeInjectionNvtx2") != nullptr ? "loaded" : "absent");
+  g_marks = nvtxDomainCreateA(kj::kMarkDomain);
   cudaDeviceProp prop{};
   int dev = 0;
   KJ_CHECK(cudaGetDevice(&dev));
@@ -506,9 +569,9 @@ int main(int argc, char** argv) {
     else if (mode == "benchmark" && opt.gpumode_style)
       ok = run_benchmarks_gpumode(cases, opt, l2, a, b);
     else if (mode == "benchmark")
-      ok = run_benchmarks(cases, false, opt, l2, a, b);
+      ok = run_benchmarks(cases, opt, l2, a, b);
     else if (mode == "leaderboard")
-      ok = run_benchmarks(cases, true, opt, l2, a, b);
+      ok = run_benchmarks(cases, opt, l2, a, b);
     else if (mode == "profile")
       ok = run_profile(cases, l2, a, b);
     else {
@@ -522,5 +585,6 @@ int main(int argc, char** argv) {
   }
   put("check", ok ? "pass" : "fail");
   put("end", std::to_string(g_records));
+  write_report();
   return 0;
 }

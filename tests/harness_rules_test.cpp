@@ -1,12 +1,15 @@
 // The plain C++ rules the task harness and the judge share (harness/kjudge/): the tolerance
-// check, the statistics and the stopping rule, the seeds.
+// check, the statistics and the stopping rule, the seeds, the names of the calls' NVTX ranges.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <limits>
 #include <set>
+#include <sstream>
 
 #include "kjudge/bench_stats.h"
+#include "kjudge/call_marks.h"
 #include "kjudge/compare.h"
 #include "kjudge/seeds.h"
 #include "kjudge/spec.h"
@@ -143,6 +146,42 @@ TEST(Spec, ParsesCaseLines) {
   s.set_seed(7);
   EXPECT_EQ(s.seed(), 7u);
   EXPECT_EQ(s.text(), "size: 1024; seed: 42; dtype: fp16");
+}
+
+TEST(CallMarks, TimedNamesRoundTripAsTheProfilerRecordsThem) {
+  std::uint64_t b = 99, r = 99;
+  EXPECT_EQ(kj::timed_mark(2, 17), "timed 2 17");
+  ASSERT_TRUE(kj::parse_timed_mark("kjudge::timed 2 17", &b, &r));
+  EXPECT_EQ(b, 2u);
+  EXPECT_EQ(r, 17u);
+  ASSERT_TRUE(kj::parse_timed_mark("kjudge::" + kj::timed_mark(0, 123456789), &b, &r));
+  EXPECT_EQ(r, 123456789u);
+  EXPECT_TRUE(kj::is_untimed_mark("kjudge::untimed"));
+  EXPECT_FALSE(kj::is_untimed_mark("untimed")) << "the global domain is not the harness's";
+}
+
+TEST(CallMarks, AnythingElseIsNotATimedCall) {
+  std::uint64_t b = 0, r = 0;
+  for (const char* name :
+       {"timed 2 17", "other::timed 2 17", "kjudge::timed 2", "kjudge::timed 2 17 ",
+        "kjudge::timed 2 17x", "kjudge::timed -2 17", "kjudge::timed 02 17", "kjudge::timed  2 17",
+        "kjudge::timed 2 +17", "kjudge::untimed", "custom_kernel", ""})
+    EXPECT_FALSE(kj::parse_timed_mark(name, &b, &r)) << name;
+}
+
+// The harness runs only on a GPU (tests/gpu/run-task-checks.sh); this guards, on the CPU, the
+// two lines the judge's analysis depends on: every timed call is checked (benchmark mode too,
+// not only the first repetition) and carries its timed mark.
+TEST(HarnessSource, EveryTimedCallIsCheckedAndMarked) {
+  std::ifstream in(std::string(KJUDGE_SOURCE_DIR) + "/harness/kjudge_harness.cu");
+  ASSERT_TRUE(in);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string src = text.str();
+  EXPECT_NE(src.find("call_once(cases[i], rep, true, l2, a, b, kj::timed_mark(i, rep))"),
+            std::string::npos);
+  EXPECT_EQ(src.find("rep == 0"), std::string::npos) << "a check for the first call only";
+  EXPECT_EQ(src.find("recheck"), std::string::npos);
 }
 
 }  // namespace

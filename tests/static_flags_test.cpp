@@ -491,6 +491,7 @@ TaskRunOptions plain() {
   TaskRunOptions o;
   o.step.sandbox = false;
   o.step.log_cap = 16 * 1024;
+  o.profiler = fs::path();  // the stand-in harness is a shell script: no CUPTI profiler
   return o;
 }
 

@@ -1,12 +1,14 @@
 // Running a built task: the private result channel end to end, with stand-in harness programs
 // (shell scripts in place of kjudge_task) that report, forge, crash or hang; the seeds; the
-// score. The real harness runs on the GPU machine (tests/gpu/run-task-checks.sh).
+// score; the CUPTI profiler's channel in the timed modes (a stand-in writes the profiler's
+// record too). The real harness runs on the GPU machine (tests/gpu/run-task-checks.sh).
 #include "eval/task_run.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <fstream>
+#include <iterator>
 
 #include "kjudge/seeds.h"
 #include "test_util.h"
@@ -51,8 +53,51 @@ TaskRunOptions plain() {
   TaskRunOptions o;
   o.step.sandbox = false;
   o.step.log_cap = 16 * 1024;
+  o.profiler = fs::path();  // no profiler: these tests do not depend on one being built
   return o;
 }
+
+// A file in the profiler library's place: not a library, so the loader skips it (with a
+// warning on stderr) and the stand-in harness finds the profiler's channel in its environment.
+fs::path fake_profiler(const fs::path& dir) {
+  std::ofstream(dir / "libkjudge_profiler.so") << "not a library\n";
+  return dir / "libkjudge_profiler.so";
+}
+
+// A benchmark run's report as the stand-in harness writes it: the profiler loaded, three event
+// times of 4 µs, host times of 5 µs, every output checked.
+const char* kBenchmarkReport = R"SH(
+w mode $1
+w profiler loaded
+w benchmark-count 1
+w warmup-calls 3
+w benchmark.0.spec 'size: 100; seed: 7'
+w benchmark.0.times_ns 4000.0,4000.0,4000.0
+w benchmark.0.host_ns 5000.0,5000.0,5000.0
+w benchmark.0.checked 3
+w benchmark.0.stop precise
+w benchmark.0.status pass
+w check pass
+w end 11
+)SH";
+
+// The profiler's record as the stand-in writes it: three timed calls whose kernels (on a stream
+// of their own) span 800 µs each, as tests/cheats/task/side_stream.cu's do.
+const char* kSideStreamProfile = R"SH(
+p=/proc/self/fd/$KJUDGE_PROFILE_FD
+{
+echo "KJPROF 1 $KJUDGE_PROFILE_NONCE"
+echo "APP 1 9000000"
+for r in 0 1 2; do
+  t=$(( (r + 1) * 1000000 ))
+  echo "R $t $((t + 3000)) 100 kjudge::timed 0 $r"
+  echo "K $((t + 1500)) $((t + 801500)) $((t + 1000)) 100 0 1 9 $((r + 1)) add(float*)"
+done
+echo "DROPPED 0"
+echo "END 6"
+} > $p
+echo "$LD_PRELOAD $NVTX_INJECTION64_PATH" > preload.txt
+)SH";
 
 TEST(TaskRun, AcceptsAWholeReport) {
   TempDir dir;
@@ -174,6 +219,83 @@ TEST(TaskRun, RankedRunsCombineEverySeedWithTheSecret) {
   r.mode = "leaderboard";
   r.report.benchmarks.push_back({"size: 100; seed: 123456", {1}, {1}, 1, "pass", "", "precise"});
   EXPECT_EQ(to_json(r, small_task())["benchmarks"][0]["spec"], "size: 100; seed: 7");
+}
+
+TEST(TaskRun, TimedRunsPreloadTheProfilerAndFlagWhatTheEventsMissed) {
+  TempDir dir;
+  TaskBuild b = fake_harness(dir.path(), std::string(kSideStreamProfile) + kBenchmarkReport);
+  TaskRunOptions o = plain();
+  o.profiler = fake_profiler(dir.path());
+  ModeRun r = run_task_mode(small_task(), b, "benchmark", o);
+  ASSERT_TRUE(r.completed) << r.failure << r.log;
+  EXPECT_TRUE(r.passed) << "a flag never fails a run";
+  // The harness process got the profiler as the ComputeEval path gives it.
+  std::ifstream in(dir.path() / "preload.txt");
+  std::string seen;
+  std::getline(in, seen);
+  EXPECT_EQ(seen, o.profiler->string() + " " + o.profiler->string());
+  ASSERT_TRUE(r.cupti.used) << r.cupti.why;
+  nlohmann::json j = to_json(r, small_task());
+  EXPECT_EQ(j["cupti"]["used"], true);
+  const auto& x = j["benchmarks"][0];
+  EXPECT_DOUBLE_EQ(x["cupti_mean_us"].get<double>(), 800.0);
+  EXPECT_DOUBLE_EQ(x["mean_us"].get<double>(), 4.0) << "the score stays the events' time";
+  EXPECT_EQ(x["cupti_calls"], 3);
+  ASSERT_TRUE(j.contains("cheat_flags")) << j.dump(2);
+  std::vector<std::string> cupti;
+  for (const auto& f : j["cheat_flags"])
+    if (f["source"] == "cupti") cupti.push_back(f["check"].get<std::string>());
+  EXPECT_EQ(cupti, std::vector<std::string>{"cupti_undercount"});
+  EXPECT_DOUBLE_EQ(j["score_us"].get<double>(), 4.0);
+}
+
+TEST(TaskRun, ALoadedProfilerWhoseRecordNeverCameIsFlagged) {
+  TempDir dir;
+  TaskBuild b = fake_harness(dir.path(), kBenchmarkReport);
+  TaskRunOptions o = plain();
+  o.profiler = fake_profiler(dir.path());
+  ModeRun r = run_task_mode(small_task(), b, "leaderboard", o);
+  ASSERT_TRUE(r.completed) << r.failure << r.log;
+  EXPECT_FALSE(r.cupti.used);
+  ASSERT_EQ(r.cupti.flags.size(), 1u);
+  EXPECT_EQ(r.cupti.flags[0].check, "cupti_record");
+  EXPECT_EQ(to_json(r, small_task())["cheat_flags"][0]["check"], "cupti_record");
+}
+
+TEST(TaskRun, WithoutTheProfilerTheRecordSaysSo) {
+  TempDir dir;
+  TaskBuild b = fake_harness(dir.path(), "env > env.txt\n" + std::string(kBenchmarkReport));
+  ModeRun r = run_task_mode(small_task(), b, "benchmark", plain());
+  ASSERT_TRUE(r.completed) << r.failure << r.log;
+  nlohmann::json j = to_json(r, small_task());
+  EXPECT_EQ(j["cupti"]["used"], false);
+  EXPECT_NE(j["cupti"]["why"].get<std::string>().find("libkjudge_profiler.so"), std::string::npos);
+  EXPECT_FALSE(j.contains("cheat_flags"));
+  std::ifstream in(dir.path() / "env.txt");
+  std::string env((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(env.find("LD_PRELOAD"), std::string::npos);
+  EXPECT_EQ(env.find("KJUDGE_PROFILE_FD"), std::string::npos);
+
+  // KJUDGE_PROFILER=none (any path that is no file) turns it off.
+  TaskRunOptions none = plain();
+  none.profiler = fs::path("none");
+  r = run_task_mode(small_task(), b, "benchmark", none);
+  EXPECT_FALSE(r.cupti.used);
+  EXPECT_NE(r.cupti.why.find("not found at none"), std::string::npos) << r.cupti.why;
+
+  // GPU MODE's timing is kept for comparison only: never profiled.
+  TaskRunOptions g = plain();
+  g.profiler = fake_profiler(dir.path());
+  g.gpumode_timing = true;
+  r = run_task_mode(small_task(), b, "benchmark", g);
+  EXPECT_NE(r.cupti.why.find("gpumode"), std::string::npos) << r.cupti.why;
+  // Test mode runs no timed call: no profiler, no `cupti` object.
+  b = fake_harness(dir.path(), "env > env.txt\nw check fail\nw end 1\n");
+  r = run_task_mode(small_task(), b, "test", g);
+  std::ifstream in2(dir.path() / "env.txt");
+  std::string env2((std::istreambuf_iterator<char>(in2)), {});
+  EXPECT_EQ(env2.find("LD_PRELOAD"), std::string::npos);
+  EXPECT_FALSE(to_json(r, small_task()).contains("cupti"));
 }
 
 TEST(TaskScore, LastMeanGeom) {

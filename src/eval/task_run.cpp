@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "kjudge/seeds.h"
+#include "perf/benchmarker.h"
 #include "perf/ncu_summary.h"
 #include "run/cloexec_file.h"
 #include "run/result_channel.h"
@@ -166,6 +167,38 @@ ModeRun run_task_mode(const TaskSpec& task, const TaskBuild& build, const std::s
   // Each benchmark's wall budget fits the mode's timeout: the benchmarks share 80 % of it.
   kj::StopRule rule = ranked ? opt.ranked_rule : opt.benchmark_rule;
   rule.max_wall_s = std::min(rule.max_wall_s, 0.8 * timeout / static_cast<double>(cases.size()));
+  // The CUPTI profiler (task_cupti.h), in the timed modes. Not with GPU MODE's timing, which is
+  // kept only to compare with, nor with Nsight Compute, which has its own.
+  const bool timed = mode == "benchmark" || mode == "leaderboard";
+  std::optional<ResultChannel> profile_channel;
+  if (timed) {
+    const fs::path lib = opt.profiler ? *opt.profiler : locate_profiler();
+    if (opt.gpumode_timing) {
+      run.cupti.why = "not used with --timing gpumode";
+    } else if (std::error_code ec; lib.empty() || !fs::is_regular_file(lib, ec)) {
+      // KJUDGE_PROFILER=none turns it off (to compare timings with and without it).
+      run.cupti.why = "the profiler library (libkjudge_profiler.so) was not found" +
+                      (lib.empty() ? std::string() : " at " + lib.string()) +
+                      " (built only where CUPTI is installed; set KJUDGE_PROFILER): timed by the "
+                      "CUDA events and the host clock only";
+    } else {
+      try {
+        profile_channel.emplace("kjudge-profile");
+      } catch (const std::exception& e) {
+        run.failure = e.what();
+        return run;
+      }
+      extras.env.insert(extras.env.end(),
+                        {"LD_PRELOAD=" + lib.string(), "NVTX_INJECTION64_PATH=" + lib.string(),
+                         "KJUDGE_PROFILE_FD=" + std::to_string(profile_channel->fd()),
+                         "KJUDGE_PROFILE_NONCE=" + profile_channel->nonce(),
+                         // A header alone then tells a profiler that never finished its record
+                         // (an _exit) from one that never loaded (task_cupti.h).
+                         "KJUDGE_PROFILE_EARLY_HEADER=1"});
+      extras.ro_paths.push_back(lib);
+      extras.inherit_fds.push_back(profile_channel->fd());
+    }
+  }
   std::vector<std::string> argv = {"./kjudge_task", mode, cases_file.filename().string()};
   for (const auto& a : rule_args(rule, opt.warmup_ms)) argv.push_back(a);
   if (opt.gpumode_timing) argv.push_back("style=gpumode");
@@ -230,6 +263,12 @@ ModeRun run_task_mode(const TaskSpec& task, const TaskBuild& build, const std::s
   }
   run.completed = true;
   run.passed = run.report.passed;
+  if (profile_channel) {
+    std::vector<std::string> names;
+    for (const auto& c : task.benchmarks) names.push_back(c.text());
+    run.cupti = task_cupti_from_record(profile_channel->read_all(), profile_channel->nonce(),
+                                       run.report, names);
+  }
   if (!run.report.task_error.empty()) {
     run.failure = "the task's own code failed: " + run.report.task_error;
   } else if (!run.passed) {
@@ -312,6 +351,8 @@ nlohmann::json to_json(const ModeRun& run, const TaskSpec& task) {
       std::vector<double> us;
       for (double t : b.times_ns) us.push_back(t / 1e3);
       x["times_us"] = us;
+      if (run.cupti.used && i < run.cupti.benchmarks.size())
+        add_cupti_benchmark_fields(run.cupti.benchmarks[i], x);
       benches.push_back(x);
       if (b.status == "pass") means.push_back(s.mean / 1e3);
       if (auto why = timing_gap(s.median, h.median))
@@ -328,6 +369,10 @@ nlohmann::json to_json(const ModeRun& run, const TaskSpec& task) {
         j["ranking_by"] = to_string(task.ranking_by);
       }
   }
+  if (run.mode == "benchmark" || run.mode == "leaderboard")
+    j["cupti"] = cupti_stage_json(run.cupti);
+  for (const auto& f : run.cupti.flags)
+    flags.push_back({{"check", f.check}, {"detail", f.detail}, {"source", "cupti"}});
   if (run.mode == "profile") j["profile"] = run.profile;
   if (!flags.empty()) j["cheat_flags"] = flags;
   j["log"] = run.log;

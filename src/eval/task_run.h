@@ -1,11 +1,13 @@
 #pragma once
 // Runs a built task (task_build.h) in one harness mode and reads what the harness reported:
 //   test         every test case, each failure with its first mismatches;
-//   benchmark    every benchmark case timed (harness/kjudge_harness.cu says how);
+//   benchmark    every benchmark case timed (harness/kjudge_harness.cu says how), every timed
+//                output re-checked;
 //   leaderboard  the ranked run: benchmarks on secret seeds, every timed output re-checked;
 //   profile      one call of custom_kernel under Nsight Compute, summarised.
 // Seeds: with a secret, every case's seed becomes kj::combine_seed(seed, secret) before the
-// harness sees it.
+// harness sees it. Benchmark and leaderboard runs have the judge's CUPTI profiler preloaded
+// when it is at hand; what it saw is set against the events' times (eval/task_cupti.h).
 #include <cstdint>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -17,6 +19,7 @@
 #include "eval/static_flags.h"
 #include "eval/step_runner.h"
 #include "eval/task_build.h"
+#include "eval/task_cupti.h"
 #include "kjudge/bench_stats.h"
 #include "perf/harness_record.h"
 #include "run/machine.h"
@@ -36,6 +39,9 @@ struct TaskRunOptions {
   // Benchmark mode timed as GPU MODE's CUDA harness does (host clock, one input, no L2 flush),
   // for comparison with kjudge's own timing only.
   bool gpumode_timing = false;
+  // The CUPTI profiler library preloaded into benchmark and leaderboard runs (not with
+  // gpumode_timing). nullopt: locate_profiler() (perf/benchmarker.h); an empty path: none.
+  std::optional<std::filesystem::path> profiler;
 };
 
 struct ModeRun {
@@ -52,6 +58,8 @@ struct ModeRun {
   // The static pass over the submission (eval/static_flags.h), with the task's forbidden list:
   // every stage carries them (`cheat_flags`), so each record a service keeps has them.
   std::vector<StaticFlag> flags;
+  // Benchmark and leaderboard modes: what the CUPTI profiler saw, or why it was not used.
+  TaskCupti cupti;
 };
 
 // The case lines the harness gets for `cases`, seeds combined with `secret` when given.

@@ -87,6 +87,8 @@ HarnessReport parse_harness_record(const std::string& text, const std::string& n
       test_count = integer(value, key);
     else if (key == "benchmark-count")
       bench_count = integer(value, key);
+    else if (key == "profiler")
+      r.profiler = value;
     else if (key == "task-error")
       r.task_error = value;
     else if (key == "profile.spec")

@@ -36,7 +36,10 @@ struct HarnessReport {
   std::vector<HarnessBenchmark> benchmarks;
   std::string profile_spec, profile_error;
   std::string task_error;  // generate_input / ref_kernel / tolerance threw
-  bool passed = false;     // check: pass
+  // "loaded" when the judge's CUPTI profiler was in the harness's process, "absent" when not,
+  // "" from a harness that does not say (src/eval/task_cupti.h).
+  std::string profiler;
+  bool passed = false;  // check: pass
 };
 
 class HarnessRecordError : public std::runtime_error {

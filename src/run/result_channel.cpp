@@ -28,7 +28,9 @@ std::string random_nonce() {
 }
 
 ResultChannel::ResultChannel(const char* name) : nonce_(random_nonce()) {
-  fd_ = memfd_create(name, MFD_CLOEXEC);
+  // Sealable: the task harness seals its report once written (F_SEAL_WRITE …), so that nothing
+  // the solution runs afterwards can change it.
+  fd_ = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
   if (fd_ < 0) throw std::runtime_error("judge: cannot create a memfd for the result channel");
 }
 

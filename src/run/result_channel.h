@@ -1,7 +1,8 @@
 #pragma once
 // A private channel from a timed process back to the judge: a memfd (no path anyone else can
 // open) that the child inherits by number, and a random nonce every record must carry. The
-// CUPTI profiler (perf/profiler) and the task harness (harness/) both report this way.
+// CUPTI profiler (perf/profiler) and the task harness (harness/) both report this way. The memfd
+// allows seals: the task harness seals its report once written.
 #include <string>
 
 namespace kjudge {

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The cheat corpus on the GPU machine (issue 9), after scripts/gpu-bundle: every manifest line
-# whose `where` names the device. Task programs run in benchmark mode (timing_gap shows there)
-# and leaderboard mode (every output re-checked, secret seeds); the honest naive.cu of the same
-# task runs alongside for the no_gain comparison. ComputeEval programs are evaluated with
+# whose `where` names the device. Task programs run in benchmark mode and leaderboard mode (both
+# re-check every timed output; leaderboard on secret seeds), with the bundle's CUPTI profiler
+# preloaded (timing_gap, cupti_undercount and cupti_outside show there); the honest naive.cu of
+# the same task runs alongside for the no_gain comparison, and must carry no run-time flag with
+# the profiler used (the line "honest runs: ..." says so). ComputeEval programs are evaluated with
 # --benchmark against the corpus problem (the honest solution is sample 0). Prints one line per
 # program: what the manifest expects, what the run showed, ok/DIFF; everything lands in
 # $OUT/cheats.json.
@@ -72,6 +74,11 @@ def load(name):
 def flags(rep):
     return sorted({f["check"] for s in (rep or {}).get("stages", []) for f in s.get("cheat_flags", [])})
 
+RUNTIME_FLAGS = ("timing_gap", "cupti_undercount", "cupti_outside", "cupti_ranges", "cupti_record")
+
+def cupti_used(rep):
+    return [s.get("cupti", {}).get("used") for s in (rep or {}).get("stages", []) if "cupti" in s]
+
 def shown(bench, board, honest_score):
     """What the two runs showed, in the manifest's words."""
     out = []
@@ -85,11 +92,14 @@ def shown(bench, board, honest_score):
             return ["refused"]
         if any("crashed" in s.get("failure", "") for s in rep.get("stages", [])):
             return ["crash"]
+    if bench is not None and not bench.get("passed"):
+        out.append("fail:benchmark")
     if board is not None and not board.get("passed"):
-        return ["fail"]
+        return out + ["fail"]
     out.append("pass")
-    if "timing_gap" in flags(bench):
-        out.append("pass:timing_gap")
+    for f in RUNTIME_FLAGS:
+        if f in flags(bench) + flags(board):
+            out.append("pass:" + f)
     score = (board or {}).get("score_us")
     if score and honest_score and score >= 0.8 * honest_score:
         out.append("pass:no_gain")
@@ -116,9 +126,11 @@ for line in open(manifest):
         bench, board = load(name + "-benchmark"), load(name + "-leaderboard")
         got = shown(bench, board, (honest or {}).get("score_us"))
         fl = flags(bench) + flags(board)
+        # (event mean, host mean, CUPTI span mean) per benchmark of the benchmark-mode run
         extra = {"score_us": (board or {}).get("score_us"), "honest_score_us": (honest or {}).get("score_us"),
-                 "benchmarks": [(b.get("mean_us"), b.get("host_mean_us")) for s in (bench or {}).get("stages", [])
-                                for b in s.get("benchmarks", [])]}
+                 "cupti_used": cupti_used(bench) + cupti_used(board),
+                 "benchmarks": [(b.get("mean_us"), b.get("host_mean_us"), b.get("cupti_mean_us"))
+                                for s in (bench or {}).get("stages", []) for b in s.get("benchmarks", [])]}
     else:
         spec = open(os.path.join(os.path.dirname(os.path.join("tests/cheats", file)), "solution-spec.yaml")).read()
         sample = int(spec.split("sample:")[1].split()[0])
@@ -130,10 +142,22 @@ for line in open(manifest):
             got.append("pass:no_gain")
         fl = sorted({f["check"] for f in r.get("cheat_flags", [])})
         extra = {"speedup": sp, "not_timed": p.get("not_timed")}
-    ok = any(v in got for v in verdict.split("|"))
+    ok = any(all(v in got for v in alt.split("+")) for alt in verdict.split("|"))
     ok_all &= ok
     results.append({"file": file, "expected": verdict, "got": got, "flags": fl, **extra})
     print(f"{'ok  ' if ok else 'DIFF'} {file:55} expected {verdict:28} got {','.join(got):30} flags {','.join(fl)} {extra}")
+# The honest submissions: passed, the profiler used in every timed stage, no run-time flag.
+for t in ("vectoradd", "vectorsum"):
+    for mode in ("benchmark", "leaderboard"):
+        rep = load(f"honest-{t}-{mode}")
+        used = cupti_used(rep)
+        bad = [f for f in flags(rep) if f in RUNTIME_FLAGS]
+        ok = bool(rep and rep.get("passed")) and bool(used) and all(used) and not bad
+        ok_all &= ok
+        results.append({"file": f"honest {t} {mode}", "passed": (rep or {}).get("passed"),
+                        "cupti_used": used, "runtime_flags": bad})
+        print(f"{'ok  ' if ok else 'DIFF'} honest runs: {t} {mode}: passed {(rep or {}).get('passed')} "
+              f"cupti used {used} run-time flags {bad}")
 json.dump(results, open(dest, "w"), indent=1)
 print("all as expected" if ok_all else "some DIFF")
 PY

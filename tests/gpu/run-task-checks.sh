@@ -4,11 +4,20 @@
 #            fail), benchmark (naive and fast: fast must rank ahead), leaderboard (fast, cheats),
 #            profile (fast); one Nsight Compute table is kept as a fixture;
 #   repeat   the fast submission benchmarked in 5 separate invocations, with kjudge's timing and
-#            with GPU MODE's (--timing gpumode): the spread of each benchmark's mean between them.
+#            with GPU MODE's (--timing gpumode): the spread of each benchmark's mean between them;
+#   cupti    (issue 9) naive and fast benchmarked with the CUPTI profiler preloaded (the default
+#            when the bundle has libkjudge_profiler.so) and without it (KJUDGE_PROFILER=none):
+#            what the profiler costs the event times, and the CUPTI span beside them.
+# In modes and cupti, every timed stage of an honest submission (naive, fast) must show the
+# profiler used (`cupti.used`), no run-time flag (timing_gap, cupti_*), every timed output checked
+# (`checked` == `runs`, or runs + 1 for a failed check), and a CUPTI span per call no longer than
+# the event time beyond the flag's slack; the lines "ok"/"DIFF honest ..." say so.
 # Everything lands in $OUT/tasks-<what>.json (one file: the device tool brings few back) and a
 # table on stdout. MAXT (default 2) caps the seconds of timed calls per benchmark, and --max-runs
-# the calls (200 benchmark, 50 ranked, 300 repeat), so the whole check fits a device session.
-# Usage: tests/gpu/run-task-checks.sh modes|profile|repeat [TASK...]   (profile: that mode alone)
+# the calls (200 benchmark, 50 ranked, 300 repeat: MAXRUNS), so the whole check fits a device
+# session; MAXT=10 MAXRUNS=1000 are `task run`'s own defaults.
+# Usage: tests/gpu/run-task-checks.sh modes|profile|repeat|cupti [TASK...]   (profile: that mode
+#        alone)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 what=$1
@@ -60,13 +69,21 @@ case "$what" in
       [ -f "$runs/$t-fast-profile/ncu.csv" ] && cp "$runs/$t-fast-profile/ncu.csv" "${OUT:-/tmp}/ncu-details-h100-$t.csv"
     done
     ;;
+  cupti)
+    for t in "${tasks[@]}"; do
+      for s in naive fast; do
+        run "$t-$s-cupti" "$t" "$s" benchmark --max-runs 200
+        (export KJUDGE_PROFILER=none; run "$t-$s-nocupti" "$t" "$s" benchmark --max-runs 200)
+      done
+    done
+    ;;
   repeat)
     for t in "${tasks[@]}"; do
       for i in 1 2 3 4 5; do
         # PAUSE: seconds to let the GPU cool before each invocation (a GPU that throttles when
         # hot, as the one of 2026-11-22 did, otherwise drifts from one invocation to the next).
         sleep "${PAUSE:-0}"
-        run "$t-kjudge-$i" "$t" fast benchmark --max-runs 300
+        run "$t-kjudge-$i" "$t" fast benchmark --max-runs "${MAXRUNS:-300}"
         [ "${STYLES:-both}" = kjudge ] && continue
         sleep "${PAUSE:-0}"
         run "$t-gpumode-$i" "$t" fast benchmark --timing gpumode
@@ -98,7 +115,47 @@ def stage(r, mode):
             return s
     return None
 
-if what in ("modes", "profile"):
+RUNTIME_FLAGS = ("timing_gap", "cupti_undercount", "cupti_outside", "cupti_ranges", "cupti_record")
+
+def honest_checks(name, r):
+    """Issue 9 on an honest submission's timed stages: profiler used, no run-time flag, every
+    timed output checked, span within the event time."""
+    problems = []
+    for s in r.get("stages", []):
+        if s["mode"] not in ("benchmark", "leaderboard"):
+            continue
+        c = s.get("cupti", {})
+        if not c.get("used") and "nocupti" not in name:
+            problems.append(f"{s['mode']}: cupti not used ({c.get('why')})")
+        for f in s.get("cheat_flags", []):
+            if f.get("check") in RUNTIME_FLAGS:
+                problems.append(f"{s['mode']}: flag {f['check']}: {f.get('detail', '')[:160]}")
+        for b in s.get("benchmarks", []):
+            if b["checked"] not in (b["runs"], b["runs"] + 1):
+                problems.append(f"{s['mode']} {b['spec']}: checked {b['checked']} of {b['runs']} runs")
+    return problems
+
+if what in ("modes", "cupti"):
+    for name, r in reports.items():
+        if "cheat" in name or not any(s["mode"] in ("benchmark", "leaderboard") for s in r.get("stages", [])):
+            continue
+        p = honest_checks(name, r)
+        print(f"{'ok  ' if not p else 'DIFF'} honest {name}: {'; '.join(p) if p else ('profiler off' if 'nocupti' in name else 'cupti used') + ', no run-time flag, every output checked'}")
+
+if what == "cupti":
+    print("\nevent mean vs CUPTI span mean per call, and the event mean without the profiler (µs):")
+    for name in sorted(n for n in reports if n.endswith("-cupti")):
+        on, off = stage(reports[name], "benchmark"), stage(reports.get(name[:-len("-cupti")] + "-nocupti", {}), "benchmark")
+        if not on:
+            continue
+        offb = {b["spec"]: b for b in (off or {}).get("benchmarks", [])}
+        for b in on.get("benchmarks", []):
+            o = offb.get(b["spec"], {})
+            cost = 100 * (b["mean_us"] / o["mean_us"] - 1) if o.get("mean_us") else float("nan")
+            print(f"  {name[:-6]:18} {b['spec']:34} event {b['mean_us']:10.2f}  span {b.get('cupti_mean_us', float('nan')):10.2f}"
+                  f"  excess {b.get('cupti_excess_us', float('nan')):7.2f}  without profiler {o.get('mean_us', float('nan')):10.2f} ({cost:+.1f} %)"
+                  f"  kernels/call {b.get('cupti_kernels', 0) / max(1, b.get('cupti_calls', 1)):.1f}")
+elif what in ("modes", "profile"):
     print(f"{'run':40} {'passed':7} score µs / failure")
     for name, r in reports.items():
         last = r["stages"][-1] if r.get("stages") else {}
@@ -130,12 +187,14 @@ else:
                 if not s or not s.get("passed"):
                     continue
                 for b in s["benchmarks"]:
-                    means.setdefault(b["spec"], []).append((b["mean_us"], b["runs"]))
+                    means.setdefault(b["spec"], []).append((b["mean_us"], b["runs"], b.get("median_us")))
                 d = r.get("conditions", {}).get("during", {})
                 clocks.setdefault(style, []).append((d.get("min_busy_sm_clock_mhz"), d.get("max_busy_sm_clock_mhz"), d.get("max_temperature_c")))
             for spec, ms in means.items():
-                v = [m for m, _ in ms]
+                v = [m for m, _, _ in ms]
                 med = statistics.median(v)
-                print(f"  {t:10} {style:8} {spec:34} n={len(v)} mean of means {statistics.mean(v):10.2f} µs  spread {100*(max(v)-min(v))/med:6.2f} %  means {[round(m, 2) for m in v]} runs {[r for _, r in ms]}")
+                mv = [x for _, _, x in ms if x is not None]
+                mspread = f"{100*(max(mv)-min(mv))/statistics.median(mv):6.2f} %" if len(mv) > 1 else "   n/a"
+                print(f"  {t:10} {style:8} {spec:34} n={len(v)} mean of means {statistics.mean(v):10.2f} µs  spread {100*(max(v)-min(v))/med:6.2f} %  (of medians {mspread})  means {[round(m, 2) for m in v]} runs {[r for _, r, _ in ms]}")
         print(f"  {t:10} busy SM clock min/max MHz, max °C per invocation: {clocks}")
 PY

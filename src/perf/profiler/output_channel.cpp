@@ -57,6 +57,7 @@ std::optional<OutputChannel> take_output_channel() {
   std::optional<std::string> fd_text = take_variable("KJUDGE_PROFILE_FD");
   std::optional<std::string> file = take_variable("KJUDGE_PROFILE_FILE");
   std::optional<std::string> nonce = take_variable("KJUDGE_PROFILE_NONCE");
+  std::optional<std::string> early = take_variable("KJUDGE_PROFILE_EARLY_HEADER");
   int fd = -1;
   if (fd_text) {
     int parsed = -1;
@@ -69,7 +70,7 @@ std::optional<OutputChannel> take_output_channel() {
     fd = open(file->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   }
   if (fd < 0) return std::nullopt;
-  return OutputChannel{move_high(fd), clean_nonce(nonce.value_or(""))};
+  return OutputChannel{move_high(fd), clean_nonce(nonce.value_or("")), early == "1"};
 }
 
 bool write_all(int fd, std::string_view data) {

@@ -11,6 +11,10 @@ namespace kjudge::profiler {
 struct OutputChannel {
   int fd = -1;        // close-on-exec, moved high above the descriptors a program uses
   std::string nonce;  // "-" when none was given (file use)
+  // KJUDGE_PROFILE_EARLY_HEADER=1 (the task path asks for it): the record's header line is
+  // written as soon as the profiler starts, the rest at exit. A header alone then says that the
+  // profiler was loaded but the process ended without its exit handlers.
+  bool early_header = false;
 };
 
 // Takes the variables out of the environment (and blanks their values in place, so neither

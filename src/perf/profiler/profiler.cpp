@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "clock.h"
@@ -37,6 +38,8 @@ void write_record() {
   Profile profile = g_store->take();
   set_active_store(nullptr);
   std::string record = format_record(g_channel->nonce, g_app_start, app_end, profile);
+  // The header went out at start (start_profiler); the rest follows it.
+  if (g_channel->early_header) record.erase(0, record.find('\n') + 1);
   write_all(g_channel->fd, record);
   close(g_channel->fd);
 }
@@ -54,6 +57,11 @@ __attribute__((constructor)) void start_profiler() {
   g_app_start = now_ns();
   g_pid = getpid();
   g_channel = new OutputChannel(std::move(*channel));
+  if (g_channel->early_header) {
+    Profile none;
+    std::string header = format_record(g_channel->nonce, 0, 0, none);
+    write_all(g_channel->fd, std::string_view(header).substr(0, header.find('\n') + 1));
+  }
   g_store = new Store;
   set_active_store(g_store);
   g_tracing = start_tracing(*g_store);

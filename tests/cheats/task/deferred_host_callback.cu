@@ -1,6 +1,7 @@
 // CHEAT (deferred work): the call queues a host callback on the default stream and returns; the
 // real kernel waits on a side stream until the callback has run (a flag in mapped memory), so it
-// runs after the harness's stop event. Host time sees it, the events do not.
+// runs after the harness's stop event. Host time sees it (timing_gap), the events do not; the
+// CUPTI profiler sees the call's kernel run past the events (cupti_undercount).
 #include "task.h"
 
 __global__ void add_when_released(const volatile int* release, const float* a, const float* b,

@@ -1,7 +1,8 @@
 // CHEAT (timing): the add runs on a stream of its own and custom_kernel returns without waiting,
 // so the CUDA events the harness records on the default stream around the call see nothing.
 // The harness's host clock (call + device-wide synchronize) still sees it: host_mean_us far
-// above mean_us. The output is right, so it passes the checks.
+// above mean_us (timing_gap); and the CUPTI profiler sees the kernels the call launched run far
+// longer than the events (cupti_undercount). The output is right, so it passes the checks.
 #include "task.h"
 
 __global__ void add(const float* a, const float* b, float* out, std::int64_t n) {

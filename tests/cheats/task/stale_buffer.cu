@@ -1,7 +1,8 @@
 // CHEAT (stale buffer reuse): computes once, then returns a copy of the first output on every
-// later call of the same size. Benchmark mode checks only a benchmark's first output, so only
-// the ranked run (every timed output re-checked) catches it; there it must fail. Nothing in the
-// source is suspicious on its face: this one is for the device only.
+// later call of the same size. Every timed output is re-checked, in benchmark mode as in the
+// ranked run (once only the first one was, in benchmark mode), so both must fail it at the
+// second timed call. Nothing in the source is suspicious on its face: this one is for the device
+// only.
 #include "task.h"
 
 __global__ void add(const float* a, const float* b, float* out, std::int64_t n) {
