@@ -28,6 +28,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <exception>
 #include <fstream>
 #include <optional>
@@ -293,9 +294,28 @@ kj::CompareResult compare_outputs(const output_t& got, const output_t& want,
 // makes the range calls no-ops.
 nvtxDomainHandle_t g_marks = nullptr;
 
-// Inputs of the previous call stay alive until the next call's are made, so consecutive calls
-// never see the same addresses.
-std::optional<input_t> g_previous_input;
+// The inputs and outputs of the last calls stay alive, so a call's buffers never sit at an
+// address one of the recent calls used: a result cached by pointer misses, and one invocation's
+// times average over many placements of its buffers in memory. With only the previous call's
+// kept, allocations alternated between two addresses, and which two a process drew shifted its
+// mean by up to 4 % against another process (softmax 4096², docs/gpu-runs.md, 2026-11-23).
+struct KeptCall {
+  input_t input;
+  output_t output;
+};
+std::deque<KeptCall> g_kept;
+constexpr std::size_t kKeptCalls = 16;
+
+// Frees the oldest kept calls: beyond kKeptCalls - 1 (the call being made is the last one), or
+// while the GPU has less than a quarter of its memory free, so large tasks keep fewer.
+void trim_kept_calls() {
+  while (!g_kept.empty()) {
+    std::size_t free_b = 0, total_b = 0;
+    const bool low = cudaMemGetInfo(&free_b, &total_b) != cudaSuccess || free_b < total_b / 4;
+    if (g_kept.size() < kKeptCalls && !low) break;
+    g_kept.pop_front();
+  }
+}
 
 // `mark`: the name of the call's range in the harness's NVTX domain (kj::timed_mark, or
 // kj::kUntimedMark). `range`: instead, an NVTX range of the global domain around the call alone
@@ -321,7 +341,7 @@ CallResult call_once(const kj::Spec& spec, std::uint64_t rep, bool check, L2Flus
     tol = tolerance(input);
   }
   KJ_CHECK(cudaDeviceSynchronize());
-  g_previous_input.reset();
+  trim_kept_calls();
   l2.flush();
   KJ_CHECK(cudaDeviceSynchronize());
 
@@ -362,7 +382,7 @@ CallResult call_once(const kj::Spec& spec, std::uint64_t rep, bool check, L2Flus
     r.checked = true;
     r.cmp = compare_outputs(got, *want, tol);
   }
-  g_previous_input.emplace(std::move(input));
+  g_kept.push_back({std::move(input), std::move(got)});
   return r;
 }
 

@@ -1,7 +1,7 @@
 // CHEAT (output caching by pointer): remembers the output made for each input address and
 // returns it again without computing when the same address comes back (what a harness that
 // reuses one input per benchmark, like GPU MODE's CUDA eval.cu, rewards). kjudge gives every
-// timed call new content; when the allocator hands back an address seen two calls before, the
+// timed call new content; when the allocator hands back an address seen before (16 calls back), the
 // cached output is stale and the recheck of every ranked output fails it.
 #include <unordered_map>
 
