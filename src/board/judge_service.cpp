@@ -1,6 +1,7 @@
 #include "board/judge_service.h"
 
 #include <chrono>
+#include <csignal>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -37,7 +38,18 @@ void hold_if_flagged(Run& r, const json& result, bool on_board) {
   if (f != result.end() && f->is_array() && !f->empty()) r.review = "pending";
 }
 
+// A worker's steps die of the SIGTERM Slurm sends the whole job (scancel, the time limit), and
+// may be graded before the worker's own handler has run: such a result waits a moment for it.
+bool by_sigterm(const StepRecord& s) { return s.signal == SIGTERM || s.exit_code == 128 + SIGTERM; }
+bool died_of_sigterm(const GradedSolution& g) { return by_sigterm(g.build) || by_sigterm(g.test); }
+
 }  // namespace
+
+bool JudgeService::stopping_soon() const {
+  for (int i = 0; i < 20 && !dropping(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  return dropping();
+}
 
 JudgeService::JudgeService(Store& store, JudgeServiceOptions options, MachineInfo machine)
     : store_(store), opt_(std::move(options)), machine_(std::move(machine)) {
@@ -47,6 +59,7 @@ JudgeService::JudgeService(Store& store, JudgeServiceOptions options, MachineInf
   evaluator_ = std::make_unique<Evaluator>(opt_.eval, machine_);
   eval_thread_ = std::thread([this] {
     evaluator_->run(feed_, [this](const GradedSolution& g) {
+      if (dropping() || (opt_.stopping && died_of_sigterm(g) && stopping_soon())) return;
       Pending p;
       {
         std::lock_guard<std::mutex> lock(mu_);
@@ -83,6 +96,13 @@ void JudgeService::stop() {
   }
   // Solutions still waiting to be timed stay running in the queue: requeued at the next start.
   if (bench_thread_.joinable()) bench_thread_.join();
+}
+
+int JudgeService::abandon() {
+  abandon_.store(true);
+  if (evaluator_) evaluator_->request_stop();
+  stop();
+  return store_.requeue_running(opt_.worker_id + "/");
 }
 
 const Problem* JudgeService::pack_problem(const std::string& target) const {
@@ -246,7 +266,8 @@ void JudgeService::bench_loop() {
           "the GPU stayed busy with another kjudge timing run for 600 s (lock " + gpu->path() + ")";
     else
       t = time_pack_solution(*p.problem, p.solution, g, opt_.eval, opt_.bench, machine_, &stop_);
-    if (stop_.load() && !t.score) return;  // interrupted: the job is requeued at the next start
+    // Interrupted: the job is requeued at the next start (or by abandon()).
+    if (dropping() || (stop_.load() && !t.score)) return;
     r.ended_us = now_us();
     r.passed = t.score.has_value();
     r.score = t.score;
@@ -269,6 +290,7 @@ void JudgeService::bench_loop() {
 void JudgeService::judge_task(const Job& job, const Submission& sub) {
   const std::int64_t t0 = now_us();
   auto fail = [&](const std::string& why) {
+    if (dropping()) return;  // left running: abandon() requeues it
     Run r;
     r.submission_id = sub.id;
     r.mode = sub.mode;
@@ -341,6 +363,11 @@ void JudgeService::judge_task(const Job& job, const Submission& sub) {
     ro.secret_seed = st.secret ? secret : std::nullopt;
     const std::int64_t s0 = now_us();
     ModeRun mr = run_task_mode(task, build, st.mode, ro);
+    // A harness that did not run to its end may have died of the job's SIGTERM.
+    if (dropping() || (opt_.stopping && !mr.completed && stopping_soon())) {
+      fs::remove_all(ws);
+      return;  // left running: abandon() requeues it
+    }
     json j = to_json(mr, task);
     j["compilation"] = compile;
     Run r;

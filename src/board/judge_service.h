@@ -45,6 +45,11 @@ struct JudgeServiceOptions {
   double task_max_time = 0;
   int task_max_runs = 0;
   BenchOptions bench;  // how a pack board's ranked runs are timed
+  // A worker's signal handler sets it when the worker is going away (scancel, the end of a
+  // Slurm job's time): from then on nothing is recorded, as after abandon(). Slurm signals the
+  // worker's sandboxed steps too, and one that dies of it must not be graded before the worker
+  // gets to call abandon().
+  const std::atomic<bool>* stopping = nullptr;
 };
 
 class JudgeService {
@@ -52,6 +57,11 @@ class JudgeService {
   JudgeService(Store& store, JudgeServiceOptions options, MachineInfo machine);
   ~JudgeService();  // stops: jobs in progress are left running, requeued at the next start
   void stop();
+  // Stops as a worker that will not come back under its id (a Slurm job cancelled or out of
+  // time): what is in flight is dropped, not recorded (its processes are being killed with
+  // this one, so a verdict now would be the machine's, not the code's), and this worker's
+  // running jobs go back to the queue for the other workers. Returns how many.
+  int abandon();
 
   // Whether `target` names something this service can judge ("" when it can; else why not).
   std::string check_target(const std::string& target) const;
@@ -85,6 +95,9 @@ class JudgeService {
   JobFeed feed_;
   std::thread eval_thread_, dispatch_thread_;
   std::atomic<bool> stop_{false};
+  std::atomic<bool> abandon_{false};  // abandon(): record nothing more
+  bool dropping() const { return abandon_.load() || (opt_.stopping && opt_.stopping->load()); }
+  bool stopping_soon() const;  // dropping() within a second
   std::atomic<int> in_flight_{0};
   // Passing pack-board solutions queued for timing or being timed (they count in in_flight_).
   // While any wait, no new job is taken, so the timing gets the GPU alone once the jobs still

@@ -15,11 +15,15 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/evaluate_triton.h"
 #include "cli/exit_codes.h"
 #include "cli/generation_session.h"
 #include "cli/load.h"
 #include "cli/progress.h"
+#include "cli/run_args.h"
+#include "cli/slurm_commands.h"
 #include "cli/slurm_executor.h"
+#include "cli/slurm_task.h"
 #include "cli/step_options.h"
 #include "core/byte_size.h"
 #include "core/problem_json.h"
@@ -42,35 +46,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct RunArgs {
-  std::string problems;
-  std::string solutions;
-  std::vector<int> ks{1};
-  std::string out;
-  bool resume = false;
-  ProblemFilter filter;
-  int workers = 0;
-  int tests_per_gpu = 4;
-  std::vector<int> gpus;
-  bool no_cache = false;
-  std::string cache_dir;
-  std::string work_dir;
-  bool keep_workspaces = false;
-  bool skip_env_check = false;
-  bool json = false;
-  bool quiet = false;
-  std::size_t log_cap = 16 * 1024;
-  int retries = 2;
-  bool no_quiet_retry = false;
-  StepArgs steps;
-  bool benchmark = false;
-  int runs = 5;
-  int warmups = 1;
-  std::string profiler;
-  std::shared_ptr<GenArgs> gen;  // kjudge run: the model to ask
-  SlurmArgs slurm;
-};
-
 std::atomic<Evaluator*> g_running{nullptr};
 std::atomic<bool> g_stop{false};
 std::atomic<GenerationSession*> g_session{nullptr};
@@ -83,6 +58,8 @@ extern "C" void on_interrupt(int) {
   signal(SIGINT, SIG_DFL);
   signal(SIGTERM, SIG_DFL);
 }
+
+RunInterrupts interrupts() { return {&g_stop, &g_session, on_interrupt}; }
 
 std::string timestamp() {
   std::time_t t = std::time(nullptr);
@@ -136,12 +113,6 @@ nlohmann::json machine_json(const MachineInfo& m) {
           {"cpus", m.cpu_count},
           {"gpus", gpus}};
 }
-
-int run_slurm_submitter(const std::string& command, const RunArgs& a, const fs::path& out,
-                        const std::vector<EvalJob>& jobs,
-                        const std::vector<GradedSolution>& pre_graded,
-                        const std::string& fingerprint, int load_errors, nlohmann::json notes,
-                        std::chrono::steady_clock::time_point t0);
 
 int run_jobs(const std::string& command, const RunArgs& a0) {
   RunArgs a = a0;  // an array task of --executor slurm adjusts a few of them
@@ -214,14 +185,10 @@ int run_jobs(const std::string& command, const RunArgs& a0) {
     }
   }
 
-  if (a.slurm.executor == "slurm" || !a.slurm.shard_of.empty()) {
-    if (command == "run")
-      throw InputError("--executor", 0, "",
-                       "slurm is not supported by kjudge run yet; run kjudge generate, then "
-                       "kjudge evaluate --executor slurm");
-    if (a.benchmark)
-      throw InputError("--benchmark", 0, "", "is not supported with --executor slurm yet");
-  }
+  if (command == "run" && a.slurm.executor == "slurm" && a.slurm.shards > 0)
+    throw InputError("--shards", 0, "",
+                     "is for evaluate and validate; kjudge run cuts a shard every --shard-size "
+                     "answers (or --shard-wait seconds)");
   if (!a.slurm.shard_of.empty()) {
     // An array task of --executor slurm: only its shard's jobs, always resuming its own
     // journal, so a resubmitted shard skips what an earlier attempt finished.
@@ -270,9 +237,13 @@ int run_jobs(const std::string& command, const RunArgs& a0) {
                        "the problems, solutions or filters differ from the run being resumed");
   }
   fs::create_directories(out);
-  if (a.slurm.executor == "slurm" && a.slurm.shard_of.empty())
-    return run_slurm_submitter(command, a, out, jobs, pre_graded, fingerprint, load_errors, notes,
-                               t0);
+  if (a.slurm.executor == "slurm" && a.slurm.shard_of.empty()) {
+    if (command == "run")
+      return run_slurm_generation(a, out, problems, fingerprint, load_errors, notes, t0,
+                                  interrupts());
+    return run_slurm_submitter(command, a, out, problems, jobs, pre_graded, fingerprint,
+                               load_errors, notes, t0, interrupts());
+  }
   if (!a.slurm.shard_of.empty()) {
     // Two attempts of one shard must never append to its journal at once (a cancelled task
     // can outlive the state Slurm reports for it by KillWait). flock works across nodes on
@@ -385,9 +356,9 @@ int run_jobs(const std::string& command, const RunArgs& a0) {
   auto record = [&](const GradedSolution& g) {
     // An array task being cancelled or preempted: Slurm signals every process of the job, so
     // the steps in flight die of it too (a compiler "killed by SIGTERM" would read as the
-    // model's build_error). Our handler has set g_stop by the time such a step's end is graded;
-    // what ends after it is left to the resubmitted shard, which resumes this journal.
-    if (shard_task && g_stop.load()) return;
+    // model's build_error). What ends after our handler has run, or died of that SIGTERM
+    // (cli/slurm_task.h), is left to the resubmitted shard, which resumes this journal.
+    if (shard_task && !keep_shard_result(g, g_stop)) return;
     journal.append(g);
     results.push_back(g);
     progress.update(g);
@@ -401,6 +372,10 @@ int run_jobs(const std::string& command, const RunArgs& a0) {
   eo.use_cache = !a.no_cache;
   eo.cache_dir = cache_dir;
   if (!a.work_dir.empty()) eo.work_root = a.work_dir;
+  // The array tasks on one node share --work-dir, and workspaces are named by task and sample:
+  // the baseline a benchmark stage rebuilds has the same name in every shard of its problem.
+  if (shard_task && !a.work_dir.empty())
+    eo.work_root = fs::path(a.work_dir) / fmt::format("shard-{}-{}", a.slurm.shard, getpid());
   eo.keep_workspaces = a.keep_workspaces;
   eo.log_cap = a.log_cap;
   eo.judge_error_retries = a.retries;
@@ -455,6 +430,8 @@ int run_jobs(const std::string& command, const RunArgs& a0) {
     bi.run_dir = out;
     bi.progress = !a.quiet;
     bi.stop = &g_stop;
+    if (shard_task)
+      bi.keep_line = [](const nlohmann::json& j) { return keep_shard_timing(j, g_stop); };
     signal(SIGINT, on_interrupt);
     signal(SIGTERM, on_interrupt);
     performance = run_bench_stage(bi);
@@ -507,89 +484,6 @@ int run_jobs(const std::string& command, const RunArgs& a0) {
 
   if (evaluator.stopped() || g_stop.load()) {
     fmt::print(stderr, "kjudge: interrupted; finish with: kjudge {} ... --out {} --resume\n",
-               command, out.string());
-    return exit_code::interrupted;
-  }
-  if (!summary["judge_errors"].empty()) return exit_code::judge_error;
-  if (load_errors) return exit_code::findings;
-  if (command == "validate" && !summary["failures"].empty()) return exit_code::findings;
-  return exit_code::ok;
-}
-
-// --executor slurm, the submitting side: the jobs go to a Slurm job array (cli/slurm_executor.h);
-// the merged results are summarised exactly as a local run's.
-int run_slurm_submitter(const std::string& command, const RunArgs& a, const fs::path& out,
-                        const std::vector<EvalJob>& jobs,
-                        const std::vector<GradedSolution>& pre_graded,
-                        const std::string& fingerprint, int load_errors, nlohmann::json notes,
-                        std::chrono::steady_clock::time_point t0) {
-  if (fs::exists(out / "slurm" / "plan.json") && !a.resume)
-    throw InputError(out.string(), 0, "",
-                     "holds an earlier run; pass --resume to finish it, or choose another --out");
-  if (a.slurm.gpus_per_task == 0 && !a.quiet)
-    fmt::print(stderr,
-               "kjudge: note: --gpus-per-task 0: the array tasks ask Slurm for no GPU (right "
-               "for host-only problems only)\n");
-  fs::path cache_dir = a.cache_dir.empty() ? default_cache_dir() : fs::path(a.cache_dir);
-  CostModel costs(cache_dir / "timings.json");
-  SlurmRunInput si;
-  si.command = command;
-  si.out = out;
-  si.slurm = a.slurm;
-  si.resume = a.resume;
-  si.quiet = a.quiet;
-  si.stop = &g_stop;
-  for (const auto& j : jobs)
-    si.jobs.push_back({{j.problem->task_id, j.solution.sample},
-                       j.problem->group,
-                       j.problem->difficulty,
-                       costs.expected_total_s(*j.problem)});
-  for (const auto& g : pre_graded)
-    si.jobs.push_back({{g.task_id, g.sample}, g.group, g.difficulty, 0.0});
-  si.run_json = {{"schema_version", 1},
-                 {"kind", "kjudge-run"},
-                 {"command", command},
-                 {"kjudge_version", KJUDGE_VERSION},
-                 {"problems", a.problems},
-                 {"solutions", a.solutions},
-                 {"ks", a.ks},
-                 {"jobs", jobs.size() + pre_graded.size()},
-                 {"jobs_fingerprint", fingerprint},
-                 {"started_at", iso_now()}};
-  g_stop.store(false);
-  signal(SIGINT, on_interrupt);
-  signal(SIGTERM, on_interrupt);
-  SlurmRunResult r = run_on_slurm(si);
-  signal(SIGINT, SIG_DFL);
-  signal(SIGTERM, SIG_DFL);
-
-  SummaryOptions so;
-  so.ks = a.ks;
-  so.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  nlohmann::json summary = summarize(r.results, so);
-  summary["command"] = command;
-  summary["run_dir"] = out.string();
-  summary["complete"] = r.complete;
-  summary["load_errors"] = load_errors;
-  for (const auto& n : r.notes) notes.push_back(n);
-  summary["notes"] = notes;
-  summary["sandbox"] = r.sandbox;
-  summary["sandbox_limits"] = r.sandbox_limits;
-  summary["broken_gpus"] = r.broken_gpus;
-  summary["executor"] = r.executor;
-  if (!r.warnings.empty()) summary["warnings"] = r.warnings;
-  write_json_atomically(out / "summary.json", summary);
-
-  if (a.json) fmt::print("{}\n", summary.dump(2));
-  if (!a.quiet) {
-    fmt::print(stderr, "{}", report::terminal_table(summary));
-    fmt::print(stderr, "results: {}  summary: {}\n", (out / "results.jsonl").string(),
-               (out / "summary.json").string());
-  }
-  if (r.interrupted) {
-    fmt::print(stderr,
-               "kjudge: interrupted (the array was cancelled); finish with: kjudge {} ... "
-               "--executor slurm --out {} --resume\n",
                command, out.string());
     return exit_code::interrupted;
   }
@@ -655,7 +549,14 @@ void add_run_commands(CLI::App& app, int& rc) {
                 "Solutions pack, solutions.jsonl or solution directories")
       ->required();
   add_run_options(e, *ev);
-  e->callback([ev, &rc] { rc = run_jobs("evaluate", *ev); });
+  e->callback([ev, e, &rc] {
+    // A TritonBench folder and a Triton solutions pack: the Triton judge (docs/triton.md).
+    if (is_triton_evaluation(ev->problems, ev->solutions)) {
+      rc = evaluate_triton_pack(*e);
+      return;
+    }
+    rc = run_jobs("evaluate", *ev);
+  });
 
   auto rn = std::make_shared<RunArgs>();
   rn->gen = std::make_shared<GenArgs>();

@@ -14,6 +14,8 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/load.h"
+#include "cli/slurm_executor.h"
+#include "cli/slurm_workers.h"
 #include "cli/step_options.h"
 #include "core/datapack.h"
 #include "eval/build_cache.h"
@@ -31,6 +33,9 @@ struct ServeArgs {
   double max_time = 0;
   std::vector<std::string> packs, tasks;
   bool no_judge = false;
+  bool workers_only = false;  // judge from the queue, serve no HTTP (a worker; e.g. a Slurm job)
+  bool slurm_task = false;    // set by --slurm-workers on the tasks it submits
+  SlurmWorkersArgs slurm;
   StepArgs steps;
 };
 
@@ -39,7 +44,38 @@ std::atomic<bool> g_stop{false};
 // Only a flag: the main thread sees it and stops the server outside the handler.
 extern "C" void on_stop_signal(int) { g_stop.store(true); }
 
+// --workers-only: judge until SIGTERM (scancel, the end of a Slurm job's time) or SIGINT, then
+// hand what is in flight back to the queue, since this worker id will not be back to take it.
+int run_worker(board::Store& store, board::JudgeService& judge,
+               const board::JudgeServiceOptions& jo) {
+  fmt::print(stderr, "kjudge serve: worker {} on the {} queue, {} pack(s), {} task(s)\n",
+             jo.worker_id, store.dialect(), jo.packs.size(), jo.tasks.size());
+  while (!g_stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const int back = judge.abandon();
+  fmt::print(stderr,
+             "kjudge serve: worker {} stopped after judging {}; {} job(s) back in the "
+             "queue\n",
+             jo.worker_id, judge.judged(), back);
+  return exit_code::ok;
+}
+
 int serve(const ServeArgs& a) {
+  if (a.slurm.count > 0 || a.workers_only) {
+    // Workers on other machines share the queue through PostgreSQL; a SQLite file on shared
+    // storage would be written by several hosts at once.
+    if (a.db.rfind("postgres", 0) != 0)
+      throw InputError("--db", 0, "",
+                       "--workers-only and --slurm-workers need the shared queue: a "
+                       "postgresql://... database");
+    if (a.no_judge) throw InputError("--no-judge", 0, "", "a worker that judges nothing is idle");
+  }
+  if (a.slurm.count == 0 &&
+      (!a.slurm.partition.empty() || a.slurm.gpus_per_task > 0 || !a.slurm.sbatch_args.empty()))
+    throw InputError("--partition", 0, "",
+                     "--partition, --gpus-per-task and --sbatch-arg go with --slurm-workers");
+  // A task never submits again, even when --slurm-workers comes from a --config file that the
+  // task reads too.
+  if (a.slurm.count > 0 && !a.slurm_task) return submit_slurm_workers(a.slurm, own_cmdline());
   board::JudgeServiceOptions jo;
   // --pack NAME=PATH (or PATH: named after its file).
   for (const auto& p : a.packs) {
@@ -71,7 +107,10 @@ int serve(const ServeArgs& a) {
   jo.eval.memory_limit_bytes = steps->settings.memory_limit_bytes;
   jo.eval.cache_dir = a.cache_dir.empty() ? default_cache_dir() : fs::path(a.cache_dir);
   jo.step = steps->settings;
-  jo.worker_id = a.worker_id.empty() ? "local" : a.worker_id;
+  if (a.workers_only) jo.stopping = &g_stop;
+  jo.worker_id = !a.worker_id.empty() ? a.worker_id
+                 : a.workers_only     ? worker_id_from_env()
+                                      : "local";
   jo.max_in_flight = a.max_in_flight;
   jo.task_max_time = a.max_time;
   jo.task_max_runs = a.max_runs;
@@ -85,7 +124,13 @@ int serve(const ServeArgs& a) {
                                        : machine.gpus[0].name;
 
   board::Store store(board::open_db(a.db));
+  if (a.workers_only) {
+    // Before the first claim: a worker cancelled at once must still drop what it took.
+    std::signal(SIGINT, on_stop_signal);
+    std::signal(SIGTERM, on_stop_signal);
+  }
   board::JudgeService judge(store, jo, machine);
+  if (a.workers_only) return run_worker(store, judge, jo);
   board::ApiServer api(store, judge, a.max_queued);
   if (!api.start(a.host, a.port)) {
     fmt::print(stderr, "kjudge serve: cannot listen on {}:{}\n", a.host, a.port);
@@ -141,6 +186,25 @@ void add_serve_commands(CLI::App& app, int& rc) {
   c->add_option("--cache-dir", a->cache_dir,
                 "Build cache (default $KJUDGE_CACHE_DIR or ~/.cache/kjudge)");
   c->add_flag("--no-judge", a->no_judge, "Accept and queue submissions, judge none (a front end)");
+  c->add_flag("--workers-only", a->workers_only,
+              "Judge from the shared queue and serve no HTTP (a worker beside a --no-judge "
+              "front end; needs --db postgresql://...). SIGTERM returns its jobs in flight to "
+              "the queue");
+  c->add_option("--slurm-workers", a->slurm.count,
+                "Submit N --workers-only workers as one Slurm job array and exit (docs/slurm.md)")
+      ->check(CLI::Range(1, 100000));
+  c->add_option("--partition", a->slurm.partition, "With --slurm-workers: the Slurm partition");
+  c->add_option("--gpus-per-task", a->slurm.gpus_per_task,
+                "With --slurm-workers: GPUs per worker (--gres=gpu:N; default 0, host-only)")
+      ->check(CLI::Range(0, 64));
+  c->add_option("--sbatch-arg", a->slurm.sbatch_args,
+                "With --slurm-workers: passed to sbatch verbatim (repeatable), e.g. "
+                "--sbatch-arg=--time=12:00:00")
+      ->allow_extra_args(false);
+  c->add_flag("--slurm-worker-task", a->slurm_task)->group("");  // what --slurm-workers runs
+  c->add_option("--log-dir", a->slurm.log_dir,
+                "With --slurm-workers: where the script and the workers' logs go, on shared "
+                "storage (default kjudge-workers)");
   add_step_options(c, a->steps);
   c->callback([a, &rc] { rc = serve(*a); });
 

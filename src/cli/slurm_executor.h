@@ -26,6 +26,10 @@ struct SlurmArgs {
   int max_parallel = 0;   // 0: no throttle on the array
   std::vector<std::string> sbatch_args;
   int shards = 0;  // 0: min(jobs, 16)
+  // kjudge run: a shard is cut once this many answers wait, or the oldest has waited
+  // shard_wait_s, or generation has ended.
+  int shard_size = 16;
+  double shard_wait_s = 60;
   int shard_retries = 3;
   double poll_s = 2;
   // Hidden: what an array task is given.
@@ -53,6 +57,7 @@ struct SlurmRunInput {
   SlurmArgs slurm;
   bool resume = false;
   bool quiet = false;
+  bool benchmark = false;                   // shards time their passes too (perf.jsonl)
   const std::atomic<bool>* stop = nullptr;  // set by Ctrl-C: cancel the array, merge what is done
   nlohmann::json run_json;                  // written as out/run.json, "executor" added
 };
@@ -65,6 +70,8 @@ struct SlurmRunResult {
   nlohmann::json broken_gpus = nlohmann::json::array();
   nlohmann::json warnings = nlohmann::json::array();
   nlohmann::json notes = nlohmann::json::array();
+  // --benchmark: the shards' profiler, driver and CUDA version (they ran on other machines).
+  nlohmann::json perf_env = nlohmann::json::object();
   // summary.json "executor": the shard count and the submissions, for people and bench/.
   nlohmann::json executor;
 };
@@ -72,6 +79,15 @@ struct SlurmRunResult {
 // Plans (or, with resume, reloads the plan of) the run, submits, follows, resubmits and merges
 // into out/results.jsonl. Throws std::runtime_error when sbatch itself fails.
 SlurmRunResult run_on_slurm(const SlurmRunInput& in);
+
+// This process's command line, from /proc/self/cmdline.
+std::vector<std::string> own_cmdline();
+// A shard of plan.json: {index, expected_s, jobs: [{task_id, sample, group, difficulty,
+// expected_s}]}.
+nlohmann::json plan_shard(std::size_t index, const std::vector<const PlannedJob*>& jobs);
+// run.json's "executor".
+nlohmann::json executor_json(const SlurmArgs& a, std::size_t shards,
+                             const std::filesystem::path& plan);
 
 // The argv of an array task: this process's own command line (/proc/self/cmdline) with the
 // options that concern the submitter (--executor, --partition, --out, --resume, --json, …)

@@ -65,6 +65,7 @@ nlohmann::json run_bench_stage(const BenchStageInput& in) {
   for (const auto& p : *in.problems) by_id[p.task_id] = &p;
 
   auto record = [&](const nlohmann::json& j) {
+    if (in.keep_line && !in.keep_line(j)) return;
     append_line(journal, j);
     done[{j["task_id"].get<std::string>(), j.value("sample", 0)}] = j;
   };

@@ -5,6 +5,7 @@
 // journal each comparison in <run>/perf.jsonl, so --resume times only what is missing.
 #include <atomic>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -27,6 +28,10 @@ struct BenchStageInput {
   std::filesystem::path run_dir;
   bool progress = true;
   const std::atomic<bool>* stop = nullptr;
+  // A Slurm array task's filter (cli/slurm_task.h): a line it refuses is not journaled. A
+  // cancelled task's benchmarks die of Slurm's SIGTERM, which must not read as the solution's
+  // failure; the resubmitted task times them again. Empty: every line is journaled.
+  std::function<bool(const nlohmann::json&)> keep_line;
 };
 
 // Returns the summary's "performance" object: summarize_perf() of every judged solution plus

@@ -127,8 +127,9 @@ std::string array_spec(std::vector<int> indices, int max_parallel) {
   return out;
 }
 
-std::filesystem::path task_log_pattern(const std::filesystem::path& run_dir) {
-  return run_dir / "slurm" / "shard-%a.job-%A.out";
+std::filesystem::path task_log_pattern(const std::filesystem::path& run_dir,
+                                       const std::string& log_name) {
+  return run_dir / "slurm" / log_name;
 }
 
 std::vector<std::string> sbatch_argv(const SubmitOptions& o, const std::vector<int>& indices,
@@ -139,12 +140,12 @@ std::vector<std::string> sbatch_argv(const SubmitOptions& o, const std::vector<i
       "--parsable",
       "--job-name=" + o.job_name,
       "--array=" + array_spec(indices, o.max_parallel),
-      "--output=" + task_log_pattern(o.run_dir).string(),
+      "--output=" + task_log_pattern(o.run_dir, o.log_name).string(),
       // A task Slurm restarts in place keeps its job id; append rather than lose the first log.
       "--open-mode=append",
       // kjudge resubmits shards that failed for machine reasons itself and counts attempts;
       // Slurm requeueing the same task as well would run a shard twice at once.
-      "--no-requeue",
+      o.requeue ? "--requeue" : "--no-requeue",
   };
   if (!o.partition.empty()) argv.push_back("--partition=" + o.partition);
   if (o.gpus_per_task > 0) argv.push_back("--gres=gpu:" + std::to_string(o.gpus_per_task));

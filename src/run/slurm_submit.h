@@ -54,6 +54,10 @@ struct SubmitOptions {
   std::vector<std::string> extra_args;  // --sbatch-arg values, passed through verbatim
   std::string job_name = "kjudge";
   std::filesystem::path run_dir;  // shared by submitter and nodes; logs go under slurm/
+  std::string log_name = "shard-%a.job-%A.out";  // under run_dir/slurm/
+  // false (shards): kjudge resubmits lost shards itself. true (service workers): a worker
+  // Slurm restarts after a node failure keeps its id and takes back the jobs it held.
+  bool requeue = false;
 };
 
 // "0-3,5,7-8%2": the indices (any order, duplicates allowed) compressed into ranges, with the
@@ -62,7 +66,8 @@ std::string array_spec(std::vector<int> indices, int max_parallel);
 
 // Where array task `index` of a submission writes stdout and stderr, with Slurm's %A (the
 // array's job id) left in, so a resubmitted shard does not overwrite its earlier log.
-std::filesystem::path task_log_pattern(const std::filesystem::path& run_dir);
+std::filesystem::path task_log_pattern(const std::filesystem::path& run_dir,
+                                       const std::string& log_name = "shard-%a.job-%A.out");
 
 // The sbatch argv that submits `indices` of the array described by `script`. The user's
 // extra_args come after kjudge's own options, so (sbatch taking the last of a repeated option)
