@@ -2,8 +2,9 @@
 # The cheat corpus on the GPU machine (issue 9), after scripts/gpu-bundle: every manifest line
 # whose `where` names the device. Task programs run in benchmark mode and leaderboard mode (both
 # re-check every timed output; leaderboard on secret seeds), with the bundle's CUPTI profiler
-# preloaded (timing_gap, cupti_undercount and cupti_outside show there); the honest naive.cu of
-# the same task runs alongside for the no_gain comparison, and must carry no run-time flag with
+# preloaded (timing_gap, cupti_undercount and cupti_outside show there); the honest fast.cu of
+# the same task runs alongside for the no_gain comparison (a cheat's score at least 0.8 of it: no
+# gain over honest work of the same kind), and must carry no run-time flag with
 # the profiler used (the line "honest runs: ..." says so). ComputeEval programs are evaluated with
 # --benchmark against the corpus problem (the honest solution is sample 0). Prints one line per
 # program: what the manifest expects, what the run showed, ok/DIFF; everything lands in
@@ -21,9 +22,14 @@ rm -rf "$runs"
 mkdir -p "$runs" "${OUT:-/tmp}"
 maxt=${MAXT:-2}
 
+# DEADLINE: seconds after which no new run starts, so the summary below always comes back within
+# a device call (runs not made show as "not_run").
+deadline=$(($(date +%s) + ${DEADLINE:-100000}))
+
 task_run() {  # NAME TASK_DIR FILE MODE [options]
   local name=$1 t=$2 f=$3 mode=$4
   shift 4
+  [ "$(date +%s)" -lt "$deadline" ] || { echo "$name not run (DEADLINE)"; return; }
   "$k" task run "$t" "$f" --mode "$mode" --out "$runs/$name" -q --max-time "$maxt" "$@" \
     > /dev/null 2> "$runs/$name.err"
   echo "$name exit $?"
@@ -32,7 +38,7 @@ task_run() {  # NAME TASK_DIR FILE MODE [options]
 # Every task program is built first, in parallel into the shared cache, so the timed runs
 # below (one at a time: the GPU held alone) do not wait on nvcc in turn.
 {
-  for t in vectoradd vectorsum; do echo "examples/tasks/$t examples/tasks/$t/submissions/naive.cu"; done
+  for t in vectoradd vectorsum; do echo "examples/tasks/$t examples/tasks/$t/submissions/fast.cu"; done
   grep -v '^#' tests/cheats/manifest.tsv | while IFS=$'\t' read -r file path target _ _ _ where; do
     [[ $where == *device* && $path == task ]] || continue
     [[ -n ${ONLY:-} && ! $file =~ $ONLY ]] && continue
@@ -42,8 +48,8 @@ task_run() {  # NAME TASK_DIR FILE MODE [options]
 echo "prebuilt in ${SECONDS} s"
 
 for t in vectoradd vectorsum; do
-  task_run "honest-$t-benchmark" examples/tasks/$t examples/tasks/$t/submissions/naive.cu benchmark --max-runs 200
-  task_run "honest-$t-leaderboard" examples/tasks/$t examples/tasks/$t/submissions/naive.cu leaderboard --max-runs 50
+  task_run "honest-$t-benchmark" examples/tasks/$t examples/tasks/$t/submissions/fast.cu benchmark --max-runs 200
+  task_run "honest-$t-leaderboard" examples/tasks/$t examples/tasks/$t/submissions/fast.cu leaderboard --max-runs 50
 done
 grep -v '^#' tests/cheats/manifest.tsv | while IFS=$'\t' read -r file path target forbidden flags verdict where; do
   [[ $where == *device* ]] || continue
@@ -81,6 +87,8 @@ def cupti_used(rep):
 
 def shown(bench, board, honest_score):
     """What the two runs showed, in the manifest's words."""
+    if bench is None and board is None:
+        return ["not_run"]
     out = []
     for rep in (bench, board):
         if rep is None:
