@@ -1,6 +1,8 @@
 // CHEAT (forging the result channel): GPU MODE's cheat-fd. Writes a "pass" record into every
 // descriptor that might be the judge's channel. The harness took the channel before main and
-// its records carry a nonce this code never saw: the judge refuses the whole report.
+// its records carry a nonce this code never saw: the judge refuses the whole report. On the H100
+// (2026-11-23) the writes also hit the CUDA driver's own descriptors, so the harness failed with
+// cudaErrorOperatingSystem first: a fail, and the forgery never counted either way.
 #include <unistd.h>
 
 #include <cstring>
