@@ -21,6 +21,7 @@
 #include "cli/load.h"
 #include "cli/progress.h"
 #include "cli/run_args.h"
+#include "cli/run_exit.h"
 #include "cli/slurm_commands.h"
 #include "cli/slurm_executor.h"
 #include "cli/slurm_task.h"
@@ -487,10 +488,7 @@ int run_jobs(const std::string& command, const RunArgs& a0) {
                command, out.string());
     return exit_code::interrupted;
   }
-  if (!summary["judge_errors"].empty()) return exit_code::judge_error;
-  if (load_errors) return exit_code::findings;
-  if (command == "validate" && !summary["failures"].empty()) return exit_code::findings;
-  return exit_code::ok;
+  return finished_run_exit_code(command, summary, load_errors != 0);
 }
 
 void add_run_options(CLI::App* c, RunArgs& a) {

@@ -11,6 +11,7 @@
 #include <map>
 
 #include "cli/exit_codes.h"
+#include "cli/run_exit.h"
 #include "cli/slurm_array.h"
 #include "cli/slurm_run.h"
 #include "core/input_error.h"
@@ -102,10 +103,7 @@ int finish_slurm_run(const std::string& command, const RunArgs& a, const fs::pat
                command, out.string());
     return exit_code::interrupted;
   }
-  if (!summary["judge_errors"].empty()) return exit_code::judge_error;
-  if (load_errors) return exit_code::findings;
-  if (command == "validate" && !summary["failures"].empty()) return exit_code::findings;
-  return exit_code::ok;
+  return finished_run_exit_code(command, summary, load_errors != 0);
 }
 
 nlohmann::json slurm_run_json(const std::string& command, const RunArgs& a, std::size_t jobs,
