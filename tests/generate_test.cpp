@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "core/datapack.h"
+#include "fake_llm_server.h"
 #include "gen/prompt.h"
 #include "test_util.h"
 
@@ -53,44 +54,19 @@ class Generate : public ::testing::Test {
     }
     testing::write_text(dir_ / "answers.json", answers.dump());
   }
-  void TearDown() override { stop_server(); }
-
   void start_server(const std::string& extra = "") {
-    std::string cmd = "exec python3 " + (kSource / "tests/fake_llm_server.py").string() +
-                      " --answers " + (dir_ / "answers.json").string() + " --log " +
-                      (dir_ / "log.jsonl").string() + " --expect-key " + kKey + " " + extra;
-    int fds[2];
-    ASSERT_EQ(pipe(fds), 0);
-    server_ = fork();
-    if (server_ == 0) {
-      dup2(fds[1], STDOUT_FILENO);
-      execl("/bin/sh", "sh", "-c", cmd.c_str(), nullptr);
-      _exit(127);
-    }
-    close(fds[1]);
-    FILE* f = fdopen(fds[0], "r");
-    char line[128] = {};
-    ASSERT_NE(fgets(line, sizeof line, f), nullptr);
-    fclose(f);
-    ASSERT_EQ(sscanf(line, "PORT %d", &port_), 1) << line;
-  }
-  void stop_server() {
-    if (server_ > 0) {
-      kill(server_, SIGKILL);
-      waitpid(server_, nullptr, 0);
-      server_ = -1;
-    }
+    server_.start("--answers " + (dir_ / "answers.json").string() + " --log " +
+                  (dir_ / "log.jsonl").string() + " --expect-key " + kKey + " " + extra);
   }
   std::string generate_cmd(const std::string& out, const std::string& extra) const {
     return "env OPENAI_API_KEY=" + std::string(kKey) + " " + kBin +
-           " generate --problems examples/pack --model fake-coder --base-url http://127.0.0.1:" +
-           std::to_string(port_) + "/v1 --out " + out + " --env-file /nonexistent -q " + extra;
+           " generate --problems examples/pack --model fake-coder --base-url " +
+           server_.base_url() + " --out " + out + " --env-file /nonexistent -q " + extra;
   }
 
   testing::TempDir dir_;
   std::vector<Problem> problems_;
-  pid_t server_ = -1;
-  int port_ = 0;
+  testing::FakeLlmServer server_;
 };
 
 TEST_F(Generate, AnswersBecomeAPackThatEvaluates) {
@@ -178,8 +154,8 @@ TEST_F(Generate, KilledRunResumesAskingOnlyForWhatIsMissing) {
 
   // A different model cannot resume this run.
   Cmd other = sh("OPENAI_API_KEY=" + std::string(kKey) + " " + kBin +
-                 " generate --problems examples/pack --model other --base-url http://127.0.0.1:" +
-                 std::to_string(port_) + "/v1 --out " + out.string() + " -q --resume");
+                 " generate --problems examples/pack --model other --base-url " +
+                 server_.base_url() + " --out " + out.string() + " -q --resume");
   EXPECT_EQ(other.rc, 2) << other.out;
   EXPECT_NE(other.out.find("differ from the run being resumed"), std::string::npos) << other.out;
 }
@@ -190,9 +166,8 @@ TEST_F(Generate, RunGradesAnswersAsTheyArriveAndResumes) {
   start_server("--default 'stall 1.0'");  // 10 s of answers: grading starts well before
   const fs::path out = dir_ / "run";
   const std::string cmd = "env OPENAI_API_KEY=" + std::string(kKey) + " " + kBin +
-                          " run --problems examples/pack --model fake-coder --base-url "
-                          "http://127.0.0.1:" +
-                          std::to_string(port_) + "/v1 --out " + out.string() +
+                          " run --problems examples/pack --model fake-coder --base-url " +
+                          server_.base_url() + " --out " + out.string() +
                           " --env-file /nonexistent -q --samples 2 --requests 1 -k 1,2 "
                           "--cache-dir " +
                           (dir_ / "cache").string();
@@ -294,9 +269,8 @@ TEST_F(Generate, YamlConfigSetsOptionsAndTheCommandLineWins) {
                       "  max-tokens: 1234\n");
   Cmd g = sh("env OPENAI_API_KEY=" + std::string(kKey) + " " + kBin + " --config " +
              (dir_ / "cfg.yaml").string() +
-             " generate --problems examples/pack --task example/saxpy --base-url "
-             "http://127.0.0.1:" +
-             std::to_string(port_) + "/v1 --out " + (dir_ / "y").string() +
+             " generate --problems examples/pack --task example/saxpy --base-url " +
+             server_.base_url() + " --out " + (dir_ / "y").string() +
              " --temperature 0.1 --env-file /nonexistent -q");
   ASSERT_EQ(g.rc, 0) << g.out;
   auto log = read_jsonl(dir_ / "log.jsonl");
@@ -309,9 +283,8 @@ TEST_F(Generate, YamlConfigSetsOptionsAndTheCommandLineWins) {
 TEST_F(Generate, MissingKeyAndBadTemplateFailBeforeAnyRequest) {
   start_server();
   Cmd nokey = sh("env -u OPENAI_API_KEY -u NEMO_API_KEY " + kBin +
-                 " generate --problems examples/pack --model m --base-url http://127.0.0.1:" +
-                 std::to_string(port_) + "/v1 --out " + (dir_ / "a").string() +
-                 " --env-file /nonexistent -q");
+                 " generate --problems examples/pack --model m --base-url " + server_.base_url() +
+                 " --out " + (dir_ / "a").string() + " --env-file /nonexistent -q");
   EXPECT_EQ(nokey.rc, 3) << nokey.out;
   EXPECT_NE(nokey.out.find("OPENAI_API_KEY"), std::string::npos) << nokey.out;
 

@@ -4,8 +4,6 @@
 // what a local kjudge run gives. Skips without Slurm, root or nvcc; fails when Slurm is
 // installed but the cluster does not start.
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -16,6 +14,7 @@
 
 #include "cli/load.h"
 #include "core/datapack.h"
+#include "fake_llm_server.h"
 #include "slurm_fixture.h"
 #include "test_util.h"
 
@@ -71,42 +70,19 @@ class SlurmRun : public ::testing::Test {
     }
     testing::write_text(dir_ / "answers.json", answers.dump());
     // Half a second per answer: with one request at a time the answers arrive over ~5 s.
-    const std::string cmd = "exec python3 " + (kSource / "tests/fake_llm_server.py").string() +
-                            " --answers " + (dir_ / "answers.json").string() + " --expect-key " +
-                            kKey + " --default 'stall 0.5'";
-    int fds[2];
-    ASSERT_EQ(pipe(fds), 0);
-    server_ = fork();
-    if (server_ == 0) {
-      dup2(fds[1], STDOUT_FILENO);
-      execl("/bin/sh", "sh", "-c", cmd.c_str(), nullptr);
-      _exit(127);
-    }
-    close(fds[1]);
-    FILE* f = fdopen(fds[0], "r");
-    char line[128] = {};
-    ASSERT_NE(fgets(line, sizeof line, f), nullptr);
-    fclose(f);
-    ASSERT_EQ(sscanf(line, "PORT %d", &port_), 1) << line;
-  }
-  void TearDown() override {
-    if (server_ > 0) {
-      kill(server_, SIGKILL);
-      waitpid(server_, nullptr, 0);
-    }
+    ASSERT_NO_FATAL_FAILURE(server_.start("--answers " + (dir_ / "answers.json").string() +
+                                          " --expect-key " + kKey + " --default 'stall 0.5'"));
   }
   std::string run(const fs::path& out, const std::string& extra) const {
     return "env OPENAI_API_KEY=" + std::string(kKey) + " " + kBin +
-           " run --problems examples/pack --model fake-coder --base-url http://127.0.0.1:" +
-           std::to_string(port_) + "/v1 --env-file /nonexistent --samples 2 -k 1,2 --out " +
-           out.string() + " --cache-dir " + (dir_ / "cache").string() + " --work-dir " +
-           (dir_ / "work").string() + " " + extra;
+           " run --problems examples/pack --model fake-coder --base-url " + server_.base_url() +
+           " --env-file /nonexistent --samples 2 -k 1,2 --out " + out.string() + " --cache-dir " +
+           (dir_ / "cache").string() + " --work-dir " + (dir_ / "work").string() + " " + extra;
   }
 
   std::unique_ptr<slurm::test::SlurmCluster> cluster_;
   testing::TempDir dir_;
-  pid_t server_ = -1;
-  int port_ = 0;
+  testing::FakeLlmServer server_;
 };
 
 TEST_F(SlurmRun, AnswersAreGradedInShardsAsTheyArriveLikeALocalRun) {

@@ -4,9 +4,6 @@
 // reference code), the Triton solutions JSONL that comes back, and the options that must be
 // refused before any request.
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -15,6 +12,7 @@
 #include "core/llm_generated.h"
 #include "core/tritonbench.h"
 #include "eval/triton_solutions.h"
+#include "fake_llm_server.h"
 #include "gen/triton_prompt.h"
 #include "test_util.h"
 #include "triton_mini_bench.h"
@@ -53,37 +51,15 @@ class TritonGenerate : public ::testing::Test {
     answers.push_back({"row-wise softmax", "I would rather not."});
     testing::write_text(dir_ / "answers.json", answers.dump());
   }
-  void TearDown() override {
-    if (server_ > 0) {
-      kill(server_, SIGKILL);
-      waitpid(server_, nullptr, 0);
-    }
-  }
   void start_server() {
-    std::string cmd = "exec python3 " + (kSource / "tests/fake_llm_server.py").string() +
-                      " --answers " + (dir_ / "answers.json").string() + " --log " +
-                      (dir_ / "log.jsonl").string() + " --expect-key " + kKey;
-    int fds[2];
-    ASSERT_EQ(pipe(fds), 0);
-    server_ = fork();
-    if (server_ == 0) {
-      dup2(fds[1], STDOUT_FILENO);
-      execl("/bin/sh", "sh", "-c", cmd.c_str(), nullptr);
-      _exit(127);
-    }
-    close(fds[1]);
-    FILE* f = fdopen(fds[0], "r");
-    char line[128] = {};
-    ASSERT_NE(fgets(line, sizeof line, f), nullptr);
-    fclose(f);
-    ASSERT_EQ(sscanf(line, "PORT %d", &port_), 1) << line;
+    server_.start("--answers " + (dir_ / "answers.json").string() + " --log " +
+                  (dir_ / "log.jsonl").string() + " --expect-key " + kKey);
   }
   std::string generate(const std::string& out, const std::string& extra,
                        const std::string& bench = "") const {
     return "env OPENAI_API_KEY=" + std::string(kKey) + " " + kBin + " generate --tritonbench " +
-           (bench.empty() ? (dir_ / "tb").string() : bench) +
-           " --model fake-coder --base-url http://127.0.0.1:" + std::to_string(port_) +
-           "/v1 --out " + out + " --env-file /nonexistent -q " + extra;
+           (bench.empty() ? (dir_ / "tb").string() : bench) + " --model fake-coder --base-url " +
+           server_.base_url() + " --out " + out + " --env-file /nonexistent -q " + extra;
   }
   // The user and system messages of each logged request.
   std::vector<std::pair<std::string, std::string>> prompts() const {
@@ -100,8 +76,7 @@ class TritonGenerate : public ::testing::Test {
   }
 
   testing::TempDir dir_;
-  pid_t server_ = -1;
-  int port_ = 0;
+  testing::FakeLlmServer server_;
 };
 
 TEST_F(TritonGenerate, ZeroShotAsksWithTheShippedInstructionAndWritesSolutions) {

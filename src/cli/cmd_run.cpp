@@ -22,6 +22,7 @@
 #include "cli/progress.h"
 #include "cli/run_args.h"
 #include "cli/run_exit.h"
+#include "cli/run_json.h"
 #include "cli/slurm_commands.h"
 #include "cli/slurm_executor.h"
 #include "cli/slurm_task.h"
@@ -66,13 +67,6 @@ std::string timestamp() {
   std::time_t t = std::time(nullptr);
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", std::localtime(&t));
-  return buf;
-}
-
-std::string iso_now() {
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
   return buf;
 }
 
@@ -301,30 +295,18 @@ int run_jobs(const std::string& command, const RunArgs& a0) {
   const std::optional<std::uint64_t> memory_limit = steps->settings.memory_limit_bytes;
   const std::string& limits_how = steps->limits_how;
 
-  nlohmann::json run_json = {{"schema_version", 1},
-                             {"kind", "kjudge-run"},
-                             {"command", command},
-                             {"kjudge_version", KJUDGE_VERSION},
-                             {"problems", a.problems},
-                             {"solutions", a.solutions},
-                             {"ks", a.ks},
-                             {"jobs", jobs.size() + pre_graded.size()},
-                             {"jobs_fingerprint", fingerprint},
-                             {"machine", machine_json(machine)},
-                             {"started_at", iso_now()},
-                             {"options",
-                              {{"workers", a.workers},
-                               {"tests_per_gpu", a.tests_per_gpu},
-                               {"gpus", a.gpus},
-                               {"cache", !a.no_cache},
-                               {"quiet_retry", !a.no_quiet_retry},
-                               {"judge_error_retries", a.retries},
-                               {"sandbox", sandbox_mode},
-                               {"memory_limit_bytes", *memory_limit},
-                               {"sandbox_limits", limits_how},
-                               {"benchmark", a.benchmark},
-                               {"runs", a.runs},
-                               {"warmups", a.warmups}}}};
+  nlohmann::json run_json =
+      run_json_header(command, a, jobs.size() + pre_graded.size(), fingerprint);
+  run_json["machine"] = machine_json(machine);
+  run_json["options"].update({{"workers", a.workers},
+                              {"tests_per_gpu", a.tests_per_gpu},
+                              {"gpus", a.gpus},
+                              {"cache", !a.no_cache},
+                              {"quiet_retry", !a.no_quiet_retry},
+                              {"judge_error_retries", a.retries},
+                              {"sandbox", sandbox_mode},
+                              {"memory_limit_bytes", *memory_limit},
+                              {"sandbox_limits", limits_how}});
   write_json_atomically(out / "run.json", run_json);
 
   // The benchmark stage rebuilds solutions after the correctness stage has consumed the jobs.

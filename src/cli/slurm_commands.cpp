@@ -7,11 +7,11 @@
 #include <signal.h>
 
 #include <algorithm>
-#include <ctime>
 #include <map>
 
 #include "cli/exit_codes.h"
 #include "cli/run_exit.h"
+#include "cli/run_json.h"
 #include "cli/slurm_array.h"
 #include "cli/slurm_run.h"
 #include "core/input_error.h"
@@ -25,13 +25,6 @@ namespace kjudge {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string iso_now() {
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
 
 // --executor slurm with --benchmark: the summary's "performance" over the merged perf.jsonl.
 // merge_shards has given every passing solution a line there, so run_bench_stage times nothing
@@ -106,19 +99,20 @@ int finish_slurm_run(const std::string& command, const RunArgs& a, const fs::pat
   return finished_run_exit_code(command, summary, load_errors != 0);
 }
 
-nlohmann::json slurm_run_json(const std::string& command, const RunArgs& a, std::size_t jobs,
-                              const std::string& fingerprint) {
-  return {{"schema_version", 1},
-          {"kind", "kjudge-run"},
-          {"command", command},
-          {"kjudge_version", KJUDGE_VERSION},
-          {"problems", a.problems},
-          {"solutions", a.solutions},
-          {"ks", a.ks},
-          {"jobs", jobs},
-          {"jobs_fingerprint", fingerprint},
-          {"started_at", iso_now()},
-          {"options", {{"benchmark", a.benchmark}, {"runs", a.runs}, {"warmups", a.warmups}}}};
+// The fields SlurmRunInput (every job planned at once) and SlurmStreamInput (jobs cut as answers
+// arrive) share, filled in one place so that validate|evaluate and run cannot drift apart.
+template <class SlurmInput>
+SlurmInput slurm_input(const std::string& command, const RunArgs& a, const fs::path& out,
+                       std::size_t jobs, const std::string& fingerprint, const RunInterrupts& ri) {
+  SlurmInput in;
+  in.out = out;
+  in.slurm = a.slurm;
+  in.resume = a.resume;
+  in.quiet = a.quiet;
+  in.benchmark = a.benchmark;
+  in.stop = ri.stop;
+  in.run_json = run_json_header(command, a, jobs, fingerprint);
+  return in;
 }
 
 // The judge options of kjudge run, as the `kjudge evaluate` of a shard takes them: rendered
@@ -181,14 +175,9 @@ int run_slurm_submitter(const std::string& command, const RunArgs& a, const fs::
                "for host-only problems only)\n");
   fs::path cache_dir = a.cache_dir.empty() ? default_cache_dir() : fs::path(a.cache_dir);
   CostModel costs(cache_dir / "timings.json");
-  SlurmRunInput si;
+  SlurmRunInput si =
+      slurm_input<SlurmRunInput>(command, a, out, jobs.size() + pre_graded.size(), fingerprint, ri);
   si.command = command;
-  si.out = out;
-  si.slurm = a.slurm;
-  si.resume = a.resume;
-  si.quiet = a.quiet;
-  si.benchmark = a.benchmark;
-  si.stop = ri.stop;
   for (const auto& j : jobs)
     si.jobs.push_back({{j.problem->task_id, j.solution.sample},
                        j.problem->group,
@@ -196,7 +185,6 @@ int run_slurm_submitter(const std::string& command, const RunArgs& a, const fs::
                        costs.expected_total_s(*j.problem)});
   for (const auto& g : pre_graded)
     si.jobs.push_back({{g.task_id, g.sample}, g.group, g.difficulty, 0.0});
-  si.run_json = slurm_run_json(command, a, jobs.size() + pre_graded.size(), fingerprint);
   ri.stop->store(false);
   signal(SIGINT, ri.handler);
   signal(SIGTERM, ri.handler);
@@ -233,13 +221,9 @@ int run_slurm_generation(const RunArgs& a, const fs::path& out,
   std::error_code ec;
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (ec) throw std::runtime_error("cannot read /proc/self/exe: " + ec.message());
-  SlurmStreamInput si;
-  si.out = out;
-  si.slurm = a.slurm;
-  si.resume = a.resume;
-  si.quiet = a.quiet;
-  si.benchmark = a.benchmark;
-  si.stop = ri.stop;
+  const int expected_total = static_cast<int>(problems.size()) * a.gen->samples;
+  SlurmStreamInput si = slurm_input<SlurmStreamInput>(
+      "run", a, out, static_cast<std::size_t>(expected_total), fingerprint, ri);
   si.session = &session;
   si.problems = &problems;
   si.expected_s = [&](const Problem& p) { return costs.expected_total_s(p); };
@@ -254,8 +238,6 @@ int run_slurm_generation(const RunArgs& a, const fs::path& out,
       v.push_back(x);
     return v;
   };
-  const int expected_total = static_cast<int>(problems.size()) * a.gen->samples;
-  si.run_json = slurm_run_json("run", a, static_cast<std::size_t>(expected_total), fingerprint);
   ri.stop->store(false);
   ri.session->store(&session);
   signal(SIGINT, ri.handler);
