@@ -14,7 +14,8 @@ Order of work (each step's failure is reported with its stage):
   test_syntax  compile the test code                         (the dataset's)
   call      execute the test code: it calls the operator
   result    find and encode what the test returned
-  time      time the operator calls (mode "time" only)
+  time      time the operator calls, keeping every timed call's output for the judge to
+            check (mode "time" only)
 
 Honest limit: the operator code runs in this very process. Nothing here can stop code that is
 determined to reach the runner's objects (gc, sys.modules, /proc/self/fd) and forge its report;
@@ -24,6 +25,7 @@ see docs/triton.md for what the channel does protect against.
 import argparse
 import ast
 import builtins
+import hashlib
 import inspect
 import json
 import os
@@ -307,11 +309,13 @@ class Rng:
 
 
 class Entries:
-    """Wraps the operator's entry points; counts calls; hands outermost calls to a timer."""
+    """Wraps the operator's entry points; counts calls; hands outermost calls to a timer, or to a
+    recorder of what each call gave (test mode)."""
 
-    def __init__(self, rng, timer=None):
+    def __init__(self, rng, timer=None, recorder=None):
         self.rng = rng
         self.timer = timer
+        self.recorder = recorder
         self.depth = 0
         self.counts = {}
         self.wrapped = []
@@ -328,9 +332,12 @@ class Entries:
                 saved = entries.rng.state()
                 try:
                     if entries.timer is not None:
-                        result = entries.timer.measure(name, fn, args, kwargs)
+                        result = entries.timer.measure(name, fn, args, kwargs,
+                                                       lambda: entries.rng.restore(saved))
                     else:
                         result = fn(*args, **kwargs)
+                        if entries.recorder is not None:
+                            entries.recorder.record(name, result, args, kwargs)
                 except BaseException:
                     try:  # the operator's own exception is the one to report
                         entries.rng.restore(saved)
@@ -390,7 +397,7 @@ class Entries:
 
 
 # ---------------------------------------------------------------------------------------------
-# Timing: CUDA events around each call the test makes, L2 flushed before each repetition.
+# Describing a call: the bytes it moves and the values it was given (the judge's work counts).
 
 
 def tensor_bytes(values, tensor_type, depth=0):
@@ -486,14 +493,428 @@ def call_values(fn, args, kwargs, result, tensor_type):
     return out
 
 
+# ---------------------------------------------------------------------------------------------
+# Checking every timed call (docs/triton.md, "Every timed output checked"). Each timed
+# repetition runs on fresh copies of the tensor arguments; the floating-point ones the
+# reference's first timing process found safe to change get new content, seeded by the judge's
+# secret, the call site and the repetition (the same in every process of a job, so the
+# reference's process sees the very inputs the candidate's does). What each timed call returned,
+# and what it wrote into its arguments, goes back to the judge, which compares it with the
+# reference's output on the same inputs: a candidate that caches by content finds nothing to
+# reuse, and one that computes only the test's own call is caught.
+
+FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
+PERTURB_RELATIVE = 0.125        # the size of the change, relative to each value
+CHECK_BYTES_PER_SITE = 16 << 20  # outputs kept per call site before repetitions are cut
+CHECK_BYTES = 128 << 20          # and per process, all sites together
+
+
+def arg_paths(args, kwargs, is_tensor):
+    """[(path, tensor)] for the tensors the timer copies: the arguments themselves and the items
+    of list and tuple arguments, named "args[1]", "args[2][0]", "kwargs.out"."""
+    out = []
+
+    def visit(prefix, v):
+        if is_tensor(v):
+            out.append((prefix, v))
+        elif isinstance(v, (list, tuple)):
+            out.extend(("%s[%d]" % (prefix, i), x) for i, x in enumerate(v) if is_tensor(x))
+
+    for i, v in enumerate(args):
+        visit("args[%d]" % i, v)
+    for key, v in kwargs.items():
+        visit("kwargs.%s" % key, v)
+    return out
+
+
+def copy_args(args, kwargs, is_tensor, make):
+    """(args, kwargs) with every tensor arg_paths names replaced by make(path, tensor); lists and
+    tuples holding one are rebuilt, everything else is passed as it is (objects are shared)."""
+
+    def one(prefix, v):
+        if is_tensor(v):
+            return make(prefix, v)
+        if isinstance(v, (list, tuple)) and any(is_tensor(x) for x in v):
+            items = [make("%s[%d]" % (prefix, i), x) if is_tensor(x) else x
+                     for i, x in enumerate(v)]
+            if hasattr(v, "_fields"):  # a namedtuple takes its fields one by one
+                return type(v)(*items)
+            return type(v)(items)
+        return v
+
+    return ([one("args[%d]" % i, v) for i, v in enumerate(args)],
+            {key: one("kwargs.%s" % key, v) for key, v in kwargs.items()})
+
+
+def observation(result, args, kwargs, observe, is_tensor):
+    """What one call is judged by: its result, and the arguments listed in `observe` as they are
+    after the call (an in-place operator's output)."""
+    found = dict(arg_paths(args, kwargs, is_tensor))
+    kept = {"result": result}
+    for path in observe:
+        if path in found:
+            kept[path] = found[path]
+    return kept
+
+
+def perturb_seed(secret, site, rep, path):
+    """The seed of one argument's new content: the same in every process given the same
+    secret, and unrelated between repetitions, sites and arguments."""
+    text = "%d/%d/%s/%s" % (secret, site, rep, path)
+    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "little") >> 1
+
+
+class TorchOps:
+    """The tensor operations the check needs, taken before the operator code runs (as the
+    timer's are): patching torch.Tensor.clone, .mul_, .cpu or torch.rand later does not reach
+    them, so the operator code can neither turn the new content off nor run work of its own
+    while its output is read back. Tensors of another type than torch.Tensor (a subclass whose
+    methods are the operator code's) are not read: they are reported as objects."""
+
+    def __init__(self, torch, np=None):
+        T = torch.Tensor
+        self.np = np
+        self.tensor = T
+        self.plain = (T, torch.nn.Parameter)
+        self.strided = torch.strided
+        self.float32, self.float64, self.uint8 = torch.float32, torch.float64, torch.uint8
+        self._clone, self._detach, self._contiguous = T.clone, T.detach, T.contiguous
+        self._cpu, self._reshape, self._view, self._to = T.cpu, T.reshape, T.view, T.to
+        self._mul_, self._numel = T.mul_, T.numel
+        self._to_dense, self._dequantize = T.to_dense, T.dequantize
+        self._is_complex, self._resolve_conj, self._resolve_neg = (
+            T.is_complex, T.resolve_conj, T.resolve_neg)
+        self._numpy, self._tolist = T.numpy, T.tolist
+        self._view_as_real = torch.view_as_real
+        self._generator, self._rand, self._select = torch.Generator, torch.rand, torch.select
+        self._add, self._mul, self._floor = torch.add, torch.mul, torch.floor
+        self._sub, self._abs, self._le = torch.sub, torch.abs, torch.le
+        self._ne, self._round, self._isfinite = torch.ne, torch.round, torch.isfinite
+        self._logical_and, self._logical_not = torch.logical_and, torch.logical_not
+        self._any, self._all, self._equal = torch.any, torch.all, torch.equal
+        self._where, self._nan_to_num = torch.where, torch.nan_to_num
+        self._no_grad = torch.no_grad
+        self._sync = torch.cuda.synchronize if torch.cuda.is_available() else (lambda: None)
+
+    def is_tensor(self, v):
+        return isinstance(v, self.tensor)
+
+    def dtype(self, t):
+        return str(t.dtype).replace("torch.", "")
+
+    def sync(self):
+        self._sync()
+
+    def clone(self, t):
+        return self._clone(t)
+
+    def is_float(self, t):
+        return (self.dtype(t) in FLOAT_DTYPES and t.layout == self.strided
+                and not t.is_quantized)
+
+    def perturbable(self, t):
+        """A float tensor with a finite value that is not a whole number: masks, one-hot
+        labels, counts and constants (ones, zeros, -inf) keep their exact values."""
+        if not self.is_float(t) or self._numel(t) == 0:
+            return False
+        with self._no_grad():
+            x = self._detach(t)
+            fraction = self._logical_and(self._ne(x, self._round(x)), self._isfinite(x))
+            return bool(self._any(fraction))
+
+    def perturbed(self, t, seed, relative):
+        """A copy of t (same dtype, shape and strides as a clone) times a factor per element:
+        the tensor's scale moves by relative/2 to relative, up or down, and each element by up
+        to relative more. Signs and zeros stay; a sum, a norm or a normalized output changes."""
+        dev = t.device
+        g = self._generator(device=dev)
+        g.manual_seed(seed)
+        out = self._clone(t)
+        with self._no_grad():
+            s = self._rand((2,), generator=g, device=dev, dtype=self.float32)
+            u = self._rand(tuple(t.shape), generator=g, device=dev, dtype=self.float32)
+            up = self._floor(self._mul(self._select(s, 0, 0), 2.0))  # 0 or 1
+            sign = self._sub(self._mul(up, 2.0), 1.0)
+            size = self._add(self._mul(self._select(s, 0, 1), 0.5), 0.5)
+            scale = self._add(self._mul(self._mul(sign, size), relative), 1.0)
+            each = self._add(self._mul(u, 2.0 * relative), 1.0 - relative)
+            self._mul_(out, self._to(self._mul(each, scale), t.dtype))
+        return out
+
+    def _flat_bytes(self, t):
+        t = self._contiguous(self._detach(t))
+        return self._view(self._reshape(t, (-1,)), self.uint8) if self._numel(t) else None
+
+    def same(self, a, b):
+        """The same dtype, shape and bytes (NaN equal to itself)."""
+        if a.dtype != b.dtype or tuple(a.shape) != tuple(b.shape):
+            return False
+        x, y = self._flat_bytes(a), self._flat_bytes(b)
+        return x is None or bool(self._equal(x, y))
+
+    def finite(self, t):
+        if self.dtype(t) not in FLOAT_DTYPES:
+            return True
+        with self._no_grad():
+            return bool(self._all(self._isfinite(self._detach(t))))
+
+    def close(self, a, b, tolerance):
+        """Whether a and b agree under the judge's tolerance for their dtype: the same
+        non-finite values in the same places, |a - b| <= atol + rtol * |b| elsewhere; exact
+        equality for what has no tolerance (integers, bool)."""
+        if a.dtype != b.dtype or tuple(a.shape) != tuple(b.shape):
+            return False
+        if tolerance is None or self.dtype(a) not in FLOAT_DTYPES:
+            return self.same(a, b)
+        rtol, atol = tolerance
+        with self._no_grad():
+            x = self._to(self._detach(a), self.float64)
+            y = self._to(self._detach(b), self.float64)
+            fx, fy = self._isfinite(x), self._isfinite(y)
+            if not bool(self._equal(fx, fy)):
+                return False
+            # Non-finite places must hold the same value: NaN, +inf, -inf as 1, 2, 3.
+            kinds = [self._nan_to_num(self._where(f, 0.0, v), nan=1.0, posinf=2.0, neginf=3.0)
+                     for f, v in ((fx, x), (fy, y))]
+            if not bool(self._equal(kinds[0], kinds[1])):
+                return False
+            x, y = self._where(fx, x, 0.0), self._where(fy, y, 0.0)
+            bound = self._add(self._mul(self._abs(y), rtol), atol)
+            return bool(self._all(self._le(self._abs(self._sub(x, y)), bound)))
+
+    def parts(self, v):
+        """encode_results' reader for outputs of timed calls (torch_tensor_parts with the
+        functions taken early); None for anything that is not a plain tensor or a numpy value."""
+        if type(v) in self.plain:
+            t = self._detach(v)
+            if t.is_sparse:
+                t = self._to_dense(t)
+            if t.is_quantized:
+                t = self._dequantize(t)
+            is_complex = bool(self._is_complex(t))
+            if is_complex:
+                t = self._view_as_real(self._resolve_conj(t))
+            t = self._cpu(self._contiguous(self._resolve_neg(t)))
+            dtype, shape = self.dtype(t), [int(x) for x in t.shape]
+            if dtype not in SUPPORTED_DTYPES:
+                return dtype, shape, None, is_complex
+            if self._numel(t) == 0:
+                return dtype, shape, b"", is_complex
+            flat = self._view(self._reshape(t, (-1,)), self.uint8)
+            raw = (self._numpy(flat).tobytes() if self.np is not None
+                   else bytes(self._tolist(flat)))
+            return dtype, shape, raw, is_complex
+        if self.np is not None and isinstance(v, (self.np.ndarray, self.np.generic)):
+            return torch_tensor_parts(None, self.np)(v)
+        return None
+
+
+class CallCheck:
+    """The check of one timing process: per call site, which arguments its timed calls get new
+    content in and which ones are read back after each call (the site's plan), and the encoded
+    outputs of every timed call, in one blob.
+
+    The plan comes from the judge, which takes it from the reference's first timing process; that
+    process has none and makes it (`probe`), so every later process, the candidate's included,
+    runs on exactly the reference's inputs."""
+
+    def __init__(self, ops, params):
+        self.ops = ops
+        self.enabled = bool(params.get("perturb", True))
+        self.relative = float(params.get("perturb_relative", PERTURB_RELATIVE))
+        self.secret = int(params.get("seed", 0))
+        self.max_bytes = int(params.get("max_bytes_per_site", CHECK_BYTES_PER_SITE))
+        self.max_total = int(params.get("max_bytes", CHECK_BYTES))
+        self.tolerances = {}
+        for dtype, t in (params.get("tolerances") or {}).items():
+            self.tolerances[dtype] = (float(t["rtol"]), float(t["atol"]))
+        plan = params.get("plan")
+        self.plan = None if plan is None else list(plan)
+        self.blob = bytearray()
+
+    def site_plan(self, index, fn, args, kwargs, reset):
+        """{mode, reason, perturb, observe, reps} for call site `index`."""
+        if self.plan is None:
+            return self.probe(index, fn, args, kwargs, reset)
+        if index >= len(self.plan) or not isinstance(self.plan[index], dict):
+            return {"mode": "unperturbed", "reason": "the reference made no such call",
+                    "perturb": [], "observe": [], "reps": None, "probe": []}
+        p = self.plan[index]
+        reps = p.get("reps")
+        plan = {"mode": str(p.get("mode", "unperturbed")), "reason": str(p.get("reason", "")),
+                "perturb": [str(x) for x in p.get("perturb", [])],
+                "observe": [str(x) for x in p.get("observe", [])],
+                "reps": int(reps) if isinstance(reps, int) and reps > 0 else None,
+                "probe": [[str(x) for x in c] for c in p.get("probe", []) if isinstance(c, list)]}
+        self.replay(index, fn, args, kwargs, reset, plan["probe"])
+        return plan
+
+    def replay(self, index, fn, args, kwargs, reset, probe):
+        """The probe's calls again, untimed, on the same inputs: every process then makes the
+        same calls in the same order, so an operator that keeps state between calls (a model it
+        steps, a cache it fills) is in the same state in each when its timed calls come."""
+        ops = self.ops
+        for perturb in probe:
+            a, k, _ = self.inputs(args, kwargs, perturb, index, "probe")
+            reset()
+            try:
+                fn(*a, **k)
+                ops.sync()
+            except Exception:  # noqa: BLE001 - the probe's call raised in the reference too
+                pass
+
+    def inputs(self, args, kwargs, perturb, index, rep):
+        """Fresh copies of the tensor arguments, those named in `perturb` (and still floating
+        point) with new content. Returns (args, kwargs, the paths changed)."""
+        ops = self.ops
+        changed = []
+
+        def make(path, t):
+            if path in perturb and ops.is_float(t):
+                changed.append(path)
+                return ops.perturbed(t, perturb_seed(self.secret, index, rep, path),
+                                     self.relative)
+            return ops.clone(t)
+
+        a, k = copy_args(args, kwargs, ops.is_tensor, make)
+        return a, k, changed
+
+    def leaves(self, result, args, kwargs, observe):
+        return unique_names(flatten(observation(result, args, kwargs, observe,
+                                                self.ops.is_tensor)))
+
+    def describe(self, v):
+        if self.ops.is_tensor(v):
+            return ("tensor", self.ops.dtype(v), tuple(int(x) for x in v.shape))
+        return (type(v).__name__,)
+
+    def agree(self, x, y):
+        ops = self.ops
+        if ops.is_tensor(x) and ops.is_tensor(y):
+            return ops.close(x, y, self.tolerances.get(ops.dtype(x)))
+        if isinstance(x, float) and isinstance(y, float):
+            return x == y or (x != x and y != y)
+        if isinstance(x, (bool, int, str)) or x is None:
+            return x == y
+        return True  # objects: the judge does not compare them either
+
+    def probe(self, index, fn, args, kwargs, reset):
+        """The reference's first timing process decides a site's plan, untimed. Arguments that
+        get new content are the floating-point ones holding a fraction; two calls on the same
+        new content must neither raise, nor change the kind, dtype or shape of an output, nor
+        make one NaN or infinite, nor disagree with each other. Otherwise the site's timed calls
+        run on plain copies (their outputs still checked, against the reference's on the same
+        copies), and `reason` says why. What is read back after each call: the result, and
+        every tensor argument but those that got new content and that no probe call wrote
+        (inputs only read; an output buffer the test's own call already filled is written again
+        with the same values on a plain copy, but not on new content)."""
+        ops = self.ops
+        paths = [path for path, _ in arg_paths(args, kwargs, ops.is_tensor)]
+        plan = {"mode": "unperturbed", "reason": "", "perturb": [], "observe": paths,
+                "reps": None, "probe": []}
+        written = set()
+
+        def call(perturb):
+            plan["probe"].append(list(perturb))  # replayed by every later process
+            a, k, _ = self.inputs(args, kwargs, perturb, index, "probe")
+            before = [(path, ops.clone(t)) for path, t in arg_paths(a, k, ops.is_tensor)]
+            reset()
+            out = fn(*a, **k)
+            ops.sync()
+            after = dict(arg_paths(a, k, ops.is_tensor))
+            written.update(path for path, t in before if not ops.same(after[path], t))
+            return self.leaves(out, a, k, paths)
+
+        base = call(())
+        if not self.enabled:
+            plan["reason"] = "new content is turned off"
+            return plan
+        fresh = [path for path, t in arg_paths(args, kwargs, ops.is_tensor)
+                 if ops.perturbable(t)]
+        if not fresh:
+            plan["reason"] = "no floating-point tensor argument holds a fraction"
+            return plan
+        try:
+            runs = [call(fresh), call(fresh)]
+        except Exception as e:  # noqa: BLE001 - the reference's own: it decides the plan only
+            plan["reason"] = "the reference raised %s on new content: %s" % (
+                type(e).__name__, str(e)[:200])
+            return plan
+        if [(n, self.describe(v)) for n, v in runs[0]] != [(n, self.describe(v)) for n, v in base]:
+            plan["reason"] = "new content changes the kind, dtype or shape of its outputs"
+            return plan
+        for (name, b), (_, v) in zip(base, runs[0]):
+            if ops.is_tensor(v) and ops.finite(b) and not ops.finite(v):
+                plan["reason"] = "new content makes %s NaN or infinite" % name
+                return plan
+        for (name, x), (_, y) in zip(runs[0], runs[1]):
+            if not self.agree(x, y):
+                plan["reason"] = "the reference disagrees with itself on new content (%s)" % name
+                return plan
+        plan["mode"] = "perturbed"
+        plan["perturb"] = fresh
+        plan["observe"] = [path for path in paths if path not in fresh or path in written]
+        return plan
+
+    def keep(self, result, args, kwargs, observe):
+        """Encodes one timed call's observation into the blob; returns its manifest, whose
+        entries' offsets count from `offset`."""
+        entries, raw = encode_results(
+            observation(result, args, kwargs, observe, self.ops.is_tensor), self.ops.parts)
+        rep = {"entries": entries, "offset": len(self.blob), "data_bytes": len(raw)}
+        self.blob += raw
+        return rep
+
+
+CALL_OUTPUT_BYTES = 16 << 20  # test mode: what the calls gave, kept up to this much
+
+
+class CallRecorder:
+    """Test mode: what each outermost call returned and left in its tensor arguments. The judge
+    compares a candidate's with the reference's: where they differ although the test passed
+    (an auxiliary output, a scratch buffer the test never looks at), the timed calls' outputs
+    are not compared either. The test's own run is the one whose results are checked, so a
+    candidate cannot widen that set by behaving otherwise once timed."""
+
+    def __init__(self, ops, max_bytes=CALL_OUTPUT_BYTES):
+        self.ops = ops
+        self.max_bytes = max_bytes
+        self.blob = bytearray()
+        self.calls = []
+
+    def record(self, name, result, args, kwargs):
+        ops = self.ops
+        kept = None
+        try:
+            paths = [path for path, _ in arg_paths(args, kwargs, ops.is_tensor)]
+            entries, raw = encode_results(observation(result, args, kwargs, paths, ops.is_tensor),
+                                          ops.parts)
+            if len(self.blob) + len(raw) <= self.max_bytes:
+                kept = {"entries": entries, "offset": len(self.blob), "data_bytes": len(raw)}
+                self.blob += raw
+        except Exception:  # noqa: BLE001 - not recorded: its timed calls are compared whole
+            kept = None
+        self.calls.append({"entry": name, "outputs": kept})
+
+
+# ---------------------------------------------------------------------------------------------
+# Timing: CUDA events around each call the test makes, L2 flushed before each repetition.
+
+
 class CudaTimer:
     """Per call site (the n-th outermost entry call of the test): the call the test makes (its
-    result goes back to the test), `warmup` untimed calls, then up to `reps` timed calls, all on
-    fresh copies of the tensor arguments, each timed one after writing a buffer larger than L2. The time of one
-    repetition runs from an event recorded after the flush was queued to an event recorded after
-    torch.cuda.synchronize() (every stream of the device) returned."""
+    result goes back to the test), `warmup` untimed calls on plain copies, then up to `reps`
+    timed calls on fresh copies (new content where the site's plan says), each timed one after
+    writing a buffer larger than L2, each one's output kept for the judge (CallCheck). The time
+    of one repetition runs from an event recorded after the flush was queued to an event recorded
+    on the same stream right after the call returned. A third event, recorded once
+    torch.cuda.synchronize() (every stream of the device) has returned, gives the call's tail:
+    when the site's median tail is over `side_work_ms`, work went on outside the call's stream
+    and the site is timed to that third event instead (`end: "device"`). Every call starts from
+    the random state the test's own call had, so an operator that draws random numbers gives the
+    same answer in every process."""
 
-    def __init__(self, torch, params):
+    def __init__(self, torch, params, ops=None, np=None):
         self.torch = torch
         # Taken before the operator code runs: patching torch.cuda.Event.elapsed_time or
         # torch.cuda.synchronize later does not reach these references.
@@ -502,54 +923,80 @@ class CudaTimer:
         self._elapsed = torch.cuda.Event.elapsed_time
         self._sync = torch.cuda.synchronize
         self._zero = torch.Tensor.zero_
-        self._clone = torch.Tensor.clone
         self._tensor = torch.Tensor
         self.warmup = int(params.get("warmup", 3))
         self.reps = int(params.get("reps", 30))
         self.min_reps = max(1, min(self.reps, int(params.get("min_reps", 5))))
         self.budget_s = float(params.get("max_ms_per_site", 2000)) / 1000.0
+        # A tail above this is more than a thread waking from a synchronize (tens of µs).
+        self.side_work_ms = float(params.get("side_work_ms", 0.2))
         props = torch.cuda.get_device_properties(torch.cuda.current_device())
         l2 = int(getattr(props, "L2_cache_size", 0) or 0)
         flush = int(params.get("flush_bytes", 0) or 0) or max(2 * l2, 256 << 20)
         self.flush_bytes = flush
         self.l2_bytes = l2
         self.flush_buffer = torch.empty(flush // 4, dtype=torch.int32, device="cuda")
+        self.check = CallCheck(ops if ops is not None else TorchOps(torch, np),
+                               params.get("check") or {})
         self.sites = []
 
-    def _fresh(self, value):
-        if isinstance(value, self._tensor):
-            return self._clone(value)
-        if isinstance(value, (list, tuple)) and any(isinstance(v, self._tensor) for v in value):
-            return type(value)(self._clone(v) if isinstance(v, self._tensor) else v for v in value)
-        return value
-
-    def measure(self, name, fn, args, kwargs):
+    def measure(self, name, fn, args, kwargs, reset=None):
+        reset = reset or (lambda: None)
+        check = self.check
+        index = len(self.sites)
         result = fn(*args, **kwargs)
         self._sync()
         moved = tensor_bytes(list(args) + list(kwargs.values()) + [result], self._tensor)
         values = call_values(fn, args, kwargs, result, self._tensor)
         for _ in range(self.warmup):  # on copies too: the test's own tensors stay as it left them
-            fn(*[self._fresh(v) for v in args], **{k: self._fresh(v) for k, v in kwargs.items()})
+            a, k, _ = check.inputs(args, kwargs, (), index, "warmup")
+            reset()
+            fn(*a, **k)
         self._sync()
-        samples = []
+        plan = check.site_plan(index, fn, args, kwargs, reset)
+        reps = self.reps if plan["reps"] is None else max(1, min(self.reps, plan["reps"]))
+        min_reps = min(self.min_reps, reps)
+        samples, device, tails, outputs, changed = [], [], [], [], []
         started = time.perf_counter()
-        for _ in range(self.reps):
-            a = [self._fresh(v) for v in args]
-            k = {key: self._fresh(v) for key, v in kwargs.items()}
+        while len(samples) < reps:
+            a, k, changed = check.inputs(args, kwargs, plan["perturb"], index, len(samples))
             start = self._event(enable_timing=True)
             end = self._event(enable_timing=True)
+            after = self._event(enable_timing=True)
+            reset()
             self._sync()
             self._zero(self.flush_buffer)
             self._record(start)
-            fn(*a, **k)
-            self._sync()
+            out = fn(*a, **k)
+            # Queued right behind the call's work. An end recorded only after the synchronize
+            # timed how fast this process's thread woke up and queued it: tens of µs that differ
+            # from one process to the next, which made an operator's self-speedup 0.5 or 1.2.
             self._record(end)
             self._sync()
+            self._record(after)
+            self._sync()
             samples.append(float(self._elapsed(start, end)))
-            if len(samples) >= self.min_reps and time.perf_counter() - started > self.budget_s:
+            device.append(float(self._elapsed(start, after)))
+            tails.append(float(self._elapsed(end, after)))
+            outputs.append(check.keep(out, a, k, plan["observe"]))
+            del out, a, k
+            if check.plan is None and len(samples) == 1:
+                # What the judge must hold stays bounded: large outputs, fewer repetitions (the
+                # plan hands the count on to every later process).
+                per_call = max(1, outputs[0]["data_bytes"])
+                room = max(0, check.max_total - len(check.blob) + outputs[0]["data_bytes"])
+                reps = min(reps, max(min_reps, min(check.max_bytes, room) // per_call))
+            if len(samples) >= min_reps and time.perf_counter() - started > self.budget_s:
                 break
-        self.sites.append({"entry": name, "index": len(self.sites), "samples_ms": samples,
-                           "bytes": moved, "values": values})
+        tail = sorted(tails)[len(tails) // 2] if tails else 0.0
+        side_work = tail > self.side_work_ms
+        self.sites.append({"entry": name, "index": index,
+                           "samples_ms": device if side_work else samples,
+                           "end": "device" if side_work else "stream", "tail_ms": tail,
+                           "bytes": moved, "values": values,
+                           "check": {"mode": plan["mode"], "reason": plan["reason"],
+                                     "perturbed": changed, "observed": plan["observe"],
+                                     "probe": plan["probe"], "outputs": outputs}})
         return result
 
 
@@ -575,7 +1022,7 @@ def run_code(code, path, ns, stage):
         raise StageError(stage, e)
 
 
-def execute(request, torch, np, timer):
+def execute(request, torch, np, timer, recorder=None):
     """One pass: operator code, then test code, in a fresh namespace. Returns (results, source,
     entries)."""
     rng = Rng(torch, np)
@@ -591,7 +1038,7 @@ def execute(request, torch, np, timer):
     ns = {"__name__": "__main__", "__builtins__": builtins, "__file__": request["candidate_path"]}
     rng.seed(seed)
     run_code(code, request["candidate_path"], ns, "import")
-    entries = Entries(rng, timer)
+    entries = Entries(rng, timer, recorder)
     test_binds = names_bound_by(test_tree)
     entries.install(ns, names_loaded_by(test_tree) - test_binds, torch)
     shadowed = sorted(n for n in test_binds if n in ns and defined_in_main(ns[n]))
@@ -627,7 +1074,8 @@ def environment(torch):
 
 
 def run(request, modules=None):
-    """The whole run: (record, data). `modules` (torch, np) lets tests pass fakes."""
+    """The whole run: (record, data). `modules` (torch, np), or (torch, np, ops) with the
+    timed-call check's tensor operations (TorchOps), lets tests pass fakes."""
     record = {"protocol": PROTOCOL, "nonce": request.get("nonce", ""), "status": "ok"}
     seconds = {}
     data = b""
@@ -643,14 +1091,18 @@ def run(request, modules=None):
                     raise StageError("setup", e)
                 torch = None
             np = import_optional("numpy")
+            ops = None
         else:
-            torch, np = modules
+            torch, np, ops = (tuple(modules) + (None,))[:3]
         seconds["setup"] = time.perf_counter() - t0
         modes = request.get("modes", ["test"])
         record["env"] = environment(torch)
+        if ops is None and torch is not None:
+            ops = TorchOps(torch, np)
         if "test" in modes:
             t0 = time.perf_counter()
-            results, source, entries, shadowed = execute(request, torch, np, None)
+            recorder = CallRecorder(ops) if ops is not None else None
+            results, source, entries, shadowed = execute(request, torch, np, None, recorder)
             seconds["test"] = time.perf_counter() - t0
             record["result_source"] = source
             record["entries"] = entries.wrapped
@@ -662,10 +1114,17 @@ def run(request, modules=None):
             except BaseException as e:  # noqa: BLE001
                 raise StageError("result", e)
             record["outputs"] = {"entries": out, "data_bytes": len(data)}
+            if recorder is not None:
+                # What the calls gave follows the test's outputs in the blob.
+                for call in recorder.calls:
+                    if call["outputs"] is not None:
+                        call["outputs"]["offset"] += len(data)
+                data = data + bytes(recorder.blob)
+                record["call_outputs"] = recorder.calls
         if "time" in modes:
             t0 = time.perf_counter()
             try:
-                timer = CudaTimer(torch, request.get("timing", {}))
+                timer = CudaTimer(torch, request.get("timing", {}), ops=ops, np=np)
             except BaseException as e:  # noqa: BLE001
                 raise StageError("setup", e)
             try:
@@ -674,6 +1133,11 @@ def run(request, modules=None):
                 if e.stage == "call":
                     e.stage = "time"
                 raise
+            # The timed calls' outputs follow the test's in the blob; offsets count from its start.
+            for site in timer.sites:
+                for rep in site["check"]["outputs"]:
+                    rep["offset"] += len(data)
+            data = data + bytes(timer.check.blob)
             record["timing"] = {
                 "flush_bytes": timer.flush_bytes, "l2_bytes": timer.l2_bytes,
                 "warmup": timer.warmup, "reps": timer.reps, "sites": timer.sites,
@@ -685,11 +1149,13 @@ def run(request, modules=None):
         record["error"] = describe_exception(e.stage, e.exc)
         data = b""
         record.pop("outputs", None)
+        record.pop("call_outputs", None)
     except BaseException as e:  # noqa: BLE001 - the runner's own fault
         record["status"] = "error"
         record["error"] = describe_exception("runner", e)
         data = b""
         record.pop("outputs", None)
+        record.pop("call_outputs", None)
     record["seconds"] = seconds
     return record, data
 

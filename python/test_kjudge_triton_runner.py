@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 """Tests of the runner's torch-free parts: flattening, encoding with fake tensors, reading the
-test code, wrapping entries, whole runs of pure-Python operators, and the two ways in and out
-(file and descriptor). Run: /usr/bin/python3 python/test_kjudge_triton_runner.py"""
+test code, wrapping entries, whole runs of pure-Python operators, the two ways in and out
+(file and descriptor), and the check of every timed call with a stand-in for torch (and with
+the real one where it is installed). Run: /usr/bin/python3 python/test_kjudge_triton_runner.py"""
 
 import ast
 import json
+import math
 import os
+import random
 import struct
 import subprocess
 import sys
 import tempfile
+import types
 import unittest
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
@@ -417,7 +421,9 @@ class ProcessTest(unittest.TestCase):
         self.assertEqual(rec["status"], "ok", rec)
         self.assertEqual(rec["nonce"], "abc")
         with open(os.path.join(out, "outputs.bin"), "rb") as f:
-            self.assertEqual(struct.unpack("<q", f.read())[0], 2)
+            # The test's outputs come first (with torch installed, what each call gave follows).
+            self.assertEqual(rec["outputs"]["data_bytes"], 8)
+            self.assertEqual(struct.unpack("<q", f.read()[:8])[0], 2)
 
     def test_descriptors_are_read_closed_and_not_inherited(self):
         # The operator code lists its descriptors in a child process: the channel is not there.
@@ -443,6 +449,594 @@ class ProcessTest(unittest.TestCase):
         self.assertNotIn(req_fd, child_fds)
         self.assertNotIn(res_fd, child_fds)
         self.assertEqual(child_fds, [0, 1, 2, 3])  # stdio and the listing itself
+
+
+# ---------------------------------------------------------------------------------------------
+# The check of every timed call, with a stand-in for torch: tensors are lists of floats, and
+# FakeOps does what TorchOps does with them (TorchOpsTest below runs the real one where torch
+# is installed).
+
+
+class FT:
+    """A stand-in tensor: a flat list of values, a dtype name, a device-less layout."""
+
+    layout = "strided"
+    is_quantized = False
+    is_cuda = False
+
+    def __init__(self, values, dtype="float32"):
+        self.values = [float(v) for v in values] if dtype in r.FLOAT_DTYPES else list(values)
+        self.dtype = dtype
+        self.shape = (len(self.values),)
+
+    def zero_(self):
+        return self
+
+    def numel(self):
+        return len(self.values)
+
+
+class FakeOps:
+    def __init__(self):
+        self.made = []  # (seed, values) of every perturbed copy
+
+    def is_tensor(self, v):
+        return isinstance(v, FT)
+
+    def dtype(self, t):
+        return t.dtype
+
+    def sync(self):
+        pass
+
+    def clone(self, t):
+        return FT(t.values, t.dtype)
+
+    def is_float(self, t):
+        return t.dtype in r.FLOAT_DTYPES
+
+    def perturbable(self, t):
+        return self.is_float(t) and any(
+            math.isfinite(v) and v != round(v) for v in t.values)
+
+    def perturbed(self, t, seed, relative):
+        rng = random.Random(seed)
+        scale = 1 + (1 if rng.random() < 0.5 else -1) * relative * (0.5 + 0.5 * rng.random())
+        out = FT([v * scale * (1 + relative * (2 * rng.random() - 1)) for v in t.values], t.dtype)
+        self.made.append((seed, out.values))
+        return out
+
+    def same(self, a, b):
+        return a.dtype == b.dtype and struct.pack("<%dd" % len(a.values), *a.values) == \
+            struct.pack("<%dd" % len(b.values), *b.values)
+
+    def finite(self, t):
+        return all(math.isfinite(v) for v in t.values)
+
+    def close(self, a, b, tolerance):
+        if tolerance is None or a.dtype != b.dtype or len(a.values) != len(b.values):
+            return self.same(a, b)
+        rtol, atol = tolerance
+        return all(abs(x - y) <= atol + rtol * abs(y) for x, y in zip(a.values, b.values))
+
+    def parts(self, v):
+        if isinstance(v, FT):
+            return v.dtype, list(v.shape), struct.pack("<%df" % len(v.values), *v.values), False
+        return None
+
+
+def fake_torch():
+    """Just what CudaTimer (and run()) touch: events on a clock that advances 1 ms a record."""
+
+    class Event:
+        clock = [0.0]
+
+        def __init__(self, enable_timing=False):
+            self.t = None
+
+        def record(self):
+            Event.clock[0] += 1.0
+            self.t = Event.clock[0]
+
+        def elapsed_time(self, end):
+            return end.t - self.t
+
+    t = types.SimpleNamespace(
+        __version__="fake", version=types.SimpleNamespace(cuda="none"), Tensor=FT, int32="int32",
+        empty=lambda n, dtype=None, device=None: FT([]), manual_seed=lambda s: None,
+        get_rng_state=lambda: None, set_rng_state=lambda s: None)
+    t.cuda = types.SimpleNamespace(
+        Event=Event, synchronize=lambda: None, current_device=lambda: 0,
+        get_device_properties=lambda d: types.SimpleNamespace(L2_cache_size=1 << 20),
+        is_available=lambda: False, is_initialized=lambda: False)
+    return t
+
+
+def decode(rep, blob):
+    """{name: [values]} of one timed call's kept outputs."""
+    out = {}
+    for e in rep["entries"]:
+        if e["kind"] != "tensor":
+            out[e["name"]] = e["kind"]
+            continue
+        start = rep["offset"] + e["offset"]
+        raw = blob[start:start + e["nbytes"]]
+        out[e["name"]] = list(struct.unpack("<%df" % (len(raw) // 4), raw))
+    return out
+
+
+SECRET = 1234
+TOL = {"float32": {"rtol": 1e-4, "atol": 1e-5}}
+
+
+def timer(plan=None, reps=6, **check):
+    params = {"warmup": 2, "reps": reps, "min_reps": 2, "max_ms_per_site": 60000,
+              "check": dict({"seed": SECRET, "tolerances": TOL, "plan": plan}, **check)}
+    return r.CudaTimer(fake_torch(), params, ops=FakeOps())
+
+
+def plan_of(t):
+    """The plan the judge hands on from a reference's first timing process."""
+    return [{"entry": s["entry"], "mode": s["check"]["mode"], "perturb": s["check"]["perturbed"],
+             "observe": s["check"]["observed"], "probe": s["check"]["probe"],
+             "reps": len(s["samples_ms"])} for s in t.sites]
+
+
+def add(x, y):
+    return FT([a + b for a, b in zip(x.values, y.values)])
+
+
+class StaleAdd:
+    """The cheat: the right answer the first time a shape comes, that answer afterwards."""
+
+    def __init__(self):
+        self.cache = {}
+
+    def __call__(self, x, y):
+        key = x.shape
+        if key not in self.cache:
+            self.cache[key] = add(x, y)
+        return self.cache[key]
+
+
+class EndEventTest(unittest.TestCase):
+    """The end event sits right behind the call's work; a long tail past it (work on another
+    stream, finished only by the device-wide synchronize) moves the site to the device-wide end."""
+
+    def site(self, sync_ms, **params):
+        fake = fake_torch()
+        Event = fake.cuda.Event
+
+        def synchronize():  # the time the device-wide synchronize waits
+            Event.clock[0] += sync_ms
+
+        fake.cuda.synchronize = synchronize
+        p = {"warmup": 1, "reps": 4, "min_reps": 2, "max_ms_per_site": 60000,
+             "check": {"seed": SECRET, "tolerances": TOL, "plan": None}}
+        p.update(params)
+        t = r.CudaTimer(fake, p, ops=FakeOps())
+        t.measure("add", add, (FT([1.0, 2.0]), FT([0.5, 0.25])), {}, lambda: None)
+        return t.sites[0]
+
+    def test_a_call_whose_work_ends_with_it_is_timed_to_the_stream_end(self):
+        # Each record advances the fake clock 1 ms: start → end is 1 ms, end → after 1 ms.
+        s = self.site(0.0, side_work_ms=5)
+        self.assertEqual(s["end"], "stream")
+        self.assertEqual(s["samples_ms"], [1.0] * 4)
+        self.assertEqual(s["tail_ms"], 1.0)
+
+    def test_work_that_outlasts_the_call_is_timed_to_the_device_wide_end(self):
+        s = self.site(10.0, side_work_ms=5)
+        self.assertEqual(s["end"], "device")
+        self.assertEqual(s["tail_ms"], 11.0)
+        self.assertEqual(s["samples_ms"], [12.0] * 4)
+
+
+class TimedCheckTest(unittest.TestCase):
+    X, Y = FT([0.5, -1.25, 3.0]), FT([2.0, 0.75, -0.125])
+
+    def test_the_reference_decides_what_gets_new_content_and_every_timed_output_is_kept(self):
+        t = timer()
+        calls = []
+
+        def op(x, idx, mask, scale):
+            calls.append([v for v in x.values])
+            return FT([v * m * scale for v, m in zip(x.values, mask.values)])
+
+        idx = FT([0, 2, 1], "int64")
+        mask = FT([1.0, 0.0, 1.0])  # whole numbers: a mask keeps its meaning
+        result = t.measure("op", op, (self.X, idx, mask, 2.0), {}, lambda: None)
+        self.assertEqual(result.values, [1.0, 0.0, 6.0])  # the test's own call, untouched
+        site = t.sites[0]
+        check = site["check"]
+        self.assertEqual(check["mode"], "perturbed", check)
+        self.assertEqual(check["perturbed"], ["args[0]"])
+        # Read back: what did not get new content (it could be an output); x is only read.
+        self.assertEqual(check["observed"], ["args[1]", "args[2]"])
+        self.assertEqual(len(check["outputs"]), len(site["samples_ms"]))
+        self.assertEqual(len(site["samples_ms"]), 6)
+        # 1 own call, 2 warm-ups, 3 probe calls, 6 timed calls: only the timed ones are new.
+        self.assertEqual(len(calls), 12)
+        timed = calls[6:]
+        self.assertEqual(len({tuple(c) for c in timed}), 6)
+        for c in timed:
+            self.assertNotEqual(c, self.X.values)
+            # Signs and zeros stay, the size moves by at most 1/8 + 1/8 and change.
+            for new, old in zip(c, self.X.values):
+                self.assertGreater(new / old, 0.76)
+                self.assertLess(new / old, 1.27)
+        for rep, c in zip(check["outputs"], timed):
+            kept = decode(rep, bytes(t.check.blob))
+            expect = [v * m * 2.0 for v, m in zip(c, mask.values)]
+            for got, want in zip(kept["result"], expect):
+                self.assertAlmostEqual(got, want, places=5)
+        self.assertEqual(t.check.blob[:0], b"")
+        json.dumps(t.sites)  # the report is JSON
+
+    def test_an_in_place_output_is_kept_beside_the_result(self):
+        t = timer()
+
+        def op(x, out=None):
+            out.values = [2 * v for v in x.values]
+
+        t.measure("op", op, (self.X,), {"out": FT([0.0, 0.0, 0.0])}, lambda: None)
+        check = t.sites[0]["check"]
+        # The test's own call filled the buffer: it gets new content too, which the call
+        # overwrites, and so it is read back.
+        self.assertEqual(check["perturbed"], ["args[0]", "kwargs.out"])
+        self.assertEqual(check["observed"], ["kwargs.out"])
+        kept = decode(check["outputs"][0], bytes(t.check.blob))
+        self.assertEqual(kept["result"], "none")
+        self.assertEqual(len(kept["kwargs.out"]), 3)
+        self.assertNotEqual(kept["kwargs.out"], [1.0, -2.5, 6.0])
+
+    def test_the_candidate_gets_the_references_inputs_and_a_stale_cache_shows(self):
+        ref = timer()
+        ref.measure("add", add, (self.X, self.Y), {}, lambda: None)
+        plan = plan_of(ref)
+        self.assertEqual(plan[0]["perturb"], ["args[0]", "args[1]"])
+        honest = timer(plan)
+        calls = []
+
+        def counted(x, y):
+            calls.append(1)
+            return add(x, y)
+
+        honest.measure("add", counted, (self.X, self.Y), {}, lambda: None)
+        # The probe's three calls are made again: every process makes the same calls.
+        self.assertEqual(len(calls), 1 + 2 + 3 + 6)
+        self.assertEqual(ref.sites[0]["check"]["probe"],
+                         [[], ["args[0]", "args[1]"], ["args[0]", "args[1]"]])
+        stale = timer(plan)
+        first = stale.measure("add", StaleAdd(), (self.X, self.Y), {}, lambda: None)
+        self.assertEqual(first.values, [2.5, -0.5, 2.875])  # right on the test's own call
+        blobs = [bytes(t.check.blob) for t in (ref, honest, stale)]
+        for i in range(6):
+            want = decode(ref.sites[0]["check"]["outputs"][i], blobs[0])
+            self.assertEqual(decode(honest.sites[0]["check"]["outputs"][i], blobs[1]), want)
+            got = decode(stale.sites[0]["check"]["outputs"][i], blobs[2])
+            self.assertNotEqual(got, want)  # the judge finds every one of them wrong
+
+    def test_an_operator_with_state_sees_the_same_calls_in_every_process(self):
+        class Counter:  # steps a state it keeps, as an optimizer steps a model it is handed
+            def __init__(self):
+                self.steps = 0
+
+            def __call__(self, x, model):
+                model.steps += 1
+                return FT([v + model.steps for v in x.values])
+
+        ref = timer()
+        ref.measure("step", Counter(), (self.X, Counter()), {}, lambda: None)
+        cand = timer(plan_of(ref))
+        cand.measure("step", Counter(), (self.X, Counter()), {}, lambda: None)
+        for i in range(6):
+            self.assertEqual(decode(cand.sites[0]["check"]["outputs"][i], bytes(cand.check.blob)),
+                             decode(ref.sites[0]["check"]["outputs"][i], bytes(ref.check.blob)))
+
+    def test_plain_copies_where_new_content_would_change_what_the_reference_does(self):
+        cases = []
+
+        def raises(x):  # a precondition on the values
+            if x.values != TimedCheckTest.X.values:
+                raise ValueError("not the values I know")
+            return FT(x.values)
+
+        cases.append((raises, "raised ValueError on new content"))
+
+        def nan(x):
+            return FT([v if v in TimedCheckTest.X.values else float("nan") for v in x.values])
+
+        cases.append((nan, "makes result NaN or infinite"))
+
+        def shape(x):
+            return FT(x.values) if x.values == TimedCheckTest.X.values else (FT(x.values), None)
+
+        cases.append((shape, "changes the kind, dtype or shape"))
+        drawn = [0.0]
+
+        def noisy(x):
+            if x.values == TimedCheckTest.X.values:
+                return FT(x.values)
+            drawn[0] += 1.0
+            return FT([v + drawn[0] for v in x.values])
+
+        cases.append((noisy, "disagrees with itself on new content (result)"))
+        for fn, why in cases:
+            t = timer()
+            t.measure("op", fn, (self.X,), {}, lambda: None)
+            check = t.sites[0]["check"]
+            self.assertEqual(check["mode"], "unperturbed", fn.__name__)
+            self.assertIn(why, check["reason"], fn.__name__)
+            self.assertEqual(check["perturbed"], [])
+            self.assertEqual(check["observed"], ["args[0]"])  # plain copies: all read back
+            # Still every output kept: the judge checks them against the reference's on the
+            # same plain copies.
+            self.assertEqual(len(check["outputs"]), 6)
+
+    def test_nothing_to_change(self):
+        t = timer()
+        t.measure("op", lambda x, n: FT(x.values), (FT([1.0, 2.0]), 3), {}, lambda: None)
+        self.assertEqual(t.sites[0]["check"]["reason"],
+                         "no floating-point tensor argument holds a fraction")
+        t = timer(perturb=False)
+        t.measure("op", add, (self.X, self.Y), {}, lambda: None)
+        self.assertEqual(t.sites[0]["check"]["reason"], "new content is turned off")
+
+    def test_every_call_starts_from_the_test_calls_random_state(self):
+        t = timer()
+        resets = []
+        t.measure("add", add, (self.X, self.Y), {}, lambda: resets.append(1))
+        self.assertEqual(len(resets), 2 + 3 + 6)  # warm-ups, probe calls, timed calls
+
+    def test_repetitions_follow_the_plan_and_large_outputs_cut_them(self):
+        ref = timer(reps=30, max_bytes_per_site=12 * 4)  # 12 floats: four calls of three
+        ref.measure("add", add, (self.X, self.Y), {}, lambda: None)
+        self.assertEqual(len(ref.sites[0]["samples_ms"]), 4)
+        self.assertEqual(plan_of(ref)[0]["reps"], 4)
+        cand = timer(plan_of(ref), reps=30)
+        cand.measure("add", add, (self.X, self.Y), {}, lambda: None)
+        self.assertEqual(len(cand.sites[0]["samples_ms"]), 4)
+        # All sites of a process together are bounded too.
+        both = timer(reps=30, max_bytes=20 * 4)
+        both.measure("add", add, (self.X, self.Y), {}, lambda: None)
+        both.measure("add", add, (self.X, self.Y), {}, lambda: None)
+        self.assertEqual([len(s["samples_ms"]) for s in both.sites], [6, 2])  # 18 + 6 floats
+        # A call the reference did not make: plain copies, and it says so.
+        cand.measure("add", add, (self.X, self.Y), {}, lambda: None)
+        self.assertEqual(cand.sites[1]["check"]["mode"], "unperturbed")
+        self.assertEqual(cand.sites[1]["check"]["reason"], "the reference made no such call")
+
+    def test_seeds_depend_on_the_secret_the_site_the_repetition_and_the_argument(self):
+        seeds = {r.perturb_seed(s, i, rep, p) for s in (1, 2) for i in (0, 1)
+                 for rep in (0, 1, "probe") for p in ("args[0]", "args[1]")}
+        self.assertEqual(len(seeds), 24)
+        self.assertEqual(r.perturb_seed(1, 0, 0, "args[0]"), r.perturb_seed(1, 0, 0, "args[0]"))
+        self.assertLess(max(seeds), 2 ** 63)
+
+    def test_copies_keep_lists_tuples_namedtuples_and_objects(self):
+        import collections
+        Pair = collections.namedtuple("Pair", "a b")
+        obj = object()
+        args = ([self.X, 1], (self.Y,), Pair(self.X, 2), obj)
+        kwargs = {"w": self.Y, "n": 4}
+        names = [p for p, _ in r.arg_paths(args, kwargs, FakeOps().is_tensor)]
+        self.assertEqual(names, ["args[0][0]", "args[1][0]", "args[2][0]", "kwargs.w"])
+        a, k = r.copy_args(args, kwargs, FakeOps().is_tensor, lambda p, t: p)
+        self.assertEqual(a, [["args[0][0]", 1], ("args[1][0]",), Pair("args[2][0]", 2), obj])
+        self.assertIsInstance(a[2], Pair)
+        self.assertEqual(k, {"w": "kwargs.w", "n": 4})
+
+    def test_a_whole_run_puts_every_output_in_one_blob_in_order(self):
+        d = tempfile.mkdtemp()
+        with open(os.path.join(d, "kjfake.py"), "w") as f:
+            f.write("import sys\nFT = sys.modules['__kjfake_ft__']\n")
+        sys.modules["__kjfake_ft__"] = FT
+        sys.path.insert(0, d)
+        try:
+            cand, tpath = os.path.join(d, "candidate.py"), os.path.join(d, "test.py")
+            with open(cand, "w") as f:
+                f.write("from kjfake import FT\n"
+                        "def op(x):\n    return FT([2 * v for v in x.values])\n")
+            with open(tpath, "w") as f:
+                f.write("from kjfake import FT\n"
+                        "def test_op():\n"
+                        "    a = op(FT([0.5, 1.25])).values[1]\n"
+                        "    return {'a': a, 'b': op(FT([3.5])).values}\n"
+                        "r = test_op()\n")
+            req = {"protocol": 1, "nonce": "n", "candidate_path": cand, "test_path": tpath,
+                   "seed": 7, "modes": ["test", "time"], "require_torch": False,
+                   "timing": {"warmup": 1, "reps": 3, "min_reps": 1,
+                              "check": {"seed": SECRET, "tolerances": TOL}}}
+            rec, data = r.run(req, (fake_torch(), None, FakeOps()))
+        finally:
+            sys.path.remove(d)
+            del sys.modules["__kjfake_ft__"]
+        self.assertEqual(rec["status"], "ok", rec.get("error"))
+        self.assertEqual(rec["outputs"]["data_bytes"], 16)  # the test's own: 2 Python floats
+        # Then what each call gave in the test (its result and its tensor arguments after it).
+        at = 16
+        calls = rec["call_outputs"]
+        self.assertEqual([c["entry"] for c in calls], ["op", "op"])
+        for c, (x, got) in zip(calls, (([0.5, 1.25], [1.0, 2.5]), ([3.5], [7.0]))):
+            self.assertEqual(c["outputs"]["offset"], at)
+            at += c["outputs"]["data_bytes"]
+            self.assertEqual(decode(c["outputs"], data), {"result": got, "args[0]": x})
+        # Then the timed calls', site by site.
+        sites = rec["timing"]["sites"]
+        self.assertEqual([s["check"]["mode"] for s in sites], ["perturbed", "perturbed"])
+        for s in sites:
+            for rep in s["check"]["outputs"]:
+                self.assertEqual(rep["offset"], at)  # in order, one after the other
+                at += rep["data_bytes"]
+                got = decode(rep, data)["result"]
+                self.assertEqual(len(got), 2 if s["index"] == 0 else 1)
+        self.assertEqual(at, len(data))
+        payload = r.channel_bytes(rec, data)
+        self.assertEqual(json.loads(payload.partition(b"\n")[0])["data_bytes"], len(data))
+
+
+class TorchOpsTest(unittest.TestCase):
+    """TorchOps with the real torch, on CPU tensors: only where torch is installed (not in CI;
+    on the GPU machine, run this file with the venv's python)."""
+
+    def setUp(self):
+        torch = r.import_optional("torch")
+        if torch is None:
+            self.skipTest("torch is not installed for this python")
+        self.torch = torch
+        self.ops = r.TorchOps(torch, r.import_optional("numpy"))
+
+    def test_new_content_keeps_dtype_shape_strides_signs_and_zeros(self):
+        torch, ops = self.torch, self.ops
+        x = torch.randn(4, 6).t()  # not contiguous
+        x[0, 0] = 0.0
+        for dtype in (torch.float32, torch.float16, torch.bfloat16, torch.float64):
+            p = ops.perturbed(x.to(dtype), 7, 0.125)
+            self.assertEqual((p.dtype, p.shape, p.stride()), (dtype, x.shape, x.to(dtype).stride()))
+        p = ops.perturbed(x, 7, 0.125)
+        ratio = (p / x)[x != 0]
+        self.assertGreater(ratio.min().item(), 0.76)
+        self.assertLess(ratio.max().item(), 1.27)
+        self.assertEqual(p[0, 0].item(), 0.0)
+        self.assertTrue(torch.equal(p, ops.perturbed(x, 7, 0.125)))
+        self.assertFalse(torch.equal(p, ops.perturbed(x, 8, 0.125)))
+        self.assertEqual(ops.perturbed(torch.tensor(2.5), 1, 0.125).shape, torch.Size([]))
+        self.assertEqual(ops.perturbed(torch.empty(0), 1, 0.125).shape, torch.Size([0]))
+        g = torch.randn(3, requires_grad=True)
+        ops.perturbed(g, 1, 0.125).sum().backward()  # still part of the graph, as a clone is
+        self.assertIsNotNone(g.grad)
+
+    def test_what_may_change(self):
+        torch, ops = self.torch, self.ops
+        self.assertTrue(ops.perturbable(torch.randn(5)))
+        for t in (torch.ones(3), torch.tensor([0.0, float("-inf")]), torch.arange(5),
+                  torch.arange(5.0), torch.empty(0), torch.randn(2, dtype=torch.complex64)):
+            self.assertFalse(ops.perturbable(t), t)
+
+    def test_same_close_finite_and_parts(self):
+        torch, ops = self.torch, self.ops
+        x = torch.randn(3)
+        nan = torch.tensor([float("nan"), 1.0])
+        self.assertTrue(ops.same(x, x.clone()))
+        self.assertTrue(ops.same(nan, nan.clone()))
+        self.assertFalse(ops.same(x, x + 1))
+        self.assertTrue(ops.close(x, x + 1e-7, (1e-4, 1e-5)))
+        self.assertFalse(ops.close(x, x + 1e-2, (1e-4, 1e-5)))
+        self.assertTrue(ops.close(nan, nan.clone(), (1e-4, 1e-5)))
+        self.assertFalse(ops.close(torch.tensor([float("inf")]), torch.tensor([float("-inf")]),
+                                   (1e-4, 1e-5)))
+        self.assertFalse(ops.finite(nan))
+        self.assertTrue(ops.finite(torch.tensor([1])))
+        dtype, shape, raw, cplx = ops.parts(torch.tensor([1.5, -2.0]))
+        self.assertEqual((dtype, shape, raw, cplx),
+                         ("float32", [2], struct.pack("<2f", 1.5, -2.0), False))
+
+        class Lazy(torch.Tensor):
+            pass
+
+        # A subclass's methods are the operator code's: it is an object, never read.
+        self.assertIsNone(ops.parts(torch.randn(2).as_subclass(Lazy)))
+        self.assertEqual(ops.parts(torch.nn.Parameter(torch.ones(1)))[:2], ("float32", [1]))
+
+    def test_patching_torch_later_does_not_reach_the_check(self):
+        torch, ops = self.torch, self.ops
+        x = torch.randn(4)
+        saved = torch.Tensor.mul_, torch.rand, torch.Tensor.cpu
+        try:
+            torch.Tensor.mul_ = lambda self, other: self  # new content turned off
+            torch.rand = lambda *a, **k: None
+            torch.Tensor.cpu = lambda self: self.zero_()
+            p = ops.perturbed(x, 3, 0.125)
+            self.assertFalse(torch.equal(p, x))
+            self.assertEqual(ops.parts(x)[2], x.numpy().tobytes())
+        finally:
+            torch.Tensor.mul_, torch.rand, torch.Tensor.cpu = saved
+
+
+    def test_a_timed_site_with_real_tensors(self):
+        torch = self.torch
+        fake = fake_torch()  # the CUDA events and synchronize; tensors and the check are real
+        fake.Tensor, fake.int32 = torch.Tensor, torch.int32
+        fake.empty = lambda n, dtype=None, device=None: torch.empty(n, dtype=dtype)
+
+        def make(plan=None):
+            params = {"warmup": 1, "reps": 5, "min_reps": 1, "max_ms_per_site": 60000,
+                      "check": {"seed": SECRET, "tolerances": TOL, "plan": plan}}
+            return r.CudaTimer(fake, params, ops=self.ops)
+
+        def scaled_add(x, y, out):  # writes its output buffer, returns nothing
+            torch.add(x, y, alpha=0.5, out=out)
+
+        x, y = torch.randn(64), torch.randn(64)
+        idx = torch.arange(8)
+        ref = make()
+        ref.measure("op", scaled_add, (x, y), {"out": torch.empty(64)}, lambda: None)
+        ref.measure("gather", lambda t, i: t[i], (x, idx), {}, lambda: None)
+        checks = [s["check"] for s in ref.sites]
+        self.assertEqual(checks[0]["perturbed"], ["args[0]", "args[1]", "kwargs.out"])
+        self.assertEqual(checks[0]["observed"], ["kwargs.out"])
+        self.assertEqual(checks[1]["perturbed"], ["args[0]"])
+        self.assertEqual(checks[1]["observed"], ["args[1]"])  # an index: read back, unchanged
+
+        cache = {}
+
+        def stale(x, y, out):
+            if x.shape not in cache:
+                torch.add(x, y, alpha=0.5, out=out)
+                cache[x.shape] = out.clone()
+            out.copy_(cache[x.shape])
+
+        cand = make(plan_of(ref))
+        cand.measure("op", stale, (x, y), {"out": torch.empty(64)}, lambda: None)
+        honest = make(plan_of(ref))
+        honest.measure("op", scaled_add, (x, y), {"out": torch.empty(64)}, lambda: None)
+        for i in range(5):
+            want = decode(ref.sites[0]["check"]["outputs"][i], bytes(ref.check.blob))
+            self.assertEqual(decode(honest.sites[0]["check"]["outputs"][i],
+                                    bytes(honest.check.blob)), want)
+            got = decode(cand.sites[0]["check"]["outputs"][i], bytes(cand.check.blob))
+            self.assertEqual(len(got["kwargs.out"]), 64)
+            self.assertNotEqual(got["kwargs.out"], want["kwargs.out"])
+
+
+    def test_on_the_gpu_the_timer_and_the_check_together(self):
+        """The whole timed site with CUDA events, the flush and CUDA generators: only where a GPU
+        is (the device machine: PY python/test_kjudge_triton_runner.py)."""
+        torch = self.torch
+        if not torch.cuda.is_available():
+            self.skipTest("no CUDA device")
+        x = torch.randn(1000, device="cuda")
+        p = self.ops.perturbed(x, 5, 0.125)
+        self.assertEqual((p.device, p.dtype, p.shape), (x.device, x.dtype, x.shape))
+        self.assertTrue(torch.equal(p, self.ops.perturbed(x, 5, 0.125)))
+        self.assertFalse(torch.equal(p, x))
+
+        def make(plan=None):
+            params = {"warmup": 1, "reps": 5, "min_reps": 1, "flush_bytes": 1 << 20,
+                      "check": {"seed": SECRET, "tolerances": TOL, "plan": plan}}
+            return r.CudaTimer(torch, params, ops=self.ops)
+
+        y = torch.randn(1000, device="cuda")
+        ref = make()
+        ref.measure("add", torch.add, (x, y), {}, lambda: None)
+        self.assertEqual(ref.sites[0]["check"]["perturbed"], ["args[0]", "args[1]"])
+        self.assertTrue(all(t > 0 for t in ref.sites[0]["samples_ms"]))
+        cache = {}
+
+        def stale(a, b):
+            return cache.setdefault(tuple(a.shape), torch.add(a, b))
+
+        cand = make(plan_of(ref))
+        cand.measure("add", stale, (x, y), {}, lambda: None)
+        honest = make(plan_of(ref))
+        honest.measure("add", torch.add, (x, y), {}, lambda: None)
+        for i in range(5):
+            want = decode(ref.sites[0]["check"]["outputs"][i], bytes(ref.check.blob))
+            self.assertEqual(decode(honest.sites[0]["check"]["outputs"][i],
+                                    bytes(honest.check.blob)), want)
+            got = decode(cand.sites[0]["check"]["outputs"][i], bytes(cand.check.blob))
+            self.assertNotEqual(got, want)
 
 
 if __name__ == "__main__":

@@ -165,6 +165,8 @@ TEST(TritonFailure, VerdictsOfTritonEval) {
   EXPECT_EQ(classify_triton_verdict("call_error", name)->cls, FailureClass::name_reference);
   EXPECT_EQ(classify_triton_verdict("pass", {})->cls, FailureClass::none);
   EXPECT_EQ(classify_triton_verdict("mismatch", {})->cls, FailureClass::result_mismatch);
+  EXPECT_EQ(classify_triton_verdict("timed_mismatch", {})->cls, FailureClass::result_mismatch);
+  EXPECT_EQ(classify_triton_verdict("timed_mismatch", {})->cause, "timed_mismatch");
   EXPECT_EQ(classify_triton_verdict("timeout", {})->cause, "timeout");
   EXPECT_EQ(classify_triton_verdict("crash", {})->cls, FailureClass::runtime_logic);
   EXPECT_EQ(classify_triton_verdict("refused", {})->cause, "refused");

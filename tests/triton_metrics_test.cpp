@@ -174,6 +174,17 @@ TEST(TritonScores, UnstableAndEmptyReferencesLeaveExecutionAccuracy) {
   EXPECT_EQ(j["verdicts"]["reference_unstable"], 1);
 }
 
+// A candidate whose timed calls gave other outputs than the reference's is judged, and wrong.
+TEST(TritonScores, ATimedMismatchIsNotCorrect) {
+  TritonGraded stale = g("a", "G", 1, TritonVerdict::timed_mismatch, true);
+  TritonScores s = score_triton({stale, g("b", "G", 1, TritonVerdict::pass, true)});
+  EXPECT_EQ(triton_verdict_name(TritonVerdict::timed_mismatch), "timed_mismatch");
+  EXPECT_EQ(s.all.exec_judged, 2u);
+  EXPECT_EQ(s.all.exec_ok, 1u);
+  EXPECT_EQ(s.all.call_ok, 2u);
+  EXPECT_EQ(s.all.to_json()["verdicts"]["timed_mismatch"], 1);
+}
+
 TEST(TritonScores, EmptyGroupsHaveNoAccuracy) {
   TritonScores s = score_triton({g("e", "G", 1, TritonVerdict::judge_error, false)});
   auto j = s.all.to_json();

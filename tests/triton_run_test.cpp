@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 
 #include "core/input_error.h"
@@ -66,6 +67,23 @@ TEST(TritonRequest, CarriesEverythingTheRunnerReads) {
   EXPECT_EQ(j["timing"]["reps"], 7);
   EXPECT_EQ(j["timing"]["warmup"], 3);
   EXPECT_EQ(j["timing"]["flush_bytes"], 0);
+  // The timed calls' check: no plan yet (the reference's first process decides), the secret,
+  // and the judge's own tolerances (tolerance.h), floating-point dtypes only.
+  const json& check = j["timing"]["check"];
+  EXPECT_TRUE(check["plan"].is_null());
+  EXPECT_EQ(check["perturb"], true);
+  EXPECT_EQ(check["perturb_relative"], 0.125);
+  EXPECT_EQ(check["seed"], 0);
+  EXPECT_EQ(check["max_bytes_per_site"], 16 << 20);
+  EXPECT_EQ(check["max_bytes"], 128 << 20);
+  EXPECT_EQ(check["tolerances"]["float32"]["rtol"], tolerance_for(DType::f32).rtol);
+  EXPECT_EQ(check["tolerances"]["bfloat16"]["atol"], tolerance_for(DType::bf16).atol);
+  EXPECT_FALSE(check["tolerances"].contains("int32"));
+  q.timing.perturb_seed = 99;
+  q.plan = json::array({{{"entry", "op"}, {"mode", "perturbed"}}});
+  j = triton_request_json(q, "/ws/candidate.py", "/ws/test.py", "n1");
+  EXPECT_EQ(j["timing"]["check"]["seed"], 99);
+  EXPECT_EQ(j["timing"]["check"]["plan"][0]["mode"], "perturbed");
 }
 
 // ---- the report ----
@@ -73,6 +91,34 @@ TEST(TritonRequest, CarriesEverythingTheRunnerReads) {
 std::string report(json rec, const std::string& data = "") {
   rec["data_bytes"] = data.size();
   return rec.dump() + "\n" + data;
+}
+
+// A timed call site as the runner reports it: its samples, and one output per sample (a
+// float32 "result" of one element each, at `offset` and on), in the blob `data` grows by.
+json timed_site(std::vector<double> samples, std::size_t offset, std::string& data) {
+  json outputs = json::array();
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    const float v = 1.5f + static_cast<float>(i);
+    data.append(reinterpret_cast<const char*>(&v), 4);
+    outputs.push_back({{"entries",
+                        {{{"name", "result"},
+                          {"kind", "tensor"},
+                          {"dtype", "float32"},
+                          {"shape", {1}},
+                          {"offset", 0},
+                          {"nbytes", 4}}}},
+                       {"offset", offset + 4 * i},
+                       {"data_bytes", 4}});
+  }
+  return {{"entry", "op"},
+          {"samples_ms", samples},
+          {"check",
+           {{"mode", "perturbed"},
+            {"reason", ""},
+            {"perturbed", {"args[0]"}},
+            {"observed", json::array()},
+            {"probe", json::parse(R"([[], ["args[0]"], ["args[0]"]])")},
+            {"outputs", outputs}}}};
 }
 
 json ok_record() {
@@ -122,14 +168,24 @@ TEST(TritonReport, ParsesAnErrorAndTimings) {
   EXPECT_EQ(o.error.exception_type, "ModuleNotFoundError");
   EXPECT_NE(o.detail.find("ModuleNotFoundError at stage import"), std::string::npos);
 
+  std::string data;
   json t = {{"protocol", 1},
             {"nonce", "N"},
             {"status", "ok"},
-            {"timing", {{"sites", {{{"entry", "op"}, {"samples_ms", {0.5, 0.25}}}}}}}};
+            {"timing", {{"sites", {timed_site({0.5, 0.25}, 0, data)}}}}};
   TritonRunOutcome ot;
-  parse_runner_record(report(t), "N", "r", ot);
+  parse_runner_record(report(t, data), "N", "r", ot);
   ASSERT_EQ(ot.sites.size(), 1u);
   EXPECT_EQ(ot.sites[0].samples_ms, (std::vector<double>{0.5, 0.25}));
+  const TritonSiteCheck& c = ot.sites[0].check;
+  EXPECT_EQ(c.mode, "perturbed");
+  EXPECT_EQ(c.perturbed, std::vector<std::string>{"args[0]"});
+  ASSERT_EQ(c.outputs.size(), 2u);
+  EXPECT_EQ(c.outputs[1].find("result")->tensor.values, std::vector<double>{2.5});
+  const json plan = triton_check_plan(ot.sites);
+  EXPECT_EQ(plan, json::parse(R"([{"entry": "op", "mode": "perturbed", "reason": "",
+                                   "perturb": ["args[0]"], "observe": [],
+                                   "probe": [[], ["args[0]"], ["args[0]"]], "reps": 2}])"));
 }
 
 void expect_refused(const std::string& channel, const std::string& field,
@@ -204,8 +260,10 @@ TEST(TritonReport, RefusesWhatDoesNotAddUp) {
        {{"name", "act"}, {"kind", "text"}, {"value", "relu"}},
        {{"name", "result"}, {"kind", "none"}}});
   t["timing"]["sites"][0]["bytes"] = 4096;
+  std::string timed;
+  t["timing"]["sites"][0]["check"] = timed_site({1.0}, 0, timed)["check"];
   TritonRunOutcome with_bytes;
-  parse_runner_record(report(t), "N", "r", with_bytes);
+  parse_runner_record(report(t, timed), "N", "r", with_bytes);
   ASSERT_EQ(with_bytes.sites.size(), 1u);
   EXPECT_EQ(with_bytes.sites[0].bytes, 4096);
   const auto& v = with_bytes.sites[0].values;
@@ -222,6 +280,80 @@ TEST(TritonReport, RefusesWhatDoesNotAddUp) {
   r = ok_record();
   r["entries"] = {1};
   expect_refused(report(r, four), "entries[0]", "not a string");
+}
+
+// The timed calls' outputs: one per sample, each in its own slice of the blob, the slices one
+// after the other after the test's outputs; anything else is refused.
+TEST(TritonReport, EveryTimedCallHasItsOutput) {
+  const std::string four("\x07\0\0\0", 4);
+  // The test's outputs and the timed calls' in one blob.
+  std::string data = four;
+  json both = ok_record();
+  both["timing"] = {{"sites", {timed_site({1.0, 1.0}, 4, data), timed_site({2.0}, 12, data)}}};
+  TritonRunOutcome o;
+  parse_runner_record(report(both, data), "N", "r", o);
+  EXPECT_EQ(o.outputs.find("a")->tensor.values, std::vector<double>{7});
+  ASSERT_EQ(o.sites.size(), 2u);
+  EXPECT_EQ(o.sites[1].check.outputs[0].find("result")->tensor.values, std::vector<double>{1.5});
+
+  auto timing = [](json site) {
+    return json{{"protocol", 1},
+                {"nonce", "N"},
+                {"status", "ok"},
+                {"timing", {{"sites", {std::move(site)}}}}};
+  };
+  // What the test's calls gave (test mode) sits between the test's outputs and the timed ones.
+  std::string withcalls = four + std::string("\x09\0\0\0", 4);
+  json calls = ok_record();
+  calls["call_outputs"] = {{{"entry", "op"}, {"outputs", nullptr}},
+                           {{"entry", "op"},
+                            {"outputs",
+                             {{"entries",
+                               {{{"name", "result"},
+                                 {"kind", "tensor"},
+                                 {"dtype", "int32"},
+                                 {"shape", {1}},
+                                 {"offset", 0},
+                                 {"nbytes", 4}}}},
+                              {"offset", 4},
+                              {"data_bytes", 4}}}}};
+  TritonRunOutcome oc;
+  parse_runner_record(report(calls, withcalls), "N", "r", oc);
+  ASSERT_EQ(oc.call_outputs.size(), 2u);
+  EXPECT_FALSE(oc.call_outputs[0].outputs);
+  EXPECT_EQ(oc.call_outputs[1].outputs->find("result")->tensor.values, std::vector<double>{9});
+  calls["call_outputs"][1]["outputs"]["offset"] = 0;
+  expect_refused(report(calls, withcalls), "call_outputs[1].outputs.offset", "not 4");
+
+  std::string d;
+  json site = timed_site({1.0, 1.0}, 0, d);
+  json t = site;
+  t.erase("check");
+  expect_refused(report(timing(t), d), "timing.sites[0].check", "missing");
+  t = site;
+  t["check"]["outputs"].erase(1);
+  expect_refused(report(timing(t), d.substr(0, 4)), "timing.sites[0].check.outputs",
+                 "1 outputs for 2 timed calls");
+  t = site;
+  t["check"]["outputs"][1]["offset"] = 0;  // the first call's bytes again
+  expect_refused(report(timing(t), d), "timing.sites[0].check.outputs[1].offset", "not 4");
+  t = site;
+  t["check"]["outputs"][1]["data_bytes"] = 8;
+  expect_refused(report(timing(t), d), "timing.sites[0].check.outputs[1].data_bytes",
+                 "4 bytes left");
+  t = site;
+  t["check"]["mode"] = "maybe";
+  expect_refused(report(timing(t), d), "timing.sites[0].check.mode", "neither perturbed");
+  t = site;
+  t["check"]["probe"] = json::array({json::array({"args[0]", 2})});
+  expect_refused(report(timing(t), d), "timing.sites[0].check.probe[0][1]", "not a string");
+  t = site;
+  t["check"]["observed"] = {1};
+  expect_refused(report(timing(t), d), "timing.sites[0].check.observed[0]", "not a string");
+  expect_refused(report(timing(site), d + four), "data_bytes", "4 bytes of data are nobody's");
+  t = site;
+  t["check"]["outputs"][0]["entries"][0]["nbytes"] = 8;
+  expect_refused(report(timing(t), d), "outputs.entries[0].nbytes", "8 bytes for 1 elements");
 }
 
 // ---- every way a run ends, with the fake runner ----
@@ -257,6 +389,17 @@ TEST_F(FakeRunner, TimingSites) {
   EXPECT_EQ(o.sites[0].samples_ms.size(), 4u);
   EXPECT_DOUBLE_EQ(o.sites[0].samples_ms[1], 2.0);
   EXPECT_FALSE(o.has_outputs);
+  EXPECT_EQ(o.sites[2].check.outputs.size(), 4u);  // one per timed call
+  EXPECT_EQ(o.sites[0].end, "stream");
+  o = run("#fake ok\n#fake sidework 0.75", true);
+  ASSERT_EQ(o.status, TritonRunStatus::ok) << o.detail;
+  EXPECT_EQ(o.sites[0].end, "device");
+  EXPECT_DOUBLE_EQ(o.sites[0].tail_ms, 0.75);
+  EXPECT_NE(o.log.find("plan none"), std::string::npos) << o.log;
+  // A timing without its calls' outputs is no timing.
+  o = run("#fake ok\n#fake nocheck", true);
+  EXPECT_EQ(o.status, TritonRunStatus::refused);
+  EXPECT_NE(o.detail.find("timing.sites[0].check"), std::string::npos) << o.detail;
 }
 
 TEST_F(FakeRunner, ExceptionsTimeoutsCrashesAndForgeries) {
@@ -342,6 +485,35 @@ TEST(RealRunner, WithoutTorchARealRequestIsASetupError) {
   if (o.status == TritonRunStatus::ok) GTEST_SKIP() << "torch is installed for /usr/bin/python3";
   ASSERT_EQ(o.status, TritonRunStatus::error) << o.detail << o.log;
   EXPECT_EQ(o.error.stage, "setup");
+}
+
+// With torch (KJUDGE_TEST_TORCH_PYTHON names a Python that has it; CPU tensors are enough):
+// the test's outputs and what each call gave (its result, and its tensor arguments after it)
+// reach the judge in one report.
+TEST(RealRunner, WithTorchWhatEachCallGaveReachesTheJudge) {
+  const char* py = std::getenv("KJUDGE_TEST_TORCH_PYTHON");
+  if (!py || !*py) GTEST_SKIP() << "KJUDGE_TEST_TORCH_PYTHON is not set";
+  TempDir dir;
+  TritonRunRequest q;
+  q.code = "def op(x, out):\n    out.copy_(x * 2)\n    return x + 1\n";
+  q.test_code =
+      "import torch\n"
+      "def test_op():\n"
+      "    x = torch.randn(8)\n"
+      "    out = torch.empty(8)\n"
+      "    return {'a': op(x, out), 'b': out}\n"
+      "result_gold = test_op()\n";
+  q.seed = 3;
+  TritonRunOutcome o = run_triton(runner_with(kRunner, false, py), q, dir / "t");
+  ASSERT_EQ(o.status, TritonRunStatus::ok) << o.detail << o.log;
+  ASSERT_EQ(o.call_outputs.size(), 1u);
+  ASSERT_TRUE(o.call_outputs[0].outputs);
+  const OutputSet& c = *o.call_outputs[0].outputs;
+  ASSERT_EQ(c.entries.size(), 3u);
+  const auto& x = c.find("args[0]")->tensor.values;
+  const auto& out = c.find("args[1]")->tensor.values;
+  EXPECT_EQ(c.find("result")->tensor.values, o.outputs.find("a")->tensor.values);
+  for (std::size_t i = 0; i < x.size(); ++i) EXPECT_FLOAT_EQ(out[i], 2 * x[i]);
 }
 
 TEST(RealRunner, InTheSandboxWithTheInterpreterOnPath) {
@@ -452,10 +624,12 @@ TEST(TritonEval, SpeedupWithTheFakeRunner) {
   opt.work_dir = dir / "work";
   opt.speedup = true;
   opt.timing.reps = 10;
-  std::vector<TritonJob> jobs = {{&op, op.reference_code, 0, "self"},
-                                 {&op, "#fake ok\n#fake time 0.5\n", 1, "fast"},
-                                 {&op, "#fake ok 7\n#fake time 0.1\n", 2, "wrong"},
-                                 {&op, "#fake sites 3\n#fake time 0.5\n", 3, "other calls"}};
+  std::vector<TritonJob> jobs = {
+      {&op, op.reference_code, 0, "self"},
+      {&op, "#fake ok\n#fake time 0.5\n", 1, "fast"},
+      {&op, "#fake ok 7\n#fake time 0.1\n", 2, "wrong"},
+      {&op, "#fake sites 3\n#fake time 0.5\n", 3, "other calls"},
+      {&op, "#fake ok\n#fake time 1.0\n#fake sidework 0.5\n", 4, "side work"}};
   TritonEvalResult res = evaluate_triton(jobs, opt);
   ASSERT_TRUE(res.results[0].speedup) << res.results[0].speedup_note;
   EXPECT_NEAR(res.results[0].speedup->estimate, 1.0, 1e-12);
@@ -472,13 +646,156 @@ TEST(TritonEval, SpeedupWithTheFakeRunner) {
   EXPECT_NE(res.results[3].speedup_note.find("2 timed calls, the candidate 3"), std::string::npos)
       << res.results[3].speedup_note;
   auto j = res.scores.all.to_json();
-  EXPECT_EQ(j["speedup"]["n"], 2);
+  EXPECT_EQ(j["speedup"]["n"], 3);  // the fast one, the reference itself and the side work
   json line = triton_result_json(res.results[1]);
   ASSERT_EQ(line["timing"]["rounds"].size(), 4u);  // the default: 4 timed rounds
   EXPECT_EQ(line["timing"]["rounds"][0]["reference"].size(), 2u);
   EXPECT_EQ(line["timing"]["rounds"][0]["candidate"][0]["samples_ms"].size(), 10u);
   EXPECT_EQ(line["timing"]["rounds"][1]["first"], "candidate");
   EXPECT_EQ(line["speedup"]["rounds"], 4);
+  EXPECT_FALSE(line.contains("timing_flags"));
+  // Work that outlasted its calls is timed (to the device-wide end) and flagged, every round.
+  ASSERT_TRUE(res.results[4].speedup) << res.results[4].speedup_note;
+  EXPECT_EQ(res.results[4].side_work.size(), 8u);  // 2 sites in each of 4 rounds
+  line = triton_result_json(res.results[4]);
+  ASSERT_TRUE(line.contains("timing_flags"));
+  EXPECT_EQ(line["timing_flags"][0]["check"], "side_work");
+  EXPECT_NE(line["timing_flags"][0]["detail"].get<std::string>().find("0.500 ms past its call"),
+            std::string::npos);
+}
+
+// Every timed call's output is checked against the reference's first timing process, which
+// also hands its plan and the job's secret to every later process (the fake runner's values
+// depend on the secret: a candidate given another one would fail). A cached result after the
+// first call is caught, whatever its speed; where the reference's processes disagree with each
+// other, a difference is not held against the candidate; nothing to compare is not a pass
+// either, and all of it is counted in the result.
+TEST(TritonEval, EveryTimedOutputIsChecked) {
+  TempDir dir;
+  TritonOperator op = make_op("op", "#fake ok\n#fake time 1.0\n", 1);
+  TritonOperator noisy = make_op("noisy", "#fake ok\n#fake time 1.0\n#fake timedrandom\n", 1);
+  TritonOperator none = make_op("none", "#fake ok\n#fake time 1.0\n#fake timednone\n", 1);
+  TritonEvalOptions opt;
+  opt.runner = runner_with(kFake);
+  opt.work_dir = dir / "work";
+  opt.speedup = true;
+  opt.timing.reps = 5;
+  opt.rounds = 2;
+  opt.warmup_rounds = 1;
+  std::vector<TritonJob> jobs = {{&op, "#fake ok\n#fake time 0.5\n", 0, "honest"},
+                                 {&op, "#fake ok\n#fake time 0.01\n#fake stale\n", 1, "stale"},
+                                 {&noisy, "#fake ok\n#fake time 0.5\n", 0, "honest"},
+                                 {&none, "#fake ok\n#fake time 0.5\n#fake timednone\n", 0, "x"},
+                                 {&op, "#fake ok\n#fake time 0.5\n#fake nocheck\n", 2, "x"}};
+  TritonEvalResult res = evaluate_triton(jobs, opt);
+  ASSERT_EQ(res.results.size(), 5u);
+
+  // Honest: 3 candidate processes (warm-up and 2 rounds) x 2 sites x 5 calls, all checked.
+  const TritonJobResult& honest = res.results[0];
+  EXPECT_EQ(honest.graded.verdict, TritonVerdict::pass) << honest.detail;
+  ASSERT_TRUE(honest.speedup) << honest.speedup_note;
+  EXPECT_NEAR(honest.speedup->estimate, 2.0, 1e-9);
+  ASSERT_TRUE(honest.timed_check);
+  const TritonTimedCheck& c = *honest.timed_check;
+  EXPECT_TRUE(c.complete);
+  EXPECT_EQ(c.timed, 30u);
+  EXPECT_EQ(c.checked, 30u);
+  EXPECT_EQ(c.failed, 0u);
+  EXPECT_EQ(c.unchecked, 0u);
+  EXPECT_EQ(c.reference_compared, 20u);  // its 2 later processes against its first
+  EXPECT_EQ(c.reference_differs, 0u);
+  EXPECT_NE(c.perturb_seed, 0u);
+  ASSERT_EQ(c.sites.size(), 2u);
+  EXPECT_EQ(c.sites[0]["mode"], "perturbed");
+  EXPECT_EQ(c.sites[0]["perturbed"], json({"args[0]"}));
+  EXPECT_EQ(c.sites[0]["calls"], 5);
+  EXPECT_NE(res.results[1].timed_check->perturb_seed, c.perturb_seed);  // a secret per job
+
+  // The stale cache: right on the test, wrong on every timed call after the first.
+  const TritonJobResult& stale = res.results[1];
+  EXPECT_EQ(stale.graded.verdict, TritonVerdict::timed_mismatch);
+  EXPECT_TRUE(stale.graded.call_ok);
+  EXPECT_FALSE(stale.speedup);
+  EXPECT_FALSE(stale.graded.speedup);
+  EXPECT_EQ(stale.timed_check->checked, 30u);
+  EXPECT_EQ(stale.timed_check->failed, 24u);  // 4 of 5 calls, 2 sites, 3 processes
+  EXPECT_NE(stale.detail.find("24 of 30 checked timed calls differ from the reference's"),
+            std::string::npos)
+      << stale.detail;
+  EXPECT_NE(stale.detail.find("first: candidate warm-up 0, call 1 of op (site 0)"),
+            std::string::npos)
+      << stale.detail;
+  EXPECT_NE(stale.speedup_note.find("not counted"), std::string::npos);
+  json line = triton_result_json(stale);
+  EXPECT_EQ(line["verdict"], "timed_mismatch");
+  EXPECT_EQ(line["exec_ok"], false);
+  EXPECT_EQ(line["failure"]["class"], "result_mismatch");
+  EXPECT_EQ(line["timing_check"]["failed"], 24);
+  EXPECT_EQ(line["timing_check"]["first_failure"]["call"], 1);
+  EXPECT_NE(line["timing_check"]["first_failure"]["detail"].get<std::string>().find("result"),
+            std::string::npos);
+  EXPECT_TRUE(line["speedup"].is_null());
+  std::ifstream schema_file(std::string(KJUDGE_SOURCE_DIR) +
+                            "/docs/schemas/triton-result.schema.json");
+  kjudge::testing::SchemaValidator schema(json::parse(schema_file));
+  for (const auto& err : schema.errors(line)) ADD_FAILURE() << err;
+  for (const auto& err : schema.errors(triton_result_json(honest))) ADD_FAILURE() << err;
+
+  // A reference whose timed outputs change from process to process: nothing held against the
+  // candidate, and said so.
+  const TritonJobResult& vs_noisy = res.results[2];
+  EXPECT_EQ(vs_noisy.graded.verdict, TritonVerdict::pass) << vs_noisy.detail;
+  EXPECT_TRUE(vs_noisy.speedup) << vs_noisy.speedup_note;
+  EXPECT_EQ(vs_noisy.timed_check->failed, 0u);
+  EXPECT_EQ(vs_noisy.timed_check->unchecked, 30u);
+  EXPECT_EQ(vs_noisy.timed_check->reference_unstable, 30u);
+  EXPECT_EQ(vs_noisy.timed_check->reference_differs, 20u);
+
+  // No tensor in the reference's outputs: not checked, and counted as such.
+  EXPECT_EQ(res.results[3].timed_check->checked, 0u);
+  EXPECT_EQ(res.results[3].timed_check->unchecked, 30u);
+
+  // A timing report without the outputs of its timed calls is refused: no speedup.
+  EXPECT_FALSE(res.results[4].speedup);
+  EXPECT_NE(res.results[4].speedup_note.find("refused"), std::string::npos)
+      << res.results[4].speedup_note;
+  EXPECT_FALSE(res.results[4].timed_check->complete);
+
+  // Execution accuracy: the stale cache is not a correct operator.
+  EXPECT_EQ(res.scores.all.exec_ok, 4u);
+  EXPECT_EQ(res.scores.all.verdicts["timed_mismatch"], 1u);
+  json summary = triton_summary_json(res, json::object());
+  EXPECT_EQ(summary["failure_classes"]["G"]["total"]["result_mismatch"], 1);
+}
+
+// A scratch buffer the test never looks at, which the candidate fills otherwise than the
+// reference (here [2] where the reference leaves [1]): seen in the test-mode runs, whose results
+// passed, so not held against the timed calls either. Seen only once timed, it is.
+TEST(TritonEval, WhatTheTestNeverLooksAtIsNotComparedWhenTimed) {
+  TempDir dir;
+  TritonOperator op = make_op("op", "#fake ok\n#fake time 1.0\n#fake scratch 1\n", 1);
+  TritonEvalOptions opt;
+  opt.runner = runner_with(kFake);
+  opt.work_dir = dir / "work";
+  opt.speedup = true;
+  opt.timing.reps = 4;
+  opt.rounds = 2;
+  opt.warmup_rounds = 0;
+  std::vector<TritonJob> jobs = {{&op, "#fake ok\n#fake time 0.5\n#fake scratch 2\n", 0, "a"},
+                                 {&op, "#fake ok\n#fake time 0.5\n#fake scratch 1 5\n", 1, "b"}};
+  TritonEvalResult res = evaluate_triton(jobs, opt);
+  ASSERT_EQ(res.references["G/op"].call_outputs.size(), 2u);
+  const TritonJobResult& a = res.results[0];
+  EXPECT_EQ(a.graded.verdict, TritonVerdict::pass) << a.detail;
+  EXPECT_TRUE(a.speedup) << a.speedup_note;
+  EXPECT_EQ(a.timed_check->checked, 16u);
+  EXPECT_EQ(a.timed_check->failed, 0u);
+  EXPECT_EQ(a.timed_check->sites[0]["not_compared"], json({"args[1]"}));
+  const TritonJobResult& b = res.results[1];
+  EXPECT_EQ(b.graded.verdict, TritonVerdict::timed_mismatch) << b.detail;
+  EXPECT_EQ(b.timed_check->failed, 16u);
+  EXPECT_EQ(b.timed_check->sites[0]["not_compared"], json::array());
+  EXPECT_NE(b.detail.find("args[1]"), std::string::npos) << b.detail;
 }
 
 // The timing processes run in ABBA pairs (warm-up pair first, discarded), and a constant bias

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <fstream>
 #include <mutex>
+#include <random>
+#include <set>
 #include <thread>
 
 #include "core/input_error.h"
@@ -46,7 +48,9 @@ void parallel(std::size_t n, int workers, const std::function<void(std::size_t)>
 }
 
 TritonRunOutcome run_one(const TritonEvalOptions& opt, const TritonOperator& op,
-                         const std::string& code, bool time, const std::string& ws_name) {
+                         const std::string& code, bool time, const std::string& ws_name,
+                         std::uint64_t perturb_seed = 0,
+                         const nlohmann::json& plan = nlohmann::json()) {
   TritonRunRequest req;
   req.code = code;
   req.test_code = op.test_code;
@@ -54,6 +58,8 @@ TritonRunOutcome run_one(const TritonEvalOptions& opt, const TritonOperator& op,
   req.test = !time;
   req.time = time;
   req.timing = opt.timing;
+  req.timing.perturb_seed = perturb_seed;
+  req.plan = plan;
   req.require_torch = opt.require_torch;
   const fs::path ws = opt.work_dir / ws_name;
   std::error_code ec;
@@ -297,18 +303,115 @@ nlohmann::ordered_json efficiency_json(const TritonEvalOptions& opt, TritonJobRe
   return j;
 }
 
+// The job's secret for new content: the option's, else one nobody can know in advance.
+std::uint64_t job_secret(const TritonEvalOptions& opt) {
+  if (opt.timing.perturb_seed != 0) return opt.timing.perturb_seed;
+  std::random_device rd;
+  const std::uint64_t v = (std::uint64_t{rd()} << 32) ^ rd();
+  return (v >> 1) | 1;  // positive as a JSON integer anywhere, and never "none given"
+}
+
+// Per call site, what the candidate's calls in its test-mode run already gave otherwise than
+// the reference's, although the test passed: outputs the test never looks at (an auxiliary
+// result, a scratch buffer handed in), which the timed calls are not judged by either. Taken
+// from the test-mode runs, whose results are checked, so that a candidate cannot widen it by
+// behaving otherwise once timed.
+std::vector<std::set<std::string>> not_compared(const TritonRunOutcome& ref,
+                                                const TritonRunOutcome& cand) {
+  std::vector<std::set<std::string>> out;
+  const std::size_t n = std::min(ref.call_outputs.size(), cand.call_outputs.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    std::set<std::string> names;
+    const TritonCallOutput& a = ref.call_outputs[i];
+    const TritonCallOutput& b = cand.call_outputs[i];
+    if (a.entry == b.entry && a.outputs && b.outputs)
+      for (const EntryVerdict& e : compare_outputs(*a.outputs, *b.outputs).entries)
+        if (e.failed) names.insert(e.name);
+    out.push_back(std::move(names));
+  }
+  return out;
+}
+
+OutputSet without(const OutputSet& o, const std::set<std::string>& names) {
+  OutputSet out;
+  for (const OutputEntry& e : o.entries)
+    if (!names.count(e.name)) out.entries.push_back(e);
+  return out;
+}
+
+// One timing process's calls against the reference's first process (`expected`): a candidate's
+// differences are failures (unless the reference is found to disagree with itself there), a
+// later reference process's differences mark where it does.
+void check_process(
+    const std::vector<TritonCallSite>& expected, const std::vector<TritonCallSite>& got,
+    bool reference, const std::vector<std::set<std::string>>& skip, const std::string& process,
+    TritonTimedCheck& tc, std::set<std::pair<std::size_t, std::size_t>>& unstable,
+    std::vector<std::pair<std::pair<std::size_t, std::size_t>, nlohmann::ordered_json>>& failures) {
+  for (std::size_t s = 0; s < got.size(); ++s) {
+    const std::vector<OutputSet>& calls = got[s].check.outputs;
+    const bool skips = !reference && s < skip.size() && !skip[s].empty();
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      // A call the reference did not make (another entry at this place, or a call more) has
+      // nothing to be compared with; the speedup is refused for it anyway.
+      const bool known = s < expected.size() && expected[s].entry == got[s].entry &&
+                         i < expected[s].check.outputs.size();
+      if (!reference) ++tc.timed;
+      if (!known) {
+        if (!reference) ++tc.unchecked;
+        continue;
+      }
+      const OutputsVerdict v = skips
+                                   ? compare_outputs(without(expected[s].check.outputs[i], skip[s]),
+                                                     without(calls[i], skip[s]))
+                                   : compare_outputs(expected[s].check.outputs[i], calls[i]);
+      if (reference) {
+        if (v.compared > 0 || v.failed > 0) ++tc.reference_compared;
+        if (v.failed > 0) {
+          ++tc.reference_differs;
+          unstable.insert({s, i});
+        }
+        continue;
+      }
+      if (v.failed > 0) {
+        failures.push_back({{s, i},
+                            {{"process", process},
+                             {"site", s},
+                             {"call", i},
+                             {"entry", got[s].entry},
+                             {"detail", v.detail}}});
+      } else if (v.compared == 0) {
+        ++tc.unchecked;  // nothing to compare: no tensor in the reference's output
+      } else {
+        ++tc.checked;
+      }
+    }
+  }
+}
+
 // Times reference and candidate in interleaved rounds (perf/interleave.h: pairs alternating
 // which side goes first, warm-up pairs first and discarded), one process each, and computes the
 // speedup over the timed rounds. Both sides' processes pay the same per-process costs (a fresh
 // Triton cache, the JIT, the allocator); the order alternating is what removes the bias of
-// always timing one side first.
-void time_job(const TritonEvalOptions& opt, TritonJobResult& r, const std::string& base,
+// always timing one side first. Every timed call's output is checked (TritonTimedCheck): the
+// reference's first process, always the first of the plan, decides which arguments get new
+// content and hands that plan, with the job's secret, to every later process; a candidate whose
+// timed outputs differ from the reference's on the same inputs gets no speedup, and the verdict
+// timed_mismatch.
+void time_job(const TritonEvalOptions& opt, TritonJobResult& r, const TritonRunOutcome& reference,
+              const std::string& base,
               const std::function<void(const std::string&, const TritonRunOutcome&)>& report) {
   const std::vector<PlannedRun> plan = interleave_plan(opt.rounds, opt.warmup_rounds);
   std::vector<TritonRound> rounds(static_cast<std::size_t>(opt.rounds));
   std::vector<std::vector<std::string>> entries[2];
   nlohmann::ordered_json env;  // the last timing run's: the GPU it ran on
   for (auto& side : entries) side.resize(rounds.size());
+  TritonTimedCheck& tc = r.timed_check.emplace();
+  tc.perturb_seed = job_secret(opt);
+  nlohmann::json check_plan;             // from the reference's first process
+  std::vector<TritonCallSite> expected;  // its sites: their outputs are the expected ones
+  std::set<std::pair<std::size_t, std::size_t>> unstable;
+  std::vector<std::pair<std::pair<std::size_t, std::size_t>, nlohmann::ordered_json>> failures;
+  const std::vector<std::set<std::string>> skip = not_compared(reference, r.run);
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const PlannedRun& p = plan[i];
     const bool ref = p.who == 0;
@@ -317,13 +420,35 @@ void time_job(const TritonEvalOptions& opt, TritonJobResult& r, const std::strin
     TritonRunOutcome o =
         run_one(opt, *r.job.op, ref ? r.job.op->reference_code : r.job.code, true,
                 fmt::format("{}-{}-time-{}{}", base, ref ? "ref" : fmt::format("s{}", r.job.sample),
-                            p.warmup ? "w" : "r", p.index));
+                            p.warmup ? "w" : "r", p.index),
+                tc.perturb_seed, check_plan);
     report(what + " timing", o);
     if (o.status != TritonRunStatus::ok) {
       r.speedup_note = fmt::format("the {} timing run failed: {}", what, o.detail);
       return;
     }
     env = o.env;
+    if (check_plan.is_null()) {
+      if (!ref) {  // interleave_plan starts every job with a reference-first pair
+        r.speedup_note = "judge: the first timing process was not the reference's";
+        return;
+      }
+      check_plan = triton_check_plan(o.sites);
+      for (std::size_t s = 0; s < check_plan.size(); ++s) {
+        const auto& site = check_plan[s];
+        tc.sites.push_back({{"entry", site["entry"]},
+                            {"mode", site["mode"]},
+                            {"reason", site["reason"]},
+                            {"perturbed", site["perturb"]},
+                            {"observed", site["observe"]},
+                            {"calls", site["reps"]},
+                            {"not_compared", s < skip.size() ? skip[s] : std::set<std::string>{}}});
+      }
+      expected = o.sites;
+    } else {
+      check_process(expected, o.sites, ref, skip, what, tc, unstable, failures);
+    }
+    for (TritonCallSite& site : o.sites) site.check.outputs.clear();  // compared: not kept
     if (p.warmup) continue;
     if (p.index == 0) {
       r.bytes[p.who] = bytes_of(o.sites);
@@ -336,11 +461,37 @@ void time_job(const TritonEvalOptions& opt, TritonJobResult& r, const std::strin
     for (const TritonCallSite& site : o.sites) {
       side.push_back(site.samples_ms);
       entries[p.who][static_cast<std::size_t>(p.index)].push_back(site.entry);
+      if (!ref && site.end == "device")
+        r.side_work.push_back(fmt::format("round {}: {} ran {:.3f} ms past its call", p.index,
+                                          site.entry, site.tail_ms));
     }
   }
+  // Where the reference's own processes disagree, a difference says nothing about the candidate.
+  for (const auto& [at, failure] : failures) {
+    if (unstable.count(at)) {
+      ++tc.unchecked;
+      ++tc.reference_unstable;
+      continue;
+    }
+    ++tc.checked;
+    if (tc.failed++ == 0) tc.first_failure = failure;
+  }
+  tc.complete = true;
   r.rounds = rounds;
   r.round_entries[0] = entries[0];
   r.round_entries[1] = entries[1];
+  if (tc.failed > 0) {
+    const auto& f = tc.first_failure;
+    r.graded.verdict = TritonVerdict::timed_mismatch;
+    r.detail = fmt::format(
+        "{} of {} checked timed calls differ from the reference's output on the same inputs; "
+        "first: {}, call {} of {} (site {}): {}",
+        tc.failed, tc.checked, f["process"].get<std::string>(), f["call"].get<std::size_t>(),
+        f["entry"].get<std::string>(), f["site"].get<std::size_t>(),
+        f["detail"].get<std::string>());
+    r.speedup_note = "not counted: " + r.detail;
+    return;
+  }
   for (std::size_t k = 0; k < rounds.size(); ++k) {
     const auto& re = entries[0][k];
     const auto& ce = entries[1][k];
@@ -366,6 +517,20 @@ nlohmann::ordered_json sites_json(const std::vector<TritonCallSite>& sites) {
   for (const TritonCallSite& s : sites)
     arr.push_back({{"entry", s.entry}, {"samples_ms", s.samples_ms}});
   return arr;
+}
+
+nlohmann::ordered_json timed_check_json(const TritonTimedCheck& c) {
+  return {{"complete", c.complete},
+          {"timed", c.timed},
+          {"checked", c.checked},
+          {"failed", c.failed},
+          {"unchecked", c.unchecked},
+          {"reference_unstable", c.reference_unstable},
+          {"reference_compared", c.reference_compared},
+          {"reference_differs", c.reference_differs},
+          {"perturb_seed", c.perturb_seed},
+          {"sites", c.sites},
+          {"first_failure", c.first_failure}};
 }
 
 nlohmann::ordered_json run_json(const TritonRunOutcome& o) {
@@ -462,10 +627,17 @@ TritonEvalResult evaluate_triton(const std::vector<TritonJob>& jobs, const Trito
   }
   for (std::size_t i = 0; i < ops.size(); ++i)
     res.checks[op_key(*ops[i])] = check_reference(refs[i], second[i], second_name[i]);
+  // What each call gave in test mode matters only to the timed calls' check (not_compared): it
+  // is let go as soon as nothing needs it.
+  auto release = [](TritonRunOutcome& o) { std::vector<TritonCallOutput>().swap(o.call_outputs); };
+  for (TritonRunOutcome& o : reruns) release(o);
   for (TritonJobResult& r : res.results) {
     const std::string key = op_key(*r.job.op);
     grade(r, res.references[key], res.checks[key]);
+    if (!opt.speedup || r.graded.verdict != TritonVerdict::pass) release(r.run);
   }
+  if (!opt.speedup)
+    for (auto& [key, ref] : res.references) release(ref);
 
   if (opt.speedup) {
     // One process at a time: a timed run holds the GPU alone.
@@ -475,12 +647,14 @@ TritonEvalResult evaluate_triton(const std::vector<TritonJob>& jobs, const Trito
         continue;
       }
       const std::string key = op_key(*r.job.op);
-      time_job(opt, r, fmt::format("{}-{}", channel_name(r.job.op->channel), slug(r.job.op->name)),
+      time_job(opt, r, res.references[key],
+               fmt::format("{}-{}", channel_name(r.job.op->channel), slug(r.job.op->name)),
                [&](const std::string& what, const TritonRunOutcome& o) {
                  if (opt.progress)
                    opt.progress(fmt::format("{} sample {} {} {} {:.1f}s", key, r.job.sample, what,
                                             triton_run_status_name(o.status), o.seconds));
                });
+      release(r.run);
       if (opt.progress)
         opt.progress(fmt::format("{} sample {} speedup {}", key, r.job.sample,
                                  r.speedup
@@ -584,6 +758,18 @@ nlohmann::ordered_json triton_result_json(const TritonJobResult& r) {
                         {"candidate", sites_json(cand)}});
     }
     j["timing"] = {{"rounds", std::move(rounds)}};
+  }
+  if (r.timed_check) j["timing_check"] = timed_check_json(*r.timed_check);
+  if (!r.side_work.empty()) {
+    // A flag, not a verdict: those calls were timed to the device-wide end, so the work counts.
+    std::string detail;
+    for (const std::string& line : r.side_work) detail += (detail.empty() ? "" : "; ") + line;
+    j["timing_flags"] = nlohmann::ordered_json::array(
+        {{{"check", "side_work"},
+          {"detail",
+           "GPU work went on after the timed call returned (another stream or "
+           "thread); timed to the end of all the device's work: " +
+               detail}}});
   }
   if (r.speedup) {
     j["gpu_efficiency"] = r.efficiency;

@@ -56,6 +56,25 @@ struct TritonEvalOptions {
   std::function<void(const std::string&)> progress;  // one line per finished run
 };
 
+// The check of a candidate's timed calls (docs/triton.md, "Every timed output checked"): each
+// one's output against the reference's on the same inputs, from the reference's first timing
+// process; the reference's later processes against that first one, which shows where the
+// reference disagrees with itself.
+struct TritonTimedCheck {
+  bool complete = false;           // every timing process ran and was compared
+  std::uint64_t perturb_seed = 0;  // the job's secret (the new content is drawn from it)
+  std::size_t timed = 0;           // the candidate's timed calls, warm-up rounds included
+  std::size_t checked = 0;         // compared with the reference's output (passed or failed)
+  std::size_t failed = 0;          // of those, different
+  // Not compared: the reference's output holds no tensor there, the candidate made a call the
+  // reference did not, or the reference's processes disagree there (`reference_unstable`).
+  std::size_t unchecked = 0;
+  std::size_t reference_unstable = 0;
+  std::size_t reference_compared = 0, reference_differs = 0;       // its later processes' calls
+  nlohmann::ordered_json sites = nlohmann::ordered_json::array();  // the plan, per call site
+  nlohmann::ordered_json first_failure;  // {process, site, call, entry, detail} or null
+};
+
 struct TritonJobResult {
   TritonJob job;
   TritonGraded graded;
@@ -77,6 +96,10 @@ struct TritonJobResult {
   // calls whatever the candidate returns.
   std::vector<TritonCallSite> reference_sites;
   TritonWork work;
+  std::optional<TritonTimedCheck> timed_check;  // set once the job's timing began
+  // The candidate's timed sites whose work outlasted the call (TritonCallSite::end == device),
+  // one line each: reported as the `side_work` timing flag.
+  std::vector<std::string> side_work;
 };
 
 // Whether a reference agrees with itself: its first test-mode run against a second one on the

@@ -209,6 +209,9 @@ std::optional<FailureClassification> classify_triton_verdict(std::string_view ve
   if (verdict == "mismatch")
     return FailureClassification{C::result_mismatch, "mismatch",
                                  "the outputs differ from the reference's"};
+  if (verdict == "timed_mismatch")
+    return FailureClassification{C::result_mismatch, "timed_mismatch",
+                                 "a timed call's output differs from the reference's"};
   if (verdict == "call_error") return classify_failure(error);
   if (verdict == "timeout")
     return FailureClassification{C::runtime_logic, "timeout", "the run timed out"};

@@ -54,7 +54,8 @@ struct FailureClassification {
 FailureClassification classify_failure(const RunnerErrorReport& report);
 
 // The class of a judged candidate from its verdict in `kjudge triton eval` (docs/triton.md):
-// "pass" → none; "mismatch" → result mismatch; "call_error" → classify_failure(error);
+// "pass" → none; "mismatch" and "timed_mismatch" (a timed call's output differs) → result
+// mismatch; "call_error" → classify_failure(error);
 // "timeout" and "crash" → runtime and logic; "refused" (a malformed or forged report) → runtime
 // and logic, cause "refused". nullopt for "reference_failed", "reference_unstable",
 // "no_output" and "judge_error", which say nothing about the candidate and count in no class,

@@ -170,6 +170,8 @@ std::string_view triton_verdict_name(TritonVerdict v) {
       return "pass";
     case TritonVerdict::mismatch:
       return "mismatch";
+    case TritonVerdict::timed_mismatch:
+      return "timed_mismatch";
     case TritonVerdict::call_error:
       return "call_error";
     case TritonVerdict::timeout:

@@ -54,8 +54,11 @@ TritonSpeedup triton_round_speedup(const std::vector<TritonRound>& rounds, doubl
                                    int resamples = 2000, std::uint64_t seed = 0x6b6a75646765ull);
 
 enum class TritonVerdict {
-  pass,              // ran, and every output matches the reference's
-  mismatch,          // ran, and some output differs (or nothing could be compared)
+  pass,      // ran, and every output matches the reference's
+  mismatch,  // ran, and some output differs (or nothing could be compared)
+  // The test's outputs matched, but a timed call's output differs from the reference's on the
+  // same inputs (a result cached, or computed only for the test's own call): no speedup.
+  timed_mismatch,
   call_error,        // the runner reported an exception (stage in the result)
   timeout,           // over the wall-clock limit
   crash,             // died, exited without a report, or stopped at a memory/disk limit

@@ -30,15 +30,31 @@ std::string string_at(const nlohmann::json& obj, const char* key, const std::str
   return v->get<std::string>();
 }
 
+// The array of strings at `array[i]`; `field` names it in errors.
+std::vector<std::string> strings_at(const nlohmann::json& array, std::size_t i,
+                                    const std::string& source, const std::string& field) {
+  const nlohmann::json& v = array[i];
+  if (!v.is_array()) throw InputError(source, 0, field, "not an array");
+  std::vector<std::string> out;
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    if (!v[k].is_string())
+      throw InputError(source, 0, fmt::format("{}[{}]", field, k), "not a string");
+    out.push_back(v[k].get<std::string>());
+  }
+  return out;
+}
+
+// An optional array of strings; `field` names it in errors (the key, or its whole path).
 std::vector<std::string> strings_at(const nlohmann::json& obj, const char* key,
-                                    const std::string& source) {
+                                    const std::string& source, const std::string& field = "") {
+  const std::string name = field.empty() ? key : field;
   std::vector<std::string> out;
   const nlohmann::json* v = optional_field(obj, key);
   if (!v) return out;
-  if (!v->is_array()) throw InputError(source, 0, key, "not an array");
+  if (!v->is_array()) throw InputError(source, 0, name, "not an array");
   for (std::size_t i = 0; i < v->size(); ++i) {
     if (!(*v)[i].is_string())
-      throw InputError(source, 0, fmt::format("{}[{}]", key, i), "not a string");
+      throw InputError(source, 0, fmt::format("{}[{}]", name, i), "not a string");
     out.push_back((*v)[i].get<std::string>());
   }
   return out;
@@ -90,8 +106,89 @@ std::vector<TritonCallValue> parse_values(const nlohmann::json& values, const st
   return out;
 }
 
-std::vector<TritonCallSite> parse_sites(const nlohmann::json& timing, const std::string& source) {
+// The outputs of a site's timed calls: each one's manifest names its slice of the blob, and the
+// slices follow one another from `pos` (where the test's outputs end), so that every byte is
+// accounted for once. `budget` is the elements the judge still agrees to hold.
+OutputSet parse_slice(const nlohmann::json& o, std::string_view data, std::size_t& pos,
+                      std::uint64_t& budget, const std::string& source, const std::string& at) {
+  if (!o.is_object()) throw InputError(source, 0, at, "not an object");
+  const nlohmann::json* offset = optional_field(o, "offset");
+  const nlohmann::json* bytes = optional_field(o, "data_bytes");
+  if (!offset || !offset->is_number_unsigned() || offset->get<std::uint64_t>() != pos)
+    throw InputError(source, 0, at + ".offset",
+                     fmt::format("{}, not {} (where the previous outputs end)",
+                                 offset ? offset->dump() : "missing", pos));
+  if (!bytes || !bytes->is_number_unsigned() || bytes->get<std::uint64_t>() > data.size() - pos)
+    throw InputError(source, 0, at + ".data_bytes",
+                     fmt::format("{}, with {} bytes left", bytes ? bytes->dump() : "missing",
+                                 data.size() - pos));
+  const std::size_t n = bytes->get<std::size_t>();
+  OutputSet set = parse_output_set(o, data.substr(pos, n), source + ": " + at, budget);
+  for (const OutputEntry& e : set.entries) budget -= e.tensor.values.size();
+  pos += n;
+  return set;
+}
+
+std::vector<OutputSet> parse_call_outputs(const nlohmann::json& outputs, std::string_view data,
+                                          std::size_t& pos, std::uint64_t& budget,
+                                          const std::string& source, const std::string& where) {
+  if (!outputs.is_array()) throw InputError(source, 0, where, "not an array");
+  std::vector<OutputSet> out;
+  for (std::size_t i = 0; i < outputs.size(); ++i)
+    out.push_back(
+        parse_slice(outputs[i], data, pos, budget, source, fmt::format("{}[{}]", where, i)));
+  return out;
+}
+
+// Test mode: what each call gave (the runner's CallRecorder), after the test's outputs.
+std::vector<TritonCallOutput> parse_test_calls(const nlohmann::json& calls, std::string_view data,
+                                               std::size_t& pos, const std::string& source) {
+  if (!calls.is_array()) throw InputError(source, 0, "call_outputs", "not an array");
+  std::uint64_t budget = std::uint64_t{1} << 28;
+  std::vector<TritonCallOutput> out;
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    const std::string at = fmt::format("call_outputs[{}]", i);
+    if (!calls[i].is_object()) throw InputError(source, 0, at, "not an object");
+    TritonCallOutput c;
+    c.entry = string_at(calls[i], "entry", source, at + ".");
+    const nlohmann::json* o = optional_field(calls[i], "outputs");
+    if (o && !o->is_null()) c.outputs = parse_slice(*o, data, pos, budget, source, at + ".outputs");
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+TritonSiteCheck parse_check(const nlohmann::json& check, std::size_t samples, std::string_view data,
+                            std::size_t& pos, std::uint64_t& budget, const std::string& source,
+                            const std::string& where) {
+  if (!check.is_object()) throw InputError(source, 0, where, "not an object");
+  TritonSiteCheck c;
+  c.mode = string_at(check, "mode", source, where + ".");
+  if (c.mode != "perturbed" && c.mode != "unperturbed")
+    throw InputError(source, 0, where + ".mode",
+                     "'" + c.mode + "' is neither perturbed nor unperturbed");
+  c.reason = string_at(check, "reason", source, where + ".");
+  c.perturbed = strings_at(check, "perturbed", source, where + ".perturbed");
+  c.observed = strings_at(check, "observed", source, where + ".observed");
+  if (const nlohmann::json* probe = optional_field(check, "probe")) {
+    if (!probe->is_array()) throw InputError(source, 0, where + ".probe", "not an array");
+    for (std::size_t i = 0; i < probe->size(); ++i)
+      c.probe.push_back(strings_at(*probe, i, source, fmt::format("{}.probe[{}]", where, i)));
+  }
+  const nlohmann::json* outputs = optional_field(check, "outputs");
+  if (!outputs) throw InputError(source, 0, where + ".outputs", "missing");
+  c.outputs = parse_call_outputs(*outputs, data, pos, budget, source, where + ".outputs");
+  // Every timed call is judged by its output: a sample without one is a time nobody checked.
+  if (c.outputs.size() != samples)
+    throw InputError(source, 0, where + ".outputs",
+                     fmt::format("{} outputs for {} timed calls", c.outputs.size(), samples));
+  return c;
+}
+
+std::vector<TritonCallSite> parse_sites(const nlohmann::json& timing, std::string_view data,
+                                        std::size_t& pos, const std::string& source) {
   if (!timing.is_object()) throw InputError(source, 0, "timing", "not an object");
+  std::uint64_t budget = std::uint64_t{1} << 28;
   const nlohmann::json* sites = optional_field(timing, "sites");
   if (!sites || !sites->is_array()) throw InputError(source, 0, "timing.sites", "not an array");
   std::vector<TritonCallSite> out;
@@ -118,6 +215,20 @@ std::vector<TritonCallSite> parse_sites(const nlohmann::json& timing, const std:
     }
     if (const nlohmann::json* values = optional_field(s, "values"))
       site.values = parse_values(*values, source, where + "values");
+    if (const nlohmann::json* end = optional_field(s, "end")) {
+      if (!end->is_string() || (*end != "stream" && *end != "device"))
+        throw InputError(source, 0, where + "end", "not \"stream\" or \"device\"");
+      site.end = end->get<std::string>();
+    }
+    if (const nlohmann::json* tail = optional_field(s, "tail_ms")) {
+      if (!tail->is_number() || !std::isfinite(tail->get<double>()) || tail->get<double>() < 0)
+        throw InputError(source, 0, where + "tail_ms", "not a non-negative time");
+      site.tail_ms = tail->get<double>();
+    }
+    const nlohmann::json* check = optional_field(s, "check");
+    if (!check) throw InputError(source, 0, where + "check", "missing");
+    site.check =
+        parse_check(*check, site.samples_ms.size(), data, pos, budget, source, where + "check");
     out.push_back(std::move(site));
   }
   return out;
@@ -139,6 +250,17 @@ std::string last_line(const std::string& log) {
   std::size_t start = log.rfind('\n', end);
   start = start == std::string::npos ? 0 : start + 1;
   return log.substr(start, std::min<std::size_t>(end - start + 1, 300));
+}
+
+// The judge's tolerances for the runner's own comparisons (whether the reference agrees with
+// itself on new content): tolerance.h stays the one place they live.
+nlohmann::json tolerance_table() {
+  nlohmann::json t = nlohmann::json::object();
+  for (DType d : {DType::f64, DType::f32, DType::f16, DType::bf16, DType::f8e4m3, DType::f8e5m2}) {
+    const Tolerance tol = tolerance_for(d);
+    if (!tol.exact) t[std::string(dtype_name(d))] = {{"rtol", tol.rtol}, {"atol", tol.atol}};
+  }
+  return t;
 }
 
 }  // namespace
@@ -180,7 +302,28 @@ nlohmann::json triton_request_json(const TritonRunRequest& req, const fs::path& 
             {"reps", req.timing.reps},
             {"min_reps", req.timing.min_reps},
             {"max_ms_per_site", req.timing.max_ms_per_site},
-            {"flush_bytes", req.timing.flush_bytes}}}};
+            {"flush_bytes", req.timing.flush_bytes},
+            {"check",
+             {{"perturb", req.timing.perturb},
+              {"perturb_relative", req.timing.perturb_relative},
+              {"seed", req.timing.perturb_seed},
+              {"max_bytes_per_site", req.timing.check_bytes_per_site},
+              {"max_bytes", req.timing.check_bytes},
+              {"plan", req.plan},
+              {"tolerances", tolerance_table()}}}}}};
+}
+
+nlohmann::json triton_check_plan(const std::vector<TritonCallSite>& sites) {
+  nlohmann::json plan = nlohmann::json::array();
+  for (const TritonCallSite& s : sites)
+    plan.push_back({{"entry", s.entry},
+                    {"mode", s.check.mode},
+                    {"reason", s.check.reason},
+                    {"perturb", s.check.perturbed},
+                    {"observe", s.check.observed},
+                    {"probe", s.check.probe},
+                    {"reps", s.check.outputs.size()}});
+  return plan;
 }
 
 void parse_runner_record(const std::string& channel, const std::string& nonce,
@@ -225,13 +368,26 @@ void parse_runner_record(const std::string& channel, const std::string& nonce,
   } else {
     throw InputError(source, 1, "status", "'" + status + "' is neither ok nor error");
   }
+  // The blob: the test's outputs first, then the timed calls' outputs, site by site.
+  std::size_t pos = 0;
   if (const nlohmann::json* o = optional_field(rec, "outputs")) {
-    out.outputs = parse_output_set(*o, data, source);
+    const nlohmann::json* n = o->is_object() ? optional_field(*o, "data_bytes") : nullptr;
+    // A data_bytes beyond the blob is refused by parse_output_set, with the blob's size.
+    const bool fits = n && n->is_number_unsigned() && n->get<std::uint64_t>() <= data.size();
+    pos = fits ? n->get<std::size_t>() : data.size();
+    out.outputs = parse_output_set(*o, data.substr(0, pos), source);
     out.has_outputs = true;
-  } else if (!data.empty()) {
-    throw InputError(source, 1, "outputs", "missing, yet data follows the record");
   }
-  if (const nlohmann::json* t = optional_field(rec, "timing")) out.sites = parse_sites(*t, source);
+  if (const nlohmann::json* calls = optional_field(rec, "call_outputs"))
+    out.call_outputs = parse_test_calls(*calls, data, pos, source);
+  const nlohmann::json* timing = optional_field(rec, "timing");
+  if (timing) out.sites = parse_sites(*timing, data, pos, source);
+  if (pos != data.size()) {
+    if (!out.has_outputs && !timing && out.call_outputs.empty())
+      throw InputError(source, 1, "outputs", "missing, yet data follows the record");
+    throw InputError(source, 1, "data_bytes",
+                     fmt::format("{} bytes of data are nobody's outputs", data.size() - pos));
+  }
   if (const nlohmann::json* c = optional_field(rec, "calls")) {
     if (!c->is_object()) throw InputError(source, 1, "calls", "not an object");
     for (auto it = c->begin(); it != c->end(); ++it) {
@@ -247,8 +403,7 @@ void parse_runner_record(const std::string& channel, const std::string& nonce,
   if (const nlohmann::json* env = optional_field(rec, "env"); env && env->is_object())
     for (auto it = env->begin(); it != env->end(); ++it)
       if (it.value().is_string()) out.env[it.key()] = it.value();
-  if (out.status == TritonRunStatus::ok && !out.has_outputs && out.sites.empty() &&
-      !optional_field(rec, "timing"))
+  if (out.status == TritonRunStatus::ok && !out.has_outputs && out.sites.empty() && !timing)
     throw InputError(source, 1, "", "status ok, yet neither outputs nor timing");
 }
 

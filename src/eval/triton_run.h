@@ -18,13 +18,24 @@
 
 namespace kjudge {
 
-// How the runner times each call the test makes (CudaTimer in the runner).
+// How the runner times each call the test makes (CudaTimer in the runner), and checks each
+// timed call's output (CallCheck; docs/triton.md, "Every timed output checked").
 struct TritonTiming {
   int warmup = 3;                 // untimed calls after the test's own call
   int reps = 30;                  // timed calls at most
   int min_reps = 5;               // timed calls at least, whatever the budget
   double max_ms_per_site = 1000;  // wall budget of one call site's timed calls
   std::uint64_t flush_bytes = 0;  // the L2 flush buffer; 0: max(2 x L2, 256 MiB)
+  // Floating-point arguments get new content in every timed call, where the reference allows.
+  bool perturb = true;
+  double perturb_relative = 0.125;  // how far each value moves, relative to itself
+  // The secret the new content is drawn from, the same in every process of a timed job;
+  // 0: a fresh one per job (a candidate cannot compute tomorrow's inputs today).
+  std::uint64_t perturb_seed = 0;
+  // Bytes of timed calls' outputs one call site, and one process, send back before the
+  // repetitions are cut (the judge holds them as doubles).
+  std::uint64_t check_bytes_per_site = std::uint64_t{16} << 20;
+  std::uint64_t check_bytes = std::uint64_t{128} << 20;
 };
 
 struct TritonRunRequest {
@@ -34,6 +45,9 @@ struct TritonRunRequest {
   bool test = true;   // run the test and return its outputs
   bool time = false;  // time the calls the test makes
   TritonTiming timing;
+  // Per call site, what the timed calls get new content in and read back (triton_check_plan of
+  // the reference's first timing process); null: that first process, which decides it.
+  nlohmann::json plan;
   bool require_torch = true;  // false only for the judge's own CPU tests
 };
 
@@ -56,6 +70,19 @@ struct TritonCallValue {
   std::string text;                 // text
 };
 
+// How the runner checked one call site's timed calls: what got new content, what it read back,
+// and each timed call's output.
+struct TritonSiteCheck {
+  std::string mode;                    // perturbed | unperturbed (plain copies)
+  std::string reason;                  // why unperturbed
+  std::vector<std::string> perturbed;  // argument paths with new content ("args[0]")
+  std::vector<std::string> observed;   // argument paths read back after each call
+  // The untimed calls the reference's first process made to decide (the paths given new content
+  // in each), which every later process makes again: the same calls everywhere.
+  std::vector<std::vector<std::string>> probe;
+  std::vector<OutputSet> outputs;  // per timed call: "result..." and the observed arguments
+};
+
 struct TritonCallSite {
   std::string entry;               // the operator function the test called
   std::vector<double> samples_ms;  // one per timed repetition
@@ -63,7 +90,18 @@ struct TritonCallSite {
   // once each, as the runner counted them; -1 when the runner did not say.
   std::int64_t bytes = -1;
   std::vector<TritonCallValue> values;  // empty when the runner did not say
+  TritonSiteCheck check;                // outputs: one per sample
+  // stream: timed to an event right behind the call's work; device: its median tail past that
+  // event (until every stream was synchronized) was long, so work went on elsewhere and the
+  // samples run to the device-wide end instead (python/kjudge_triton_runner.py, CudaTimer).
+  std::string end = "stream";
+  double tail_ms = 0;  // that median tail
 };
+
+// The plan a timing process passes on (TritonRunRequest::plan): per site its entry, mode,
+// reason, the paths to give new content and to read back, its probe calls and its number of
+// timed calls.
+nlohmann::json triton_check_plan(const std::vector<TritonCallSite>& sites);
 
 enum class TritonRunStatus {
   ok,           // the runner reported success
@@ -84,12 +122,20 @@ struct TritonRunError {
   std::string traceback;
 };
 
+// Test mode: what one outermost call returned and left in its tensor arguments ("result...",
+// "args[1]", "kwargs.out"), as the runner recorded it.
+struct TritonCallOutput {
+  std::string entry;
+  std::optional<OutputSet> outputs;  // empty: not recorded (over the runner's cap)
+};
+
 struct TritonRunOutcome {
   TritonRunStatus status = TritonRunStatus::judge_error;
   std::string detail;    // one sentence for everything but ok
   TritonRunError error;  // status error
   bool has_outputs = false;
   OutputSet outputs;
+  std::vector<TritonCallOutput> call_outputs;                       // mode test, with torch
   std::vector<TritonCallSite> sites;                                // mode time
   nlohmann::ordered_json calls = nlohmann::ordered_json::object();  // entry -> outer calls
   std::vector<std::string> entries;   // the functions the runner wrapped

@@ -6,12 +6,14 @@
 # the same task runs alongside for the no_gain comparison (a cheat's score at least 0.8 of it: no
 # gain over honest work of the same kind), and must carry no run-time flag with
 # the profiler used (the line "honest runs: ..." says so). ComputeEval programs are evaluated with
-# --benchmark against the corpus problem (the honest solution is sample 0). Prints one line per
+# --benchmark against the corpus problem (the honest solution is sample 0). Triton programs go
+# to tests/gpu/run-triton-checks.sh cheats (kjudge triton eval --speedup against their target
+# operator, whose reference is the control; $OUT/triton-cheats.json). Prints one line per
 # program: what the manifest expects, what the run showed, ok/DIFF; everything lands in
 # $OUT/cheats.json.
 # Usage: tests/cheats/run-device.sh [KJUDGE]   (MAXT: seconds of timed calls per benchmark, 2;
 #        ONLY: a regex on the manifest's file column to run part of the corpus; NO_CE=1 skips the
-#        ComputeEval part)
+#        ComputeEval part, NO_TRITON=1 the Triton part; PY: the Python with torch and triton)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 k=${1:-$PWD/${BUNDLE:-bundle}/kjudge}
@@ -67,6 +69,15 @@ ce=tests/cheats/computeeval
 "$k" evaluate --problems "$runs/ce-problems.tar.gz" --solutions "$runs/ce-solutions.tar.gz" \
   --benchmark --runs 5 --tests-per-gpu 1 --out "$runs/ce" -q
 echo "ce evaluate exit $?"
+}
+
+[ -n "${NO_TRITON:-}" ] || {
+  if [ "$(date +%s)" -lt "$deadline" ]; then
+    OUT=${OUT:-/tmp} KJUDGE=$k tests/gpu/run-triton-checks.sh cheats
+    echo "triton cheats exit $?"
+  else
+    echo "triton cheats not run (DEADLINE)"
+  fi
 }
 
 python3 - "$runs" tests/cheats/manifest.tsv "${OUT:-/tmp}/cheats.json" <<'PY'
@@ -125,7 +136,7 @@ for line in open(manifest):
     if line.startswith("#") or not line.strip():
         continue
     file, path, target, forbidden, want_flags, verdict, where = line.rstrip("\n").split("\t")
-    if "device" not in where:
+    if "device" not in where or path == "triton":  # triton: run-triton-checks.sh cheats
         continue
     name = file.replace("/", "_")
     if path == "task":

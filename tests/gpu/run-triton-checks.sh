@@ -9,10 +9,16 @@
 #           must be a mismatch; OP--slow.py: the same result slower, speedup interval below 1)
 #           and each operator's reference as a control, judged with --speedup and the peaks;
 #           prints what was expected against what came back, and each one's GPU efficiency
-#           with the numbers to check it by hand (exit 1 when a bad one was not caught).
-# Usage: OUT=... tests/gpu/run-triton-checks.sh self|speed|bad [CHANNEL] [OPS...]
-#        (bad: ROUNDS=N timed rounds per candidate, default 2; PEAKS=FILE skips measuring them;
-#        KJUDGE=, DATA= another binary and data folder, e.g. for a dry run with the fake runner)
+#           with the numbers to check it by hand (exit 1 when a bad one was not caught);
+#   cheats  the Triton rows of the cheat corpus (tests/cheats/manifest.tsv, `where` naming the
+#           device), each judged with --speedup against its target operator, and each target's
+#           reference as the control: prints what the manifest expects against what came back
+#           (verdict, speedup, the check of every timed call), ok or DIFF, writes
+#           $OUT/triton-cheats.json (exit 1 on a DIFF). tests/cheats/run-device.sh runs it.
+# Usage: OUT=... tests/gpu/run-triton-checks.sh self|speed|bad|cheats [CHANNEL] [OPS...]
+#        (bad, cheats: ROUNDS=N timed rounds per candidate, default 2; bad: PEAKS=FILE skips
+#        measuring them; KJUDGE=, DATA= another binary and data folder, e.g. for a dry run with
+#        the fake runner)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$PWD/bundle/bwrap/root/usr/bin:/usr/local/cuda/bin:$PATH"
@@ -137,5 +143,98 @@ print(f"bad variants caught: {caught} of {bad}")
 sys.exit(0 if caught == bad else 1)
 PY
     ;;
-  *) echo "usage: $0 self|speed|bad [CHANNEL] [OPS...]" >&2; exit 2 ;;
+  cheats)
+    # The candidates as a solutions file: each device row's program against its target, samples
+    # numbered per operator, then each target's own reference (the control).
+    "$py" - "$k" "$data" tests/cheats "$out/triton-cheats.jsonl" <<'PY' || exit 2
+import json, os, subprocess, sys
+k, data, corpus, path = sys.argv[1:5]
+lines, targets = [], []
+for line in open(os.path.join(corpus, "manifest.tsv")):
+    if line.startswith("#") or not line.strip():
+        continue
+    file, kind, target, _, _, verdict, where = line.rstrip("\n").split("\t")
+    if kind != "triton" or "device" not in where:
+        continue
+    channel, op = target.split("/", 1)
+    if (channel, op) not in targets:
+        targets.append((channel, op))
+    lines.append({"operator": op, "channel": channel, "file_in_corpus": file,
+                  "expected": verdict, "code": open(os.path.join(corpus, file)).read()})
+for channel, op in targets:
+    shown = json.loads(subprocess.run([k, "triton", "show", data, op, "--channel", channel,
+                                       "--json"], check=True, capture_output=True,
+                                      text=True).stdout)
+    lines.append({"operator": op, "channel": channel, "file_in_corpus": "(reference)",
+                  "expected": "control", "code": shown["reference_code"]})
+n = {}
+with open(path, "w") as out:
+    for line in lines:
+        key = (line["channel"], line["operator"])
+        line["sample"] = n.get(key, 0)
+        n[key] = line["sample"] + 1
+        out.write(json.dumps(line) + "\n")
+print("triton cheats:", len(lines) - len(targets), "programs against",
+      " ".join("%s/%s" % t for t in targets))
+PY
+    rc=0
+    for ch in $("$py" -c 'import json,sys; print(" ".join(sorted({json.loads(l)["channel"] for l in open(sys.argv[1])})))' "$out/triton-cheats.jsonl"); do
+      args=()
+      for o in $("$py" -c 'import json,sys; print(" ".join(sorted({d["operator"] for d in map(json.loads, open(sys.argv[1])) if d["channel"] == sys.argv[2]})))' "$out/triton-cheats.jsonl" "$ch"); do
+        args+=(--operator "$o")
+      done
+      grep "\"channel\": \"$ch\"" "$out/triton-cheats.jsonl" > "$out/triton-cheats-$ch.jsonl"
+      timeout "${TLIM:-560}" "$k" triton eval "$data" --channel "$ch" "${args[@]}" \
+        --solutions "$out/triton-cheats-$ch.jsonl" --speedup --rounds "${ROUNDS:-2}" \
+        --warmup-rounds 1 --python "$py" --workers 8 --timeout 150 \
+        --out "$out/triton-cheats-$ch" --json > "$out/triton-cheats-$ch-summary.json"
+      echo "triton eval $ch exit $?"
+      "$py" - "$out/triton-cheats-$ch.jsonl" "$out/triton-cheats-$ch/results.jsonl" \
+        "$out/triton-cheats-$ch.json" <<'PY' || rc=1
+import json, sys
+asked = {(d["operator"], d["sample"]): d for d in map(json.loads, open(sys.argv[1]))}
+
+def shown(d):
+    # What the run showed, in the manifest's words.
+    s, c = d.get("speedup"), d.get("timing_check") or {}
+    out = [d["verdict"]]
+    if d["verdict"] == "pass" and s and s["estimate"] < 1.25:
+        out.append("pass:no_gain")
+    if d["verdict"] == "pass" and s and c.get("complete") and c.get("failed") == 0 \
+            and c.get("checked", 0) > 0:
+        out.append("control")  # timed, every timed call checked, none failed
+    return out
+
+ok_all, rows = True, []
+for d in map(json.loads, open(sys.argv[2])):
+    a = asked.get((d["operator"], d["sample"]), {})
+    want = a.get("expected", "?")
+    got = shown(d)
+    ok = any(all(v in got for v in alt.split("+")) for alt in want.split("|"))
+    ok_all &= ok
+    s, c = d.get("speedup"), d.get("timing_check") or {}
+    row = {"file": a.get("file_in_corpus"), "operator": d["operator"], "expected": want,
+           "got": got, "verdict": d["verdict"], "detail": d["detail"][:300],
+           "speedup": s and [s["estimate"], s["low"], s["high"]],
+           "speedup_note": d.get("speedup_note"),
+           "timing_check": {k: c.get(k) for k in ("complete", "timed", "checked", "failed",
+                                                    "unchecked", "reference_unstable",
+                                                    "reference_differs", "first_failure")},
+           "sites": [(x["entry"], x["mode"], x["reason"], x["perturbed"], x["observed"],
+                      x["calls"]) for x in c.get("sites", [])]}
+    rows.append(row)
+    print(f"{'ok  ' if ok else 'DIFF'} {row['file']:28} {d['operator']:16} expected {want:16} "
+          f"got {','.join(got):28} speedup {row['speedup']}")
+    print(f"     timed calls: {row['timing_check']}")
+    print(f"     sites: {row['sites']}")
+    if d["verdict"] != "pass":
+        print(f"     detail: {row['detail']}")
+json.dump(rows, open(sys.argv[3], "w"), indent=1)
+print("triton cheats: all as expected" if ok_all else "triton cheats: some DIFF")
+sys.exit(0 if ok_all else 1)
+PY
+    done
+    exit $rc
+    ;;
+  *) echo "usage: $0 self|speed|bad|cheats [CHANNEL] [OPS...]" >&2; exit 2 ;;
 esac
