@@ -1,12 +1,8 @@
 // The chat clients against tests/fake_llm_server.py (both wire formats, retries, timeouts, key
 // hygiene), the retry policy's arithmetic, and finding API keys.
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <netinet/in.h>
-#include <poll.h>
-#include <signal.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -16,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "fake_llm_server.h"
 #include "gen/chat.h"
 #include "gen/retry_policy.h"
 #include "test_util.h"
@@ -24,60 +21,12 @@ namespace kjudge {
 namespace {
 
 using nlohmann::json;
+using testing::FakeLlmServer;
 using testing::TempDir;
 using testing::write_text;
 
 constexpr const char* kKey = "sk-test-0123456789abcdefWXYZ";
 constexpr const char* kModel = "test-model";
-
-// tests/fake_llm_server.py in a child process, on the port it picked.
-class FakeServer {
- public:
-  explicit FakeServer(const std::vector<std::string>& args) {
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe2 failed");
-    std::vector<std::string> argv = {"python3", KJUDGE_SOURCE_DIR "/tests/fake_llm_server.py"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    std::vector<char*> cargv;
-    for (std::string& a : argv) cargv.push_back(a.data());
-    cargv.push_back(nullptr);
-    pid_ = fork();
-    if (pid_ == 0) {
-      dup2(fds[1], STDOUT_FILENO);
-      execvp(cargv[0], cargv.data());
-      _exit(127);
-    }
-    close(fds[1]);
-    std::string line;
-    pollfd p{fds[0], POLLIN, 0};
-    while (line.find('\n') == std::string::npos && poll(&p, 1, 10000) > 0) {
-      char buf[256];
-      ssize_t n = read(fds[0], buf, sizeof buf);
-      if (n <= 0) break;
-      line.append(buf, n);
-    }
-    close(fds[0]);
-    if (line.rfind("PORT ", 0) != 0) {
-      stop();
-      throw std::runtime_error("the fake server did not start: '" + line + "'");
-    }
-    port_ = std::stoi(line.substr(5));
-  }
-  ~FakeServer() { stop(); }
-
-  int port() const { return port_; }
-  std::string base_url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/v1"; }
-
- private:
-  void stop() {
-    if (pid_ <= 0) return;
-    kill(pid_, SIGTERM);
-    waitpid(pid_, nullptr, 0);
-    pid_ = -1;
-  }
-  pid_t pid_ = -1;
-  int port_ = 0;
-};
 
 class ChatClientTest : public ::testing::Test {
  protected:
@@ -85,7 +34,8 @@ class ChatClientTest : public ::testing::Test {
     // A proxy from the environment must not swallow requests to the local server.
     setenv("no_proxy", "127.0.0.1,localhost", 1);
     dir_ = new TempDir();
-    server_ = new FakeServer({"--log", log_path().string(), "--expect-key", kKey});
+    server_ = new FakeLlmServer();
+    server_->start("--log " + log_path().string() + " --expect-key " + kKey);
   }
   static void TearDownTestSuite() {
     delete server_;
@@ -148,13 +98,13 @@ class ChatClientTest : public ::testing::Test {
   }
 
   static TempDir* dir_;
-  static FakeServer* server_;
+  static FakeLlmServer* server_;
   int requests_ = 0;
   std::string last_marker_;
 };
 
 TempDir* ChatClientTest::dir_ = nullptr;
-FakeServer* ChatClientTest::server_ = nullptr;
+FakeLlmServer* ChatClientTest::server_ = nullptr;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -482,7 +432,9 @@ TEST(ChatClientFactory, UnknownProvider) {
 TEST(FakeLlmServer, AnswersFileAndDefaultDirective) {
   TempDir dir;
   write_text(dir / "answers.json", R"({"saxpy": "SAXPY ANSWER", "kernel": "KERNEL ANSWER"})");
-  FakeServer server({"--answers", (dir / "answers.json").string(), "--default", "500 then ok"});
+  FakeLlmServer server;
+  ASSERT_NO_FATAL_FAILURE(
+      server.start("--answers " + (dir / "answers.json").string() + " --default '500 then ok'"));
   ClientOptions o;
   o.base_url = server.base_url();
   o.backoff_base_s = 0.01;

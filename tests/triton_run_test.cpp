@@ -616,6 +616,20 @@ TEST(TritonEval, ReferencesCandidatesVerdictsAndScores) {
   EXPECT_EQ(summary["by_difficulty"]["G/2"]["exec_ok"], 1);
 }
 
+// Speedup options on the fake runner: `reps` timed calls per site, `rounds` timed rounds after
+// `warmup_rounds` untimed ones.
+TritonEvalOptions fake_speedup_options(const TempDir& dir, int reps, int rounds,
+                                       int warmup_rounds) {
+  TritonEvalOptions opt;
+  opt.runner = runner_with(kFake);
+  opt.work_dir = dir / "work";
+  opt.speedup = true;
+  opt.timing.reps = reps;
+  opt.rounds = rounds;
+  opt.warmup_rounds = warmup_rounds;
+  return opt;
+}
+
 TEST(TritonEval, SpeedupWithTheFakeRunner) {
   TempDir dir;
   TritonOperator op = make_op("op", "#fake ok\n#fake time 1.0\n", 1);
@@ -662,6 +676,10 @@ TEST(TritonEval, SpeedupWithTheFakeRunner) {
   EXPECT_EQ(line["timing_flags"][0]["check"], "side_work");
   EXPECT_NE(line["timing_flags"][0]["detail"].get<std::string>().find("0.500 ms past its call"),
             std::string::npos);
+  std::ifstream schema_file(std::string(KJUDGE_SOURCE_DIR) +
+                            "/docs/schemas/triton-result.schema.json");
+  kjudge::testing::SchemaValidator schema(json::parse(schema_file));
+  for (const auto& err : schema.errors(line)) ADD_FAILURE() << err;
 }
 
 // Every timed call's output is checked against the reference's first timing process, which
@@ -675,13 +693,7 @@ TEST(TritonEval, EveryTimedOutputIsChecked) {
   TritonOperator op = make_op("op", "#fake ok\n#fake time 1.0\n", 1);
   TritonOperator noisy = make_op("noisy", "#fake ok\n#fake time 1.0\n#fake timedrandom\n", 1);
   TritonOperator none = make_op("none", "#fake ok\n#fake time 1.0\n#fake timednone\n", 1);
-  TritonEvalOptions opt;
-  opt.runner = runner_with(kFake);
-  opt.work_dir = dir / "work";
-  opt.speedup = true;
-  opt.timing.reps = 5;
-  opt.rounds = 2;
-  opt.warmup_rounds = 1;
+  TritonEvalOptions opt = fake_speedup_options(dir, 5, 2, 1);
   std::vector<TritonJob> jobs = {{&op, "#fake ok\n#fake time 0.5\n", 0, "honest"},
                                  {&op, "#fake ok\n#fake time 0.01\n#fake stale\n", 1, "stale"},
                                  {&noisy, "#fake ok\n#fake time 0.5\n", 0, "honest"},
@@ -774,13 +786,7 @@ TEST(TritonEval, EveryTimedOutputIsChecked) {
 TEST(TritonEval, WhatTheTestNeverLooksAtIsNotComparedWhenTimed) {
   TempDir dir;
   TritonOperator op = make_op("op", "#fake ok\n#fake time 1.0\n#fake scratch 1\n", 1);
-  TritonEvalOptions opt;
-  opt.runner = runner_with(kFake);
-  opt.work_dir = dir / "work";
-  opt.speedup = true;
-  opt.timing.reps = 4;
-  opt.rounds = 2;
-  opt.warmup_rounds = 0;
+  TritonEvalOptions opt = fake_speedup_options(dir, 4, 2, 0);
   std::vector<TritonJob> jobs = {{&op, "#fake ok\n#fake time 0.5\n#fake scratch 2\n", 0, "a"},
                                  {&op, "#fake ok\n#fake time 0.5\n#fake scratch 1 5\n", 1, "b"}};
   TritonEvalResult res = evaluate_triton(jobs, opt);
@@ -806,13 +812,7 @@ TEST(TritonEval, InterleavedRoundsCancelAFirstProcessBias) {
   auto evaluate = [&](const std::string& log, const std::string& cand_time) {
     TritonOperator op =
         make_op("op", "#fake ok\n#fake time 1.0\n#fake order " + log + " R 1.5\n", 1);
-    TritonEvalOptions opt;
-    opt.runner = runner_with(kFake);
-    opt.work_dir = dir / "work";
-    opt.speedup = true;
-    opt.timing.reps = 6;
-    opt.rounds = 4;
-    opt.warmup_rounds = 1;
+    TritonEvalOptions opt = fake_speedup_options(dir, 6, 4, 1);
     const std::string code =
         "#fake ok\n#fake time " + cand_time + "\n#fake order " + log + " C 1.5\n";
     TritonEvalResult res = evaluate_triton({{&op, code, 0, "s:1"}}, opt);
@@ -844,13 +844,7 @@ TEST(TritonEval, InterleavedRoundsCancelAFirstProcessBias) {
 TEST(TritonEval, GpuEfficiencyFromBytesAndPeaks) {
   TempDir dir;
   TritonOperator op = make_op("op", "#fake ok\n#fake time 1.0\n#fake bytes 1000000\n", 1);
-  TritonEvalOptions opt;
-  opt.runner = runner_with(kFake);
-  opt.work_dir = dir / "work";
-  opt.speedup = true;
-  opt.timing.reps = 5;
-  opt.rounds = 2;
-  opt.warmup_rounds = 0;
+  TritonEvalOptions opt = fake_speedup_options(dir, 5, 2, 0);
   GpuPeaks peaks;
   peaks.gpu = "Fake GPU";
   peaks.memory_bandwidth_bytes_per_s = 4e9;
@@ -905,13 +899,7 @@ TEST(TritonEval, GpuEfficiencyFromStatedWork) {
   TritonOperator op =
       make_op("triton_matmul",
               "#fake ok\n#fake time 1.0\n#fake entry matmul\n#fake bytes 7168\n" + values, 3);
-  TritonEvalOptions opt;
-  opt.runner = runner_with(kFake);
-  opt.work_dir = dir / "work";
-  opt.speedup = true;
-  opt.timing.reps = 5;
-  opt.rounds = 2;
-  opt.warmup_rounds = 0;
+  TritonEvalOptions opt = fake_speedup_options(dir, 5, 2, 0);
   GpuPeaks peaks;
   peaks.gpu = "Fake GPU";
   // Per run: 2 calls x (4096 + 1024 + 2048) bytes = 14336; 2 x 65536 = 131072 FLOPs. The
@@ -1044,6 +1032,101 @@ TEST(TritonEval, UnstableAndEmptyReferencesAreTheReferencesFault) {
   TritonEvalResult unchecked = evaluate_triton({jobs[0]}, opt);
   EXPECT_EQ(unchecked.checks["G/unstable"].status, "unchecked");
   EXPECT_EQ(unchecked.results[0].graded.verdict, TritonVerdict::mismatch);
+}
+
+// An in-place operator whose test keeps only the None it returns: the test result holds no
+// tensor, so reference and candidates are judged on what each entry call returned and wrote
+// into its arguments, call by call, under the same rules. Where neither holds a tensor, it is
+// no_output still.
+TEST(TritonEval, ANoOutputReferenceIsJudgedOnItsEntryCalls) {
+  TempDir dir;
+  TritonOperator inplace = make_op("inplace", "#fake none\n#fake calls 1\n", 2);
+  TritonOperator shaky = make_op("shaky", "#fake none\n#fake calls random\n", 2);
+  TritonOperator empty = make_op("empty", "#fake none\n", 3);
+  TritonEvalOptions opt;
+  opt.runner = runner_with(kFake);
+  opt.work_dir = dir / "work";
+  std::vector<TritonJob> jobs = {
+      {&inplace, "#fake none\n#fake calls 1\n# the same calls\n", 0, "s:1"},
+      {&inplace, "#fake none\n#fake calls 1.5\n", 1, "s:2"},                 // other values
+      {&inplace, "#fake none\n#fake calls 1 3\n", 2, "s:3"},                 // one call more
+      {&inplace, "#fake none\n#fake calls 1 2 4\n", 3, "s:4"},               // other shapes
+      {&inplace, "#fake none\n#fake calls 1\n#fake entry op2\n", 4, "s:5"},  // another function
+      {&inplace, "#fake ok\n", 5, "s:6"},  // a tensor in its result, but no entry call recorded
+      {&shaky, "#fake none\n#fake calls 1\n", 0, "s:7"},
+      {&empty, "#fake none\n#fake calls 1\n", 0, "s:8"}};
+  TritonEvalResult res = evaluate_triton(jobs, opt);
+  ASSERT_EQ(res.results.size(), jobs.size());
+
+  const TritonReferenceCheck& check = res.checks["G/inplace"];
+  EXPECT_EQ(check.status, "stable") << check.detail;
+  EXPECT_EQ(check.compared_on, "entry_calls");
+  EXPECT_EQ(check.second_run, "second reference run");
+  ASSERT_TRUE(check.outputs);
+  EXPECT_EQ(check.outputs->compared, 2u);  // args[0] of both calls
+
+  const TritonJobResult& same = res.results[0];
+  EXPECT_EQ(same.graded.verdict, TritonVerdict::pass) << same.detail;
+  EXPECT_EQ(same.compared_on, "entry_calls");
+  json line = triton_result_json(same);
+  EXPECT_EQ(line["compared_on"], "entry_calls");
+  EXPECT_EQ(line["exec_ok"], true);
+  EXPECT_EQ(line["comparison"]["entries"][1]["name"], "calls[0].args[0]");
+
+  auto expect_mismatch = [&](std::size_t i, const std::string& status, const std::string& what) {
+    const TritonJobResult& r = res.results[i];
+    EXPECT_EQ(r.graded.verdict, TritonVerdict::mismatch) << i << ": " << r.detail;
+    EXPECT_EQ(r.compared_on, "entry_calls") << i;
+    ASSERT_TRUE(r.outputs) << i;
+    bool found = false;
+    for (const EntryVerdict& e : r.outputs->entries) found |= e.failed && e.status == status;
+    EXPECT_TRUE(found) << i << ": no failed entry " << status;
+    EXPECT_NE(r.detail.find(what), std::string::npos) << i << ": " << r.detail;
+    EXPECT_EQ(triton_failure_json(r)["class"], "result_mismatch") << i;
+  };
+  expect_mismatch(1, "value_mismatch", "calls[0].args[0]");
+  expect_mismatch(2, "call_count_mismatch", "the candidate made 3 entry calls, the reference 2");
+  expect_mismatch(3, "shape_mismatch", "shape [4] where the reference has [2]");
+  expect_mismatch(4, "entry_mismatch", "entry call 0 is op in the reference, op2 in the candidate");
+  expect_mismatch(5, "call_count_mismatch", "the candidate made 0 entry calls, the reference 2");
+
+  // A reference whose entry calls differ between its two runs cannot judge anyone either.
+  const TritonReferenceCheck& shaky_check = res.checks["G/shaky"];
+  EXPECT_EQ(shaky_check.status, "unstable");
+  EXPECT_EQ(shaky_check.compared_on, "entry_calls");
+  EXPECT_NE(shaky_check.detail.find("of the entry calls"), std::string::npos) << shaky_check.detail;
+  EXPECT_NE(shaky_check.detail.find("calls[0].args[0] value_mismatch"), std::string::npos)
+      << shaky_check.detail;
+  EXPECT_EQ(res.results[6].graded.verdict, TritonVerdict::reference_unstable);
+
+  // Neither the test result nor an entry call holds a tensor: nothing to compare.
+  const TritonReferenceCheck& empty_check = res.checks["G/empty"];
+  EXPECT_EQ(empty_check.status, "no_output");
+  EXPECT_TRUE(empty_check.compared_on.empty());
+  EXPECT_NE(empty_check.detail.find("no entry call recorded"), std::string::npos)
+      << empty_check.detail;
+  EXPECT_EQ(res.results[7].graded.verdict, TritonVerdict::no_output);
+  EXPECT_EQ(triton_result_json(res.results[7])["compared_on"], "test_result");
+
+  EXPECT_EQ(res.scores.all.exec_judged, 6u);
+  EXPECT_EQ(res.scores.all.exec_ok, 1u);
+  EXPECT_EQ(res.scores.all.no_output, 1u);
+  EXPECT_EQ(res.scores.all.reference_unstable, 1u);
+
+  json ref = triton_reference_json(inplace, res.references["G/inplace"], &check);
+  EXPECT_EQ(ref["self_check"]["compared_on"], "entry_calls");
+  json summary = triton_summary_json(res, {});
+  ASSERT_EQ(summary["reference_no_output"].size(), 1u);
+  EXPECT_EQ(summary["reference_no_output"][0]["operator"], "G/empty");
+  EXPECT_TRUE(summary["reference_no_output"][0]["compared_on"].is_null());
+
+  // Every line as results.jsonl holds it, against its schema.
+  std::ifstream schema_file(std::string(KJUDGE_SOURCE_DIR) +
+                            "/docs/schemas/triton-result.schema.json");
+  kjudge::testing::SchemaValidator schema(json::parse(schema_file));
+  for (const TritonJobResult& r : res.results)
+    for (const auto& err : schema.errors(triton_result_json(r)))
+      ADD_FAILURE() << r.job.origin << ": " << err;
 }
 
 }  // namespace

@@ -69,6 +69,82 @@ TritonRunOutcome run_one(const TritonEvalOptions& opt, const TritonOperator& op,
   return out;
 }
 
+bool has_tensor(const OutputSet& o) {
+  for (const OutputEntry& e : o.entries)
+    if (e.kind == OutputKind::tensor) return true;
+  return false;
+}
+
+// What a run is compared on (docs/triton.md, "Self-inconsistent references"): the test's result
+// where it holds a tensor, else what the entry calls gave (their results and the arguments they
+// wrote: in-place operators whose test keeps only the None they return) where that does, else
+// nothing ("").
+std::string comparison_basis(const TritonRunOutcome& ref) {
+  if (has_tensor(ref.outputs)) return "test_result";
+  for (const TritonCallOutput& c : ref.call_outputs)
+    if (c.outputs && has_tensor(*c.outputs)) return "entry_calls";
+  return "";
+}
+
+// The entry calls' outputs of two runs, call by call in the order they were made, each call
+// by compare_outputs (the rules of the test's outputs), its entries named "calls[i].NAME". A
+// different number of calls, or another function at the same place, is a failure of its own.
+OutputsVerdict compare_entry_calls(const std::vector<TritonCallOutput>& ref,
+                                   const std::vector<TritonCallOutput>& cand) {
+  OutputsVerdict out;
+  auto fail = [&](std::string name, std::string status, std::string detail) {
+    out.entries.push_back({std::move(name), std::move(status), true, std::move(detail), 0});
+  };
+  if (ref.size() != cand.size())
+    fail("calls", "call_count_mismatch",
+         fmt::format("the candidate made {} entry call{}, the reference {}", cand.size(),
+                     cand.size() == 1 ? "" : "s", ref.size()));
+  for (std::size_t i = 0; i < std::min(ref.size(), cand.size()); ++i) {
+    const std::string at = fmt::format("calls[{}]", i);
+    if (ref[i].entry != cand[i].entry) {
+      fail(at, "entry_mismatch",
+           fmt::format("entry call {} is {} in the reference, {} in the candidate", i, ref[i].entry,
+                       cand[i].entry));
+      continue;
+    }
+    if (!ref[i].outputs) {  // over the runner's cap: nothing to compare with
+      out.entries.push_back({at, "not_recorded", false,
+                             "the reference's output of " + ref[i].entry +
+                                 " was not recorded (over the runner's cap)",
+                             0});
+      continue;
+    }
+    if (!cand[i].outputs) {
+      fail(at, "not_recorded",
+           "the candidate's output of " + cand[i].entry +
+               " was not recorded (over the runner's cap), the reference's was");
+      continue;
+    }
+    OutputsVerdict v = compare_outputs(*ref[i].outputs, *cand[i].outputs);
+    out.compared += v.compared;
+    for (EntryVerdict& e : v.entries) {
+      e.name = at + "." + e.name;
+      out.entries.push_back(std::move(e));
+    }
+  }
+  for (const EntryVerdict& v : out.entries) {
+    if (!v.failed) continue;
+    if (out.failed++ == 0) out.detail = v.name + ": " + (v.detail.empty() ? v.status : v.detail);
+  }
+  if (out.failed > 1) out.detail += fmt::format(" (and {} more)", out.failed - 1);
+  if (out.failed == 0 && out.compared == 0)
+    out.detail = "no tensor could be compared in the entry calls' outputs";
+  out.passed = out.failed == 0 && out.compared > 0;
+  return out;
+}
+
+// Two runs' outputs on the basis the reference gives.
+OutputsVerdict compare_on(const std::string& basis, const TritonRunOutcome& ref,
+                          const TritonRunOutcome& other) {
+  return basis == "entry_calls" ? compare_entry_calls(ref.call_outputs, other.call_outputs)
+                                : compare_outputs(ref.outputs, other.outputs);
+}
+
 // The candidate's verdict from its own run, the reference's, and whether the reference agrees
 // with itself.
 void grade(TritonJobResult& r, const TritonRunOutcome& ref, const TritonReferenceCheck& check) {
@@ -116,7 +192,11 @@ void grade(TritonJobResult& r, const TritonRunOutcome& ref, const TritonReferenc
       r.detail = c.detail;
       return;
   }
-  r.outputs = compare_outputs(ref.outputs, c.outputs);
+  // The reference decides the basis; with neither a tensor in its test result nor in its entry
+  // calls, the test results' comparison is kept for the record, and the verdict is no_output.
+  const std::string basis = comparison_basis(ref);
+  r.compared_on = basis.empty() ? "test_result" : basis;
+  r.outputs = compare_on(r.compared_on, ref, c);
   // A reference with nothing to compare, or one that differs from itself, cannot say whether
   // the candidate is right: the outputs' comparison is kept, the verdict is the reference's.
   if (check.status == "no_output") {
@@ -131,6 +211,8 @@ void grade(TritonJobResult& r, const TritonRunOutcome& ref, const TritonReferenc
   }
   r.graded.verdict = r.outputs->passed ? TritonVerdict::pass : TritonVerdict::mismatch;
   r.detail = r.outputs->detail;
+  if (basis == "entry_calls" && !r.detail.empty())
+    r.detail = "on the entry calls (the test's result holds no tensor): " + r.detail;
 }
 
 // "3 entries: 2 none, 1 text" for a reference without tensors.
@@ -156,11 +238,17 @@ TritonReferenceCheck check_reference(const TritonRunOutcome& ref, const TritonRu
     c.detail = ref.detail;
     return c;
   }
-  bool any_tensor = false;
-  for (const OutputEntry& e : ref.outputs.entries) any_tensor |= e.kind == OutputKind::tensor;
-  if (!any_tensor) {
+  c.compared_on = comparison_basis(ref);
+  if (c.compared_on.empty()) {
     c.status = "no_output";
-    c.detail = kinds_of(ref.outputs) + " (" + ref.result_source + ")";
+    std::size_t recorded = 0;
+    for (const TritonCallOutput& call : ref.call_outputs) recorded += call.outputs ? 1 : 0;
+    c.detail =
+        kinds_of(ref.outputs) + " (" + ref.result_source + "); " +
+        (ref.call_outputs.empty() ? std::string("no entry call recorded")
+                                  : fmt::format("{} entry call{} ({} recorded), none with a tensor",
+                                                ref.call_outputs.size(),
+                                                ref.call_outputs.size() == 1 ? "" : "s", recorded));
     return c;
   }
   if (!second) {
@@ -178,7 +266,7 @@ TritonReferenceCheck check_reference(const TritonRunOutcome& ref, const TritonRu
                            triton_run_status_name(second->status), second->detail);
     return c;
   }
-  c.outputs = compare_outputs(ref.outputs, second->outputs);
+  c.outputs = compare_on(c.compared_on, ref, *second);
   if (c.outputs->passed) {
     c.status = "stable";
     return c;
@@ -191,8 +279,9 @@ TritonReferenceCheck check_reference(const TritonRunOutcome& ref, const TritonRu
     what += fmt::format("{}{} {}", what.empty() ? "" : "; ", e.name, e.status);
     if (e.max_abs_error > 0) what += fmt::format(" (max abs error {:.3g})", e.max_abs_error);
   }
-  c.detail = fmt::format("{} of {} compared entries differ between two runs on the same seed: {}",
-                         c.outputs->failed, c.outputs->compared + c.outputs->failed, what);
+  c.detail = fmt::format("{} of {} compared entries{} differ between two runs on the same seed: {}",
+                         c.outputs->failed, c.outputs->compared + c.outputs->failed,
+                         c.compared_on == "entry_calls" ? " of the entry calls" : "", what);
   return c;
 }
 
@@ -627,7 +716,8 @@ TritonEvalResult evaluate_triton(const std::vector<TritonJob>& jobs, const Trito
   }
   for (std::size_t i = 0; i < ops.size(); ++i)
     res.checks[op_key(*ops[i])] = check_reference(refs[i], second[i], second_name[i]);
-  // What each call gave in test mode matters only to the timed calls' check (not_compared): it
+  // What each call gave in test mode matters to the grading where the reference's test result
+  // holds no tensor (compared_on entry_calls), and to the timed calls' check (not_compared): it
   // is let go as soon as nothing needs it.
   auto release = [](TritonRunOutcome& o) { std::vector<TritonCallOutput>().swap(o.call_outputs); };
   for (TritonRunOutcome& o : reruns) release(o);
@@ -712,6 +802,7 @@ nlohmann::ordered_json triton_result_json(const TritonJobResult& r) {
     j["traceback"] = r.run.error.traceback;
   }
   j["run"] = run_json(r.run);
+  j["compared_on"] = r.outputs ? nlohmann::ordered_json(r.compared_on) : nullptr;
   if (r.outputs) {
     nlohmann::ordered_json entries = nlohmann::ordered_json::array();
     for (const EntryVerdict& e : r.outputs->entries) {
@@ -810,7 +901,11 @@ namespace {
 
 nlohmann::ordered_json reference_check_json(const TritonReferenceCheck& c) {
   nlohmann::ordered_json j = {
-      {"status", c.status}, {"detail", c.detail}, {"second_run", c.second_run}};
+      {"status", c.status},
+      {"detail", c.detail},
+      {"second_run", c.second_run},
+      {"compared_on", c.compared_on.empty() ? nlohmann::ordered_json(nullptr)
+                                            : nlohmann::ordered_json(c.compared_on)}};
   if (c.outputs) {
     nlohmann::ordered_json differ = nlohmann::ordered_json::array();
     for (const EntryVerdict& e : c.outputs->entries) {

@@ -81,6 +81,10 @@ struct TritonJobResult {
   std::string detail;
   TritonRunOutcome run;                   // the candidate's test-mode run
   std::optional<OutputsVerdict> outputs;  // both ran
+  // What `outputs` compared: "test_result" (the test's result), or "entry_calls" (what each
+  // entry call returned and wrote into its arguments, where the reference's test result holds
+  // no tensor); empty when nothing was compared.
+  std::string compared_on;
   std::optional<TritonSpeedup> speedup;
   std::string speedup_note;         // why there is none, when speedup was asked for
   std::vector<TritonRound> rounds;  // the timed rounds (warm-up rounds are not kept)
@@ -106,11 +110,16 @@ struct TritonJobResult {
 // same seed in another process (docs/triton.md, "Self-inconsistent references").
 struct TritonReferenceCheck {
   // stable | unstable (the two runs differ, or the second failed) | no_output (no tensor to
-  // compare: only None, text or objects) | failed (the first run failed) | unchecked (no
-  // second run, or the second ended in a judge error)
+  // compare, neither in the test's result nor in the entry calls' outputs: only None, text or
+  // objects) | failed (the first run failed) | unchecked (no second run, or the second ended in
+  // a judge error)
   std::string status = "unchecked";
   std::string detail;
-  std::string second_run;                 // "self candidate" | "second reference run" | ""
+  std::string second_run;  // "self candidate" | "second reference run" | ""
+  // What the reference's runs (and its candidates) are compared on: "test_result", or
+  // "entry_calls" where the test's result holds no tensor but the entry calls' outputs do;
+  // empty for no_output and failed.
+  std::string compared_on;
   std::optional<OutputsVerdict> outputs;  // the second run against the first
 };
 
