@@ -632,6 +632,69 @@ class EndEventTest(unittest.TestCase):
         self.assertEqual(s["samples_ms"], [12.0] * 4)
 
 
+class HoldTest(unittest.TestCase):
+    """A call the host queues more slowly than the GPU runs it is timed behind a spin that holds
+    the stream; a call that waits on the GPU itself is timed without one (host_bound)."""
+
+    def site(self, need_ms=None, has_query=True, slow=()):
+        """need_ms: the spin that covers the call (None: none does, the call synchronizes);
+        slow: the numbers of the queries (from 0) at which the host is slow once, so that no
+        hold covers the call."""
+        fake = fake_torch()
+        state = {"spin_ms": 0.0, "spins": 0, "queries": 0}
+
+        def spin(cycles):  # calibrated below at 2^20 cycles a ms (each record is 1 ms)
+            state["spin_ms"] = cycles / float(1 << 20)
+            state["spins"] += 1
+
+        def query(event):  # True: the GPU already reached the start event (it waited on us)
+            waited = need_ms is None or state["spin_ms"] < need_ms or state["queries"] in slow
+            state["queries"] += 1
+            state["spin_ms"] = 0.0
+            return waited
+
+        fake.cuda._sleep = spin
+        if has_query:
+            fake.cuda.Event.query = query
+        p = {"warmup": 1, "reps": 5, "min_reps": 2, "max_ms_per_site": 60000,
+             "check": {"seed": SECRET, "tolerances": TOL, "plan": None}}
+        t = r.CudaTimer(fake, p, ops=FakeOps())
+        t.measure("add", add, (FT([1.0, 2.0]), FT([0.5, 0.25])), {}, lambda: None)
+        return t.sites[0], state
+
+    def test_a_launch_bound_call_gets_a_hold_that_covers_it(self):
+        s, state = self.site(need_ms=0.1)
+        self.assertGreaterEqual(s["hold_ms"], 0.1)
+        self.assertLess(s["hold_ms"], 0.4)  # it doubled from ~0.02 ms until covered
+        self.assertFalse(s["host_bound"])
+        self.assertGreater(s["not_counted"], 0)
+        self.assertEqual(len(s["samples_ms"]), 5)
+        self.assertEqual(len(s["check"]["outputs"]), 5)
+
+    def test_a_slow_host_once_at_the_longest_hold_does_not_make_a_call_host_bound(self):
+        # Covered from a 1.5 ms hold on, but the host is slow at the first two queries there.
+        s, _ = self.site(need_ms=1.5, slow=range(0, 9))
+        self.assertFalse(s["host_bound"])
+        self.assertEqual(s["hold_ms"], 2.0)
+        self.assertEqual(len(s["samples_ms"]), 5)
+
+    def test_a_call_that_waits_on_the_gpu_is_timed_without_a_hold(self):
+        s, _ = self.site(need_ms=None)
+        self.assertTrue(s["host_bound"])
+        self.assertEqual(s["hold_ms"], 0.0)
+        self.assertEqual(len(s["samples_ms"]), 5)
+
+    def test_a_call_the_gpu_is_slower_at_gets_no_hold(self):
+        s, state = self.site(need_ms=0.0)
+        self.assertEqual(s["hold_ms"], 0.0)
+        self.assertEqual(state["spins"], 0)
+        self.assertEqual(s["not_counted"], 0)
+
+    def test_without_event_query_nothing_is_held(self):
+        s, state = self.site(need_ms=None, has_query=False)
+        self.assertEqual((s["hold_ms"], s["host_bound"], state["spins"]), (0.0, False, 0))
+
+
 class TimedCheckTest(unittest.TestCase):
     X, Y = FT([0.5, -1.25, 3.0]), FT([2.0, 0.75, -0.125])
 

@@ -396,6 +396,14 @@ TEST_F(FakeRunner, TimingSites) {
   EXPECT_EQ(o.sites[0].end, "device");
   EXPECT_DOUBLE_EQ(o.sites[0].tail_ms, 0.75);
   EXPECT_NE(o.log.find("plan none"), std::string::npos) << o.log;
+  o = run("#fake ok\n#fake hold 0.25 host_bound", true);
+  ASSERT_EQ(o.status, TritonRunStatus::ok) << o.detail;
+  EXPECT_DOUBLE_EQ(o.sites[0].hold_ms, 0.25);
+  EXPECT_TRUE(o.sites[0].host_bound);
+  // A hold is a time: a negative one is a forged report.
+  o = run("#fake ok\n#fake hold -1", true);
+  EXPECT_EQ(o.status, TritonRunStatus::refused);
+  EXPECT_NE(o.detail.find("hold_ms"), std::string::npos) << o.detail;
   // A timing without its calls' outputs is no timing.
   o = run("#fake ok\n#fake nocheck", true);
   EXPECT_EQ(o.status, TritonRunStatus::refused);
@@ -643,7 +651,8 @@ TEST(TritonEval, SpeedupWithTheFakeRunner) {
       {&op, "#fake ok\n#fake time 0.5\n", 1, "fast"},
       {&op, "#fake ok 7\n#fake time 0.1\n", 2, "wrong"},
       {&op, "#fake sites 3\n#fake time 0.5\n", 3, "other calls"},
-      {&op, "#fake ok\n#fake time 1.0\n#fake sidework 0.5\n", 4, "side work"}};
+      {&op, "#fake ok\n#fake time 1.0\n#fake sidework 0.5\n", 4, "side work"},
+      {&op, "#fake ok\n#fake time 1.0\n#fake hold 0.125\n", 5, "held"}};
   TritonEvalResult res = evaluate_triton(jobs, opt);
   ASSERT_TRUE(res.results[0].speedup) << res.results[0].speedup_note;
   EXPECT_NEAR(res.results[0].speedup->estimate, 1.0, 1e-12);
@@ -660,7 +669,7 @@ TEST(TritonEval, SpeedupWithTheFakeRunner) {
   EXPECT_NE(res.results[3].speedup_note.find("2 timed calls, the candidate 3"), std::string::npos)
       << res.results[3].speedup_note;
   auto j = res.scores.all.to_json();
-  EXPECT_EQ(j["speedup"]["n"], 3);  // the fast one, the reference itself and the side work
+  EXPECT_EQ(j["speedup"]["n"], 4);  // the fast one, the reference itself, side work, held
   json line = triton_result_json(res.results[1]);
   ASSERT_EQ(line["timing"]["rounds"].size(), 4u);  // the default: 4 timed rounds
   EXPECT_EQ(line["timing"]["rounds"][0]["reference"].size(), 2u);
@@ -668,6 +677,12 @@ TEST(TritonEval, SpeedupWithTheFakeRunner) {
   EXPECT_EQ(line["timing"]["rounds"][1]["first"], "candidate");
   EXPECT_EQ(line["speedup"]["rounds"], 4);
   EXPECT_FALSE(line.contains("timing_flags"));
+  EXPECT_EQ(line["timing"]["hold_ms"]["candidate"], json::array({0.0, 0.0}));
+  // How each site was held reaches the report, per side.
+  json held = triton_result_json(res.results[5]);
+  EXPECT_EQ(held["timing"]["hold_ms"]["candidate"], json::array({0.125, 0.125}));
+  EXPECT_EQ(held["timing"]["hold_ms"]["reference"], json::array({0.0, 0.0}));
+  EXPECT_EQ(held["timing"]["host_bound"]["candidate"], json::array({false, false}));
   // Work that outlasted its calls is timed (to the device-wide end) and flagged, every round.
   ASSERT_TRUE(res.results[4].speedup) << res.results[4].speedup_note;
   EXPECT_EQ(res.results[4].side_work.size(), 8u);  // 2 sites in each of 4 rounds
@@ -1032,6 +1047,23 @@ TEST(TritonEval, UnstableAndEmptyReferencesAreTheReferencesFault) {
   TritonEvalResult unchecked = evaluate_triton({jobs[0]}, opt);
   EXPECT_EQ(unchecked.checks["G/unstable"].status, "unchecked");
   EXPECT_EQ(unchecked.results[0].graded.verdict, TritonVerdict::mismatch);
+}
+
+// A reference whose every tensor holds NaN or Inf gives nothing to judge by: no_output, not a
+// reference that disagrees with itself (both runs agree; nothing could be compared).
+TEST(TritonEval, AReferenceWithNoFiniteTensorIsNoOutput) {
+  TempDir dir;
+  TritonOperator nan = make_op("nan", "#fake nan\n", 2);
+  TritonEvalOptions opt;
+  opt.runner = runner_with(kFake);
+  opt.work_dir = dir / "work";
+  TritonEvalResult res = evaluate_triton({{&nan, nan.reference_code, 0, "self"}}, opt);
+  const TritonReferenceCheck& c = res.checks["G/nan"];
+  EXPECT_EQ(c.status, "no_output") << c.detail;
+  EXPECT_NE(c.detail.find("no finite tensor"), std::string::npos) << c.detail;
+  EXPECT_NE(c.detail.find("test_case_1"), std::string::npos) << c.detail;
+  EXPECT_EQ(res.results[0].graded.verdict, TritonVerdict::no_output);
+  EXPECT_EQ(res.scores.all.reference_unstable, 0u);
 }
 
 // An in-place operator whose test keeps only the None it returns: the test result holds no

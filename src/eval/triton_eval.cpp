@@ -201,7 +201,7 @@ void grade(TritonJobResult& r, const TritonRunOutcome& ref, const TritonReferenc
   // the candidate is right: the outputs' comparison is kept, the verdict is the reference's.
   if (check.status == "no_output") {
     r.graded.verdict = TritonVerdict::no_output;
-    r.detail = "the reference's outputs hold no tensor: " + check.detail;
+    r.detail = "the reference gives nothing to compare with: " + check.detail;
     return;
   }
   if (check.status == "unstable") {
@@ -269,6 +269,21 @@ TritonReferenceCheck check_reference(const TritonRunOutcome& ref, const TritonRu
   c.outputs = compare_on(c.compared_on, ref, *second);
   if (c.outputs->passed) {
     c.status = "stable";
+    return c;
+  }
+  // Nothing compared because none of the reference's tensors is finite (NaN or Inf in each):
+  // not a reference that disagrees with itself, one that gives nothing to judge by.
+  const bool none_finite =
+      c.outputs->compared == 0 && c.outputs->failed == 0 &&
+      std::any_of(c.outputs->entries.begin(), c.outputs->entries.end(),
+                  [](const EntryVerdict& e) { return e.status == "bad_reference"; });
+  if (none_finite) {
+    c.status = "no_output";
+    std::string what;
+    for (const EntryVerdict& e : c.outputs->entries)
+      if (e.status == "bad_reference")
+        what += fmt::format("{}{}: {}", what.empty() ? "" : "; ", e.name, e.detail);
+    c.detail = "no finite tensor to compare: " + what;
     return c;
   }
   c.status = "unstable";
@@ -547,7 +562,14 @@ void time_job(const TritonEvalOptions& opt, TritonJobResult& r, const TritonRunO
     // The first of a pair in the plan decides the round's order.
     if (i % 2 == 0) round.reference_first = ref;
     std::vector<std::vector<double>>& side = ref ? round.reference : round.candidate;
-    for (const TritonCallSite& site : o.sites) {
+    for (std::size_t s = 0; s < o.sites.size(); ++s) {
+      const TritonCallSite& site = o.sites[s];
+      if (r.hold_ms[p.who].size() <= s) {
+        r.hold_ms[p.who].resize(s + 1, 0.0);
+        r.host_bound[p.who].resize(s + 1, false);
+      }
+      r.hold_ms[p.who][s] = std::max(r.hold_ms[p.who][s], site.hold_ms);
+      if (site.host_bound) r.host_bound[p.who][s] = true;
       side.push_back(site.samples_ms);
       entries[p.who][static_cast<std::size_t>(p.index)].push_back(site.entry);
       if (!ref && site.end == "device")
@@ -849,6 +871,13 @@ nlohmann::ordered_json triton_result_json(const TritonJobResult& r) {
                         {"candidate", sites_json(cand)}});
     }
     j["timing"] = {{"rounds", std::move(rounds)}};
+    // How each site's calls were held (python/kjudge_triton_runner.py, CudaTimer): what a reader
+    // needs to know that a small operator's time is its GPU work, not its Python wrapper's.
+    for (int who = 0; who < 2; ++who) {
+      const char* side = who == 0 ? "reference" : "candidate";
+      j["timing"]["hold_ms"][side] = r.hold_ms[who];
+      j["timing"]["host_bound"][side] = r.host_bound[who];
+    }
   }
   if (r.timed_check) j["timing_check"] = timed_check_json(*r.timed_check);
   if (!r.side_work.empty()) {

@@ -104,6 +104,10 @@ struct TritonJobResult {
   // The candidate's timed sites whose work outlasted the call (TritonCallSite::end == device),
   // one line each: reported as the `side_work` timing flag.
   std::vector<std::string> side_work;
+  // Per side (reference, candidate), per timed site: the longest hold any round used, and
+  // whether the site was host-bound in any round (TritonCallSite::hold_ms, host_bound).
+  std::vector<double> hold_ms[2];
+  std::vector<bool> host_bound[2];
 };
 
 // Whether a reference agrees with itself: its first test-mode run against a second one on the

@@ -225,6 +225,15 @@ std::vector<TritonCallSite> parse_sites(const nlohmann::json& timing, std::strin
         throw InputError(source, 0, where + "tail_ms", "not a non-negative time");
       site.tail_ms = tail->get<double>();
     }
+    if (const nlohmann::json* hold = optional_field(s, "hold_ms")) {
+      if (!hold->is_number() || !std::isfinite(hold->get<double>()) || hold->get<double>() < 0)
+        throw InputError(source, 0, where + "hold_ms", "not a non-negative time");
+      site.hold_ms = hold->get<double>();
+    }
+    if (const nlohmann::json* bound = optional_field(s, "host_bound")) {
+      if (!bound->is_boolean()) throw InputError(source, 0, where + "host_bound", "not a boolean");
+      site.host_bound = bound->get<bool>();
+    }
     const nlohmann::json* check = optional_field(s, "check");
     if (!check) throw InputError(source, 0, where + "check", "missing");
     site.check =

@@ -96,6 +96,11 @@ struct TritonCallSite {
   // samples run to the device-wide end instead (python/kjudge_triton_runner.py, CudaTimer).
   std::string end = "stream";
   double tail_ms = 0;  // that median tail
+  // A call the host was slower to queue than the GPU to run was timed behind a spin that held
+  // the stream this long (0: no hold); host_bound: even the longest hold never covered it (the
+  // call waits on the GPU itself), so it was timed without one.
+  double hold_ms = 0;
+  bool host_bound = false;
 };
 
 // The plan a timing process passes on (TritonRunRequest::plan): per site its entry, mode,

@@ -16,8 +16,8 @@
 #           (verdict, speedup, the check of every timed call), ok or DIFF, writes
 #           $OUT/triton-cheats.json (exit 1 on a DIFF). tests/cheats/run-device.sh runs it.
 # Usage: OUT=... tests/gpu/run-triton-checks.sh self|speed|bad|cheats [CHANNEL] [OPS...]
-#        (bad, cheats: ROUNDS=N timed rounds per candidate, default 2; bad: PEAKS=FILE skips
-#        measuring them; KJUDGE=, DATA= another binary and data folder, e.g. for a dry run with
+#        (bad, cheats: ROUNDS=N timed rounds per candidate, default 2; bad, speed: PEAKS=FILE
+#        skips measuring them; KJUDGE=, DATA= another binary and data folder, e.g. for a dry run with
 #        the fake runner)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -48,7 +48,8 @@ PY
   speed)
     ops=("$@")
     [ ${#ops[@]} -eq 0 ] && ops=(matrix_transpose add_example rmsnorm_fused)
-    "$py" python/kjudge_gpu_peaks.py --out "$out/peaks.json" --cache-dir /tmp/kj-peaks
+    if [ -n "${PEAKS:-}" ]; then cp "$PEAKS" "$out/peaks.json"; else
+      "$py" python/kjudge_gpu_peaks.py --out "$out/peaks.json" --cache-dir /tmp/kj-peaks; fi
     args=()
     for o in "${ops[@]}"; do args+=(--operator "$o"); done
     timeout "${TLIM:-480}" "$k" triton eval "$data" --self --channel "$channel" "${args[@]}" \
