@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "core/time_stamp.h"
+
 namespace kjudge::board {
 
 using nlohmann::json;
@@ -49,10 +51,7 @@ std::string flags_html(const json& result) {
 }
 
 std::string when(std::int64_t us) {
-  std::time_t t = static_cast<std::time_t>(us / 1000000);
-  char b[32];
-  std::strftime(b, sizeof b, "%Y-%m-%d %H:%M", std::gmtime(&t));
-  return b;
+  return format_time(static_cast<std::time_t>(us / 1000000), "%Y-%m-%d %H:%M", true);
 }
 
 }  // namespace

@@ -30,6 +30,7 @@
 #include "core/byte_size.h"
 #include "core/problem_json.h"
 #include "core/sha256.h"
+#include "core/time_stamp.h"
 #include "eval/build_cache.h"
 #include "eval/cost_model.h"
 #include "eval/env_check.h"
@@ -62,13 +63,6 @@ extern "C" void on_interrupt(int) {
 }
 
 RunInterrupts interrupts() { return {&g_stop, &g_session, on_interrupt}; }
-
-std::string timestamp() {
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", std::localtime(&t));
-  return buf;
-}
 
 void write_json_atomically(const fs::path& path, const nlohmann::json& j) {
   fs::path tmp = path;
@@ -206,8 +200,9 @@ int run_jobs(const std::string& command, const RunArgs& a0) {
   }
 
   // The run directory.
-  fs::path out =
-      a.out.empty() ? fs::path("kjudge-runs") / (command + "-" + timestamp()) : fs::path(a.out);
+  fs::path out = a.out.empty() ? fs::path("kjudge-runs") /
+                                     (command + "-" + run_stamp(std::time(nullptr), false))
+                               : fs::path(a.out);
   fs::path journal_path = out / "results.jsonl";
   std::string fingerprint = jobs_fingerprint(jobs);
   if (command == "run") {

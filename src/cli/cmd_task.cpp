@@ -16,6 +16,7 @@
 #include "core/read_file.h"
 #include "core/sha256.h"
 #include "core/task_spec.h"
+#include "core/time_stamp.h"
 #include "eval/build_cache.h"
 #include "eval/task_build.h"
 #include "eval/task_run.h"
@@ -42,13 +43,6 @@ struct TaskArgs {
   std::size_t log_cap = 64 * 1024;
   StepArgs steps;
 };
-
-std::string stamp() {
-  std::time_t t = std::time(nullptr);
-  char b[32];
-  std::strftime(b, sizeof b, "%Y%m%d-%H%M%S", std::localtime(&t));
-  return b;
-}
 
 std::string us(double v) {
   if (v >= 1e4) return fmt::format("{:.0f}", v);
@@ -153,7 +147,8 @@ int task_command(const TaskArgs& a, bool build_only) {
   if (!steps) return rc;
 
   const fs::path out = a.out.empty()
-                           ? fs::path("kjudge-runs") / ("task-" + task.name + "-" + stamp())
+                           ? fs::path("kjudge-runs") /
+                                 ("task-" + task.name + "-" + run_stamp(std::time(nullptr), false))
                            : fs::path(a.out);
   fs::create_directories(out);
   const fs::path ws = fs::absolute(out / "build");

@@ -16,6 +16,7 @@
 #include "cli/triton_eval_args.h"
 #include "core/input_error.h"
 #include "core/llm_generated.h"
+#include "core/time_stamp.h"
 #include "core/tritonbench.h"
 #include "eval/codebleu.h"
 #include "eval/triton_eval.h"
@@ -106,13 +107,6 @@ void cmd_show(const TritonArgs& a, int& rc) {
     }
   }
   rc = exit_code::ok;
-}
-
-std::string stamp(const char* format, bool utc) {
-  std::time_t t = std::time(nullptr);
-  char buf[64];
-  std::strftime(buf, sizeof buf, format, utc ? std::gmtime(&t) : std::localtime(&t));
-  return buf;
 }
 
 // The jobs the options select: every operator's reference (--self), the solutions file's
@@ -283,7 +277,7 @@ void run_triton_eval(const TritonEvalArgs& a, int& rc) {
   opt.workers = a.workers;
   opt.keep_workspaces = a.keep_workspaces;
   const fs::path run_dir =
-      a.out.empty() ? fs::path("kjudge-runs") / ("triton-" + stamp("%Y%m%d-%H%M%S", false))
+      a.out.empty() ? fs::path("kjudge-runs") / ("triton-" + run_stamp(std::time(nullptr), false))
                     : fs::path(a.out);
   fs::create_directories(run_dir / "work");
   opt.work_dir = fs::absolute(run_dir / "work");
@@ -296,7 +290,7 @@ void run_triton_eval(const TritonEvalArgs& a, int& rc) {
                     : !a.llm_generated.empty() ? a.llm_generated
                                                : a.solutions},
       {"run_dir", run_dir.string()},
-      {"started_at", stamp("%Y-%m-%dT%H:%M:%SZ", true)},
+      {"started_at", iso8601_utc(std::time(nullptr))},
       {"jobs", jobs.size()},
       {"seed", a.seed},
       {"speedup", a.speedup},

@@ -2,18 +2,9 @@
 
 #include <ctime>
 
+#include "core/time_stamp.h"
+
 namespace kjudge {
-
-namespace {
-
-std::string iso_now() {
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
-}  // namespace
 
 nlohmann::json run_json_header(const std::string& command, const RunArgs& a, std::size_t jobs,
                                const std::string& fingerprint) {
@@ -26,7 +17,7 @@ nlohmann::json run_json_header(const std::string& command, const RunArgs& a, std
           {"ks", a.ks},
           {"jobs", jobs},
           {"jobs_fingerprint", fingerprint},
-          {"started_at", iso_now()},
+          {"started_at", iso8601_utc(std::time(nullptr))},
           {"options", {{"benchmark", a.benchmark}, {"runs", a.runs}, {"warmups", a.warmups}}}};
 }
 

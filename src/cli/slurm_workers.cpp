@@ -10,6 +10,7 @@
 
 #include "cli/exit_codes.h"
 #include "cli/slurm_array.h"
+#include "core/time_stamp.h"
 #include "run/process.h"
 #include "run/slurm_submit.h"
 
@@ -55,10 +56,9 @@ std::vector<std::string> worker_argv(const std::vector<std::string>& own) {
 int submit_slurm_workers(const SlurmWorkersArgs& a, const std::vector<std::string>& own) {
   const fs::path dir = fs::absolute(a.log_dir);
   fs::create_directories(dir / "slurm");
-  std::time_t t = std::time(nullptr);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::gmtime(&t));
-  const fs::path script = dir / "slurm" / fmt::format("workers-{}-{}.sh", stamp, getpid());
+  const fs::path script =
+      dir / "slurm" /
+      fmt::format("workers-{}-{}.sh", run_stamp(std::time(nullptr), true), getpid());
   const std::vector<std::string> argv = worker_argv(own);
   write_file_atomically(script, slurm::batch_script(std::vector<std::vector<std::string>>(
                                     static_cast<std::size_t>(a.count), argv)));

@@ -21,6 +21,7 @@
 #include "core/problem_dir.h"
 #include "core/problem_json.h"
 #include "core/read_file.h"
+#include "core/time_stamp.h"
 
 namespace kjudge {
 namespace {
@@ -175,13 +176,9 @@ std::string now_iso() {
   const auto micros =
       std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() %
       1000000;
-  std::tm local{};
-  localtime_r(&seconds, &local);
-  char buffer[64];
-  const size_t n = std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%S", &local);
   char frac[16];
   std::snprintf(frac, sizeof frac, ".%06lld", static_cast<long long>(micros));
-  return std::string(buffer, n) + frac;
+  return format_time(seconds, "%Y-%m-%dT%H:%M:%S", false) + frac;
 }
 
 // One non-blank line of a JSONL member.
