@@ -6,12 +6,12 @@
 #include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
-#include <random>
 #include <sstream>
 
 #include "board/db.h"
 #include "board/web_pages.h"
 #include "core/input_error.h"
+#include "core/random_secret.h"
 #include "core/task_spec.h"
 
 namespace kjudge::board {
@@ -373,8 +373,7 @@ void ApiServer::routes() {
                body.value("gpu_types", std::vector<std::string>{judge_.options().gpu_type});
            if (body.contains("deadline_us"))
              b.deadline_us = body["deadline_us"].get<std::int64_t>();
-           std::random_device rd;
-           b.secret_seed = static_cast<std::int64_t>(rd() % 2147483647u);
+           b.secret_seed = static_cast<std::int64_t>(random_u32() % 2147483647u);
            try {
              store_.create_leaderboard(b, u->id);
            } catch (const DbConflict&) {

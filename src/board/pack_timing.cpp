@@ -2,8 +2,8 @@
 
 #include <filesystem>
 #include <fstream>
-#include <random>
 
+#include "core/random_secret.h"
 #include "perf/bench_stage.h"
 
 namespace kjudge::board {
@@ -15,9 +15,9 @@ PackTiming time_pack_solution(const Problem& problem, const Solution& solution,
                               const BenchOptions& bench, const MachineInfo& machine,
                               const std::atomic<bool>* stop) {
   // The stage journals into a run folder; a fresh one per solution, so nothing is "resumed".
-  std::random_device rd;
-  const fs::path dir = fs::temp_directory_path() / ("kjudge-serve-bench-" + std::to_string(rd()) +
-                                                    "-" + std::to_string(solution.sample));
+  const fs::path dir =
+      fs::temp_directory_path() / ("kjudge-serve-bench-" + std::to_string(random_u32()) + "-" +
+                                   std::to_string(solution.sample));
   fs::create_directories(dir);
   const std::vector<Problem> problems = {problem};
   const std::map<std::pair<std::string, int>, Solution> solutions = {

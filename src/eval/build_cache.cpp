@@ -8,9 +8,9 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <random>
 #include <sstream>
 
+#include "core/random_secret.h"
 #include "core/sha256.h"
 #include "run/cloexec_file.h"
 
@@ -31,11 +31,10 @@ std::string read_all(const fs::path& p) {
 // name is part of it too (and a random number, for containers sharing one host name).
 std::string unique_suffix() {
   static std::atomic<unsigned> counter{0};
-  std::random_device rd;
   char host[256] = "";
   gethostname(host, sizeof host - 1);
   return std::string(host) + "-" + std::to_string(getpid()) + "-" + std::to_string(counter++) +
-         "-" + std::to_string(rd());
+         "-" + std::to_string(random_u32());
 }
 
 }  // namespace

@@ -8,11 +8,11 @@
 #include <cmath>
 #include <fstream>
 #include <mutex>
-#include <random>
 #include <set>
 #include <thread>
 
 #include "core/input_error.h"
+#include "core/random_secret.h"
 #include "eval/triton_failure.h"
 #include "perf/interleave.h"
 
@@ -410,9 +410,7 @@ nlohmann::ordered_json efficiency_json(const TritonEvalOptions& opt, TritonJobRe
 // The job's secret for new content: the option's, else one nobody can know in advance.
 std::uint64_t job_secret(const TritonEvalOptions& opt) {
   if (opt.timing.perturb_seed != 0) return opt.timing.perturb_seed;
-  std::random_device rd;
-  const std::uint64_t v = (std::uint64_t{rd()} << 32) ^ rd();
-  return (v >> 1) | 1;  // positive as a JSON integer anywhere, and never "none given"
+  return (random_u64() >> 1) | 1;  // positive as a JSON integer anywhere, and never "none given"
 }
 
 // Per call site, what the candidate's calls in its test-mode run already gave otherwise than
