@@ -7,10 +7,12 @@
 #include <limits>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include "kjudge/bench_stats.h"
 #include "kjudge/call_marks.h"
 #include "kjudge/compare.h"
+#include "kjudge/placement.h"
 #include "kjudge/seeds.h"
 #include "kjudge/spec.h"
 
@@ -185,3 +187,43 @@ TEST(HarnessSource, EveryTimedCallIsCheckedAndMarked) {
 }
 
 }  // namespace
+
+// kj::Arena's bookkeeping (placement=arena): runs never overlap, places are random (so a call's
+// buffers get new addresses), a crowded range still fills every gap, and a full one says so.
+TEST(Placement, RandomPlacesThatNeverOverlap) {
+  kj::Placement p(1024, 7);
+  std::set<std::size_t> firsts;
+  std::vector<bool> taken(1024, false);
+  for (int i = 0; i < 100; ++i) {
+    const auto at = p.take(3);
+    ASSERT_TRUE(at);
+    firsts.insert(*at);
+    for (std::size_t g = *at; g < *at + 3; ++g) {
+      ASSERT_LT(g, 1024u);
+      EXPECT_FALSE(taken[g]) << "granule " << g << " given twice";
+      taken[g] = true;
+    }
+  }
+  EXPECT_EQ(p.used(), 300u);
+  EXPECT_EQ(firsts.size(), 100u);
+  // Not packed from the start: a random spread over the range.
+  EXPECT_GT(*firsts.rbegin(), 700u);
+  EXPECT_TRUE(p.give_back(*firsts.begin()));
+  EXPECT_FALSE(p.give_back(*firsts.begin()));  // already given back
+  EXPECT_EQ(p.used(), 297u);
+}
+
+TEST(Placement, ACrowdedRangeFillsEveryGapThenSaysFull) {
+  kj::Placement p(16, 1);
+  std::vector<std::size_t> got;
+  while (auto at = p.take(1)) got.push_back(*at);
+  EXPECT_EQ(got.size(), 16u);
+  EXPECT_EQ(std::set<std::size_t>(got.begin(), got.end()).size(), 16u);
+  EXPECT_FALSE(p.take(1));
+  EXPECT_FALSE(kj::Placement(4, 1).take(5));  // larger than the range
+  EXPECT_FALSE(kj::Placement(4, 1).take(0));
+  p.give_back(got[3]);
+  const auto again = p.take(1);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(*again, got[3]);  // the one free granule
+}

@@ -298,6 +298,24 @@ TEST(TaskRun, WithoutTheProfilerTheRecordSaysSo) {
   EXPECT_FALSE(to_json(r, small_task()).contains("cupti"));
 }
 
+// --placement arena reaches the harness as placement=arena; the default passes nothing, so a
+// harness built before the option existed runs as it did.
+TEST(TaskRun, PlacementReachesTheHarness) {
+  TempDir dir;
+  TaskBuild b =
+      fake_harness(dir.path(), std::string("echo \"$@\" > args.txt\n") + kBenchmarkReport);
+  auto args = [&] {
+    std::ifstream in(dir.path() / "args.txt");
+    return std::string((std::istreambuf_iterator<char>(in)), {});
+  };
+  TaskRunOptions o = plain();
+  run_task_mode(small_task(), b, "benchmark", o);
+  EXPECT_EQ(args().find("placement"), std::string::npos) << args();
+  o.placement = "arena";
+  run_task_mode(small_task(), b, "benchmark", o);
+  EXPECT_NE(args().find("placement=arena"), std::string::npos) << args();
+}
+
 TEST(TaskScore, LastMeanGeom) {
   EXPECT_DOUBLE_EQ(*task_score(RankingBy::last, {1, 4, 16}), 16);
   EXPECT_DOUBLE_EQ(*task_score(RankingBy::mean, {1, 4, 16}), 7);

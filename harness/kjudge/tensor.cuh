@@ -14,6 +14,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "arena.cuh"
+
 namespace kj {
 
 // The harness's exit status for a failed CUDA call (GPU MODE's EXIT_CUDA_API).
@@ -72,12 +74,13 @@ class Tensor {
     t.numel_ = n;
     T* p = nullptr;
     if (n > 0) {
-      KJ_CHECK(cudaMalloc(&p, sizeof(T) * static_cast<std::size_t>(n)));
+      p = static_cast<T*>(Arena::get().alloc(sizeof(T) * static_cast<std::size_t>(n)));
+      if (!p) KJ_CHECK(cudaMalloc(&p, sizeof(T) * static_cast<std::size_t>(n)));
       KJ_CHECK(cudaMemset(p, std::is_integral<T>::value ? 0x80 : 0xFF,
                           sizeof(T) * static_cast<std::size_t>(n)));
     }
     t.mem_ = std::shared_ptr<T>(p, [](T* q) {
-      if (q) cudaFree(q);
+      if (q && !Arena::get().release(q)) cudaFree(q);
     });
     return t;
   }

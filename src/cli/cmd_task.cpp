@@ -37,7 +37,7 @@ struct TaskArgs {
   int gpu = 0;
   std::optional<std::uint64_t> secret_seed;
   bool json = false, quiet = false, keep_workspace = false, no_cache = false;
-  std::string cache_dir, timing = "kjudge";
+  std::string cache_dir, timing = "kjudge", placement = "malloc";
   double max_time = 0, target_error = 0, gpu_wait = 600;
   int max_runs = 0, profile_case = -1;
   std::size_t log_cap = 64 * 1024;
@@ -207,6 +207,8 @@ int task_command(const TaskArgs& a, bool build_only) {
   ro.profile_case = a.profile_case;
   ro.gpumode_timing = a.timing == "gpumode";
   report["timing"] = a.timing;
+  ro.placement = a.placement;
+  report["placement"] = a.placement;
   // GPU MODE's CUDA harness stops at 100 calls, 10 s, or a standard error under 1 %.
   if (ro.gpumode_timing) ro.benchmark_rule = {3, 100, 0.01, 10, 60};
   for (kj::StopRule* r : {&ro.benchmark_rule, &ro.ranked_rule}) {
@@ -335,6 +337,10 @@ void add_task_commands(CLI::App& app, int& rc) {
                   "Benchmark mode: kjudge (default) or gpumode: GPU MODE's CUDA harness timing "
                   "(host clock, one input, no L2 flush), for comparison only")
       ->check(CLI::IsMember({"kjudge", "gpumode"}));
+  run->add_option("--placement", run_args->placement,
+                  "Where timed calls' tensors go: malloc (default, a cudaMalloc each) or arena "
+                  "(random places in one allocation: no memory mapped between calls)")
+      ->check(CLI::IsMember({"malloc", "arena"}));
   run->add_option("--ncu", run_args->ncu, "The Nsight Compute CLI (default ncu on PATH)");
   run->add_option("--gpu-wait", run_args->gpu_wait,
                   "Seconds to wait for a GPU another kjudge is timing on (default 600)");

@@ -202,6 +202,7 @@ ModeRun run_task_mode(const TaskSpec& task, const TaskBuild& build, const std::s
   std::vector<std::string> argv = {"./kjudge_task", mode, cases_file.filename().string()};
   for (const auto& a : rule_args(rule, opt.warmup_ms)) argv.push_back(a);
   if (opt.gpumode_timing) argv.push_back("style=gpumode");
+  if (opt.placement == "arena") argv.push_back("placement=arena");
   const fs::path ncu_csv = build.workspace / "ncu.csv";
   if (mode == "profile") {
     // Only the kernels inside the harness's "custom_kernel" NVTX range: one call.

@@ -39,6 +39,9 @@ struct TaskRunOptions {
   // Benchmark mode timed as GPU MODE's CUDA harness does (host clock, one input, no L2 flush),
   // for comparison with kjudge's own timing only.
   bool gpumode_timing = false;
+  // Where the harness puts tensors in benchmark and leaderboard runs: "malloc" (a cudaMalloc
+  // each) or "arena" (random places in one allocation, harness/kjudge/arena.cuh).
+  std::string placement = "malloc";
   // The CUPTI profiler library preloaded into benchmark and leaderboard runs (not with
   // gpumode_timing). nullopt: locate_profiler() (perf/benchmarker.h); an empty path: none.
   std::optional<std::filesystem::path> profiler;
