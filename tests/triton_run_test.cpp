@@ -624,13 +624,19 @@ TEST(TritonEval, ReferencesCandidatesVerdictsAndScores) {
   EXPECT_EQ(summary["by_difficulty"]["G/2"]["exec_ok"], 1);
 }
 
+// Options on the fake runner, working in `dir`.
+TritonEvalOptions fake_options(const TempDir& dir) {
+  TritonEvalOptions opt;
+  opt.runner = runner_with(kFake);
+  opt.work_dir = dir / "work";
+  return opt;
+}
+
 // Speedup options on the fake runner: `reps` timed calls per site, `rounds` timed rounds after
 // `warmup_rounds` untimed ones.
 TritonEvalOptions fake_speedup_options(const TempDir& dir, int reps, int rounds,
                                        int warmup_rounds) {
-  TritonEvalOptions opt;
-  opt.runner = runner_with(kFake);
-  opt.work_dir = dir / "work";
+  TritonEvalOptions opt = fake_options(dir);
   opt.speedup = true;
   opt.timing.reps = reps;
   opt.rounds = rounds;
@@ -641,9 +647,7 @@ TritonEvalOptions fake_speedup_options(const TempDir& dir, int reps, int rounds,
 TEST(TritonEval, SpeedupWithTheFakeRunner) {
   TempDir dir;
   TritonOperator op = make_op("op", "#fake ok\n#fake time 1.0\n", 1);
-  TritonEvalOptions opt;
-  opt.runner = runner_with(kFake);
-  opt.work_dir = dir / "work";
+  TritonEvalOptions opt = fake_options(dir);
   opt.speedup = true;
   opt.timing.reps = 10;
   std::vector<TritonJob> jobs = {
@@ -1000,9 +1004,7 @@ TEST(TritonEval, UnstableAndEmptyReferencesAreTheReferencesFault) {
   TritonOperator unstable = make_op("unstable", "#fake random\n", 2);
   TritonOperator empty = make_op("empty", "#fake none\n", 3);
   TritonOperator stable = make_op("stable", "#fake ok\n", 1);
-  TritonEvalOptions opt;
-  opt.runner = runner_with(kFake);
-  opt.work_dir = dir / "work";
+  TritonEvalOptions opt = fake_options(dir);
   std::vector<TritonJob> jobs = {{&unstable, "#fake ok\n", 0, "s:1"},
                                  {&unstable, unstable.reference_code, 1, "self"},
                                  {&empty, "#fake none\n", 0, "s:3"},
@@ -1054,9 +1056,7 @@ TEST(TritonEval, UnstableAndEmptyReferencesAreTheReferencesFault) {
 TEST(TritonEval, AReferenceWithNoFiniteTensorIsNoOutput) {
   TempDir dir;
   TritonOperator nan = make_op("nan", "#fake nan\n", 2);
-  TritonEvalOptions opt;
-  opt.runner = runner_with(kFake);
-  opt.work_dir = dir / "work";
+  TritonEvalOptions opt = fake_options(dir);
   TritonEvalResult res = evaluate_triton({{&nan, nan.reference_code, 0, "self"}}, opt);
   const TritonReferenceCheck& c = res.checks["G/nan"];
   EXPECT_EQ(c.status, "no_output") << c.detail;
@@ -1075,9 +1075,7 @@ TEST(TritonEval, ANoOutputReferenceIsJudgedOnItsEntryCalls) {
   TritonOperator inplace = make_op("inplace", "#fake none\n#fake calls 1\n", 2);
   TritonOperator shaky = make_op("shaky", "#fake none\n#fake calls random\n", 2);
   TritonOperator empty = make_op("empty", "#fake none\n", 3);
-  TritonEvalOptions opt;
-  opt.runner = runner_with(kFake);
-  opt.work_dir = dir / "work";
+  TritonEvalOptions opt = fake_options(dir);
   std::vector<TritonJob> jobs = {
       {&inplace, "#fake none\n#fake calls 1\n# the same calls\n", 0, "s:1"},
       {&inplace, "#fake none\n#fake calls 1.5\n", 1, "s:2"},                 // other values
