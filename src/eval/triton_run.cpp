@@ -220,16 +220,16 @@ std::vector<TritonCallSite> parse_sites(const nlohmann::json& timing, std::strin
         throw InputError(source, 0, where + "end", "not \"stream\" or \"device\"");
       site.end = end->get<std::string>();
     }
-    if (const nlohmann::json* tail = optional_field(s, "tail_ms")) {
-      if (!tail->is_number() || !std::isfinite(tail->get<double>()) || tail->get<double>() < 0)
-        throw InputError(source, 0, where + "tail_ms", "not a non-negative time");
-      site.tail_ms = tail->get<double>();
-    }
-    if (const nlohmann::json* hold = optional_field(s, "hold_ms")) {
-      if (!hold->is_number() || !std::isfinite(hold->get<double>()) || hold->get<double>() < 0)
-        throw InputError(source, 0, where + "hold_ms", "not a non-negative time");
-      site.hold_ms = hold->get<double>();
-    }
+    // The site's optional times in ms: what the runner says, never a negative or endless one.
+    auto time_at = [&](const char* key, double& into) {
+      const nlohmann::json* v = optional_field(s, key);
+      if (!v) return;
+      if (!v->is_number() || !std::isfinite(v->get<double>()) || v->get<double>() < 0)
+        throw InputError(source, 0, where + key, "not a non-negative time");
+      into = v->get<double>();
+    };
+    time_at("tail_ms", site.tail_ms);
+    time_at("hold_ms", site.hold_ms);
     if (const nlohmann::json* bound = optional_field(s, "host_bound")) {
       if (!bound->is_boolean()) throw InputError(source, 0, where + "host_bound", "not a boolean");
       site.host_bound = bound->get<bool>();
