@@ -22,9 +22,12 @@ namespace kj {
 
 class Arena {
  public:
+  // Never destroyed: tensors kept in the harness's globals (its last calls) are freed during
+  // static destruction, after a function-local Arena would already be gone. On the H100 that
+  // order made every arena run end in SIGSEGV after its report (2026-11-23, sixth session).
   static Arena& get() {
-    static Arena a;
-    return a;
+    static Arena* a = new Arena;
+    return *a;
   }
 
   // Reserves `bytes` (rounded down to whole granules); false when the GPU would not give them.
