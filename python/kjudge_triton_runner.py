@@ -17,6 +17,11 @@ Order of work (each step's failure is reported with its stage):
   time      time the operator calls, keeping every timed call's output for the judge to
             check (mode "time" only)
 
+With "zero_fill": true in the request (test mode only), torch.empty, empty_like, empty_strided
+and Tensor.new_empty(_strided) return zero-filled tensors from before the operator code runs
+until the test's results are in hand: the judge asks for it for operators whose own test reads
+memory it never set (src/eval/triton_defect_table.cpp), for reference and candidate alike.
+
 Honest limit: the operator code runs in this very process. Nothing here can stop code that is
 determined to reach the runner's objects (gc, sys.modules, /proc/self/fd) and forge its report;
 see docs/triton.md for what the channel does protect against.
@@ -1056,6 +1061,64 @@ class CudaTimer:
 
 
 # ---------------------------------------------------------------------------------------------
+# The zero fill: for an operator whose own test reads memory it never set (the judge's table of
+# known test defects, src/eval/triton_defect_table.cpp), the torch.empty family returns zeros.
+
+ZERO_FILL_FUNCTIONS = ("empty", "empty_like", "empty_strided")   # torch.X
+ZERO_FILL_METHODS = ("new_empty", "new_empty_strided")           # torch.Tensor.X
+
+
+class ZeroFill:
+    """Patches torch.empty, empty_like, empty_strided and Tensor.new_empty(_strided) so that each
+    returns its tensor filled with zeros (under no_grad, so a leaf that requires grad stays a
+    leaf), on whatever device it was made. install() before the operator code runs, remove()
+    when the test is done. `report` is what goes back to the judge: the functions patched and
+    how often each was called."""
+
+    def __init__(self, torch):
+        self.torch = torch
+        self.saved = []  # (owner, name, the attribute as it was, whether owner held it itself)
+        self.calls = {}
+        self.report = {"patched": [], "calls": self.calls}
+
+    def _zeroing(self, label, original):
+        torch, calls = self.torch, self.calls
+
+        def zeroed(*args, **kwargs):
+            out = original(*args, **kwargs)
+            if isinstance(out, torch.Tensor):
+                with torch.no_grad():
+                    out.zero_()
+            calls[label] = calls.get(label, 0) + 1
+            return out
+
+        zeroed.__name__ = getattr(original, "__name__", label.rsplit(".", 1)[-1])
+        zeroed.__doc__ = getattr(original, "__doc__", None)
+        return zeroed
+
+    def install(self):
+        torch = self.torch
+        for owner, prefix, names in ((torch, "torch.", ZERO_FILL_FUNCTIONS),
+                                     (torch.Tensor, "torch.Tensor.", ZERO_FILL_METHODS)):
+            for name in names:
+                original = getattr(owner, name, None)
+                if original is None:
+                    continue
+                own = name in getattr(owner, "__dict__", {})
+                self.saved.append((owner, name, original, own))
+                setattr(owner, name, self._zeroing(prefix + name, original))
+                self.report["patched"].append(prefix + name)
+
+    def remove(self):
+        for owner, name, original, own in reversed(self.saved):
+            if own:
+                setattr(owner, name, original)
+            else:
+                delattr(owner, name)  # inherited: the class's own entry goes again
+        self.saved = []
+
+
+# ---------------------------------------------------------------------------------------------
 # One run.
 
 
@@ -1077,9 +1140,20 @@ def run_code(code, path, ns, stage):
         raise StageError(stage, e)
 
 
-def execute(request, torch, np, timer, recorder=None):
+def execute(request, torch, np, timer, recorder=None, fill=None):
     """One pass: operator code, then test code, in a fresh namespace. Returns (results, source,
-    entries)."""
+    entries). `fill` (a ZeroFill) is installed before the operator code runs and removed when
+    the test's results are in hand."""
+    if fill is None:
+        return _execute(request, torch, np, timer, recorder)
+    fill.install()
+    try:
+        return _execute(request, torch, np, timer, recorder)
+    finally:
+        fill.remove()
+
+
+def _execute(request, torch, np, timer, recorder):
     rng = Rng(torch, np)
     seed = int(request.get("seed", 0))
     with open(request["candidate_path"], encoding="utf-8") as f:
@@ -1157,7 +1231,15 @@ def run(request, modules=None):
         if "test" in modes:
             t0 = time.perf_counter()
             recorder = CallRecorder(ops) if ops is not None else None
-            results, source, entries, shadowed = execute(request, torch, np, None, recorder)
+            fill = None
+            if request.get("zero_fill", False):
+                # Test mode only: in timed runs the fill would be part of the operator's time.
+                if torch is None:
+                    raise StageError("setup", RuntimeError("the zero fill needs torch"))
+                fill = ZeroFill(torch)
+                record["zero_fill"] = fill.report
+            results, source, entries, shadowed = execute(request, torch, np, None, recorder,
+                                                         fill)
             seconds["test"] = time.perf_counter() - t0
             record["result_source"] = source
             record["entries"] = entries.wrapped

@@ -306,6 +306,7 @@ nlohmann::json triton_request_json(const TritonRunRequest& req, const fs::path& 
           {"seed", req.seed},
           {"modes", modes},
           {"require_torch", req.require_torch},
+          {"zero_fill", req.zero_fill},
           {"timing",
            {{"warmup", req.timing.warmup},
             {"reps", req.timing.reps},
@@ -409,6 +410,21 @@ void parse_runner_record(const std::string& channel, const std::string& nonce,
   out.shadowed = strings_at(rec, "shadowed", source);
   if (const nlohmann::json* s = optional_field(rec, "result_source"); s && s->is_string())
     out.result_source = s->get<std::string>();
+  if (const nlohmann::json* fill = optional_field(rec, "zero_fill")) {
+    if (!fill->is_object()) throw InputError(source, 1, "zero_fill", "not an object");
+    const std::vector<std::string> patched =
+        strings_at(*fill, "patched", source, "zero_fill.patched");
+    const nlohmann::json* calls = optional_field(*fill, "calls");
+    if (!calls || !calls->is_object())
+      throw InputError(source, 1, "zero_fill.calls", "missing or not an object");
+    nlohmann::ordered_json counts = nlohmann::ordered_json::object();
+    for (auto it = calls->begin(); it != calls->end(); ++it) {
+      if (!it.value().is_number_unsigned())
+        throw InputError(source, 1, "zero_fill.calls." + it.key(), "not a count");
+      counts[it.key()] = it.value();
+    }
+    out.zero_fill = {{"patched", patched}, {"calls", std::move(counts)}};
+  }
   if (const nlohmann::json* env = optional_field(rec, "env"); env && env->is_object())
     for (auto it = env->begin(); it != env->end(); ++it)
       if (it.value().is_string()) out.env[it.key()] = it.value();

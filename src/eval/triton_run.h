@@ -49,6 +49,10 @@ struct TritonRunRequest {
   // the reference's first timing process); null: that first process, which decides it.
   nlohmann::json plan;
   bool require_torch = true;  // false only for the judge's own CPU tests
+  // Test mode only: the runner makes torch.empty, empty_like, empty_strided and
+  // Tensor.new_empty(_strided) return zero-filled tensors, installed before the operator code
+  // runs (an operator whose own test reads memory it never set: eval/triton_defects.h).
+  bool zero_fill = false;
 };
 
 // The request as the runner reads it. Paths are where the judge wrote the code.
@@ -146,6 +150,9 @@ struct TritonRunOutcome {
   std::vector<std::string> entries;   // the functions the runner wrapped
   std::vector<std::string> shadowed;  // operator functions the test code redefines (leakage)
   std::string result_source;          // e.g. "result_gold = test_add()"
+  // What the runner reported of the zero fill (TritonRunRequest::zero_fill): {"patched": [the
+  // functions], "calls": {function: count}}; null when it reported none.
+  nlohmann::ordered_json zero_fill;
   nlohmann::ordered_json env = nlohmann::ordered_json::object();  // python, torch, triton, gpu
   std::string log;                                                // stdout + stderr, capped
   bool log_truncated = false;
