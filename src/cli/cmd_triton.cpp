@@ -19,6 +19,7 @@
 #include "core/time_stamp.h"
 #include "core/tritonbench.h"
 #include "eval/codebleu.h"
+#include "eval/triton_defects.h"
 #include "eval/triton_eval.h"
 #include "eval/triton_solutions.h"
 #include "run/cloexec_file.h"
@@ -47,8 +48,10 @@ size_t line_count(const std::string& s) {
          (!s.empty() && s.back() != '\n');
 }
 
-// Versioned per element, like `problems list --json`: the list stays a bare array.
+// Versioned per element, like `problems list --json`: the list stays a bare array. `defect` is
+// the known test defect `triton eval` applies to the operator (eval/triton_defects.h), or null.
 nlohmann::ordered_json brief_json(const TritonOperator& op) {
+  const TritonDefect* d = find_triton_defect(triton_defects(), op);
   return {{"schema_version", 1},
           {"kind", "kjudge-triton-operator"},
           {"channel", channel_name(op.channel)},
@@ -56,7 +59,15 @@ nlohmann::ordered_json brief_json(const TritonOperator& op) {
           {"file", op.file},
           {"difficulty", op.difficulty},
           {"reference_lines", line_count(op.reference_code)},
-          {"test_lines", line_count(op.test_code)}};
+          {"test_lines", line_count(op.test_code)},
+          {"defect", d ? triton_defect_json(*d) : nlohmann::ordered_json(nullptr)}};
+}
+
+// "skip_entries test_case_3, test_case_4" / "exclude" / "zero_fill": a row in a few words.
+std::string defect_brief(const TritonDefect& d) {
+  std::string out(triton_defect_action_name(d.action));
+  for (std::size_t i = 0; i < d.entries.size(); ++i) out += (i == 0 ? " " : ", ") + d.entries[i];
+  return out;
 }
 
 void cmd_list(const TritonArgs& a, int& rc) {
@@ -72,11 +83,20 @@ void cmd_list(const TritonArgs& a, int& rc) {
     for (const TritonOperator* op : shown) arr.push_back(brief_json(*op));
     fmt::print("{}\n", arr.dump(2));
   } else {
-    fmt::print("{:<2} {:<40} {:<5} {:>5} {:>5}\n", "CH", "OPERATOR", "LEVEL", "REF", "TEST");
-    for (const TritonOperator* op : shown)
-      fmt::print("{:<2} {:<40} {:<5} {:>5} {:>5}\n", channel_name(op->channel), op->name,
-                 op->difficulty, line_count(op->reference_code), line_count(op->test_code));
-    fmt::print("{} operators\n", shown.size());
+    fmt::print("{:<2} {:<40} {:<5} {:>5} {:>5}  {}\n", "CH", "OPERATOR", "LEVEL", "REF", "TEST",
+               "TEST DEFECT");
+    std::size_t defects = 0;
+    for (const TritonOperator* op : shown) {
+      const TritonDefect* d = find_triton_defect(triton_defects(), *op);
+      defects += d ? 1 : 0;
+      fmt::print("{:<2} {:<40} {:<5} {:>5} {:>5}  {}\n", channel_name(op->channel), op->name,
+                 op->difficulty, line_count(op->reference_code), line_count(op->test_code),
+                 d ? defect_brief(*d) : "");
+    }
+    fmt::print("{} operators", shown.size());
+    if (defects > 0)
+      fmt::print(", {} with a known test defect (kjudge triton show OPERATOR says which)", defects);
+    fmt::print("\n");
   }
   rc = exit_code::ok;
 }
@@ -96,6 +116,11 @@ void cmd_show(const TritonArgs& a, int& rc) {
   } else {
     fmt::print("{}/{}  ({}, difficulty {})\n", channel_name(op->channel), op->name, op->file,
                op->difficulty);
+    if (const TritonDefect* d = find_triton_defect(triton_defects(), *op))
+      fmt::print(
+          "\nknown test defect: {}\n  {}\n  (kjudge triton eval applies it; --keep-defective "
+          "judges the test as it stands)\n",
+          defect_brief(*d), d->reason);
     fmt::print("\n--- simple instruction ---\n{}\n", op->simple_instruction);
     fmt::print("\n--- complex instruction ---\n{}\n", op->complex_instruction);
     if (a.code) {
@@ -206,6 +231,16 @@ void print_table(const nlohmann::ordered_json& summary) {
   for (const auto& f : summary["reference_no_output"])
     fmt::print("reference has no output: {}: {}\n", f["operator"].get<std::string>(),
                f["detail"].get<std::string>().substr(0, 200));
+  for (const auto& f : summary["excluded"])
+    fmt::print("excluded (its test is broken): {}: {}\n", f["operator"].get<std::string>(),
+               f["reason"].get<std::string>().substr(0, 200));
+  for (const auto& f : summary["defects_applied"]) {
+    std::string entries;
+    for (const auto& e : f["entries"])
+      entries += (entries.empty() ? " " : ", ") + e.get<std::string>();
+    fmt::print("test defect: {}: {}{}\n", f["operator"].get<std::string>(),
+               f["action"].get<std::string>(), entries);
+  }
   // The basis of each timed operator's GPU efficiency (docs/triton.md, "GPU efficiency").
   for (auto it = summary["work"].begin(); it != summary["work"].end(); ++it) {
     const auto& w = it.value();
@@ -223,7 +258,8 @@ void print_table(const nlohmann::ordered_json& summary) {
                    : "unavailable: " + summary["codebleu"]["reason"].get<std::string>());
   fmt::print(
       "call = ran without an exception; exec = outputs match the reference's; ref-bad = the "
-      "reference disagrees with itself or has no output; speedup = geometric mean (count)\n");
+      "reference disagrees with itself or has no output; speedup = geometric mean (count); "
+      "excluded operators (a broken test) are in no column\n");
 }
 
 }  // namespace
@@ -273,6 +309,7 @@ void run_triton_eval(const TritonEvalArgs& a, int& rc) {
   opt.rounds = a.rounds;
   opt.warmup_rounds = a.warmup_rounds;
   opt.check_references = !a.no_reference_check;
+  if (a.keep_defective) opt.defects.clear();
   if (!a.peaks.empty()) opt.peaks = read_gpu_peaks(a.peaks);
   opt.workers = a.workers;
   opt.keep_workspaces = a.keep_workspaces;
@@ -302,6 +339,7 @@ void run_triton_eval(const TritonEvalArgs& a, int& rc) {
         {"workers", a.workers},
         {"gpu", a.gpu},
         {"reference_check", !a.no_reference_check},
+        {"keep_defective", a.keep_defective},
         {"peaks",
          opt.peaks ? nlohmann::ordered_json{{"file", a.peaks},
                                             {"gpu", opt.peaks->gpu},
@@ -349,8 +387,10 @@ void run_triton_eval(const TritonEvalArgs& a, int& rc) {
     auto it = res.references.find(key);
     if (it == res.references.end() || !written.insert(key).second) continue;
     auto check = res.checks.find(key);
+    auto defect = res.defects.find(key);
     references += triton_reference_json(*j.op, it->second,
-                                        check == res.checks.end() ? nullptr : &check->second)
+                                        check == res.checks.end() ? nullptr : &check->second,
+                                        defect == res.defects.end() ? nullptr : &defect->second)
                       .dump() +
                   "\n";
   }
@@ -407,6 +447,10 @@ void add_triton_commands(CLI::App& app, int& rc) {
                 "The interpreter with the codebleu package (default: --python)");
   e->add_flag("--no-reference-check", ev->no_reference_check,
               "Do not run each reference a second time to see whether it agrees with itself");
+  e->add_flag("--keep-defective", ev->keep_defective,
+              "Ignore the table of operators whose own tests are broken (by default those are "
+              "excluded, have entries left uncompared, or get zero-filled torch.empty; "
+              "docs/triton.md)");
   e->add_option("--channel", ev->channel, "G or T")->check(CLI::IsMember({"G", "T"}));
   e->add_option("--operator", ev->operators, "Only this operator (repeatable)");
   e->add_option("--difficulty", ev->difficulty, "Only this difficulty, 1..5")

@@ -61,12 +61,22 @@ TritonRunOutcome run_one(const TritonEvalOptions& opt, const TritonOperator& op,
   req.timing.perturb_seed = perturb_seed;
   req.plan = plan;
   req.require_torch = opt.require_torch;
+  // A known test defect (eval/triton_defects.h) applies to every test-mode run of the operator,
+  // the reference's and every candidate's alike; timed runs are left as they are.
+  const TritonDefect* defect = find_triton_defect(opt.defects, op);
+  req.zero_fill = !time && defect && defect->action == TritonDefectAction::zero_fill;
   const fs::path ws = opt.work_dir / ws_name;
   std::error_code ec;
   fs::remove_all(ws, ec);  // a leftover of an earlier run must not leak into this one
   TritonRunOutcome out = run_triton(opt.runner, req, ws);
   if (!opt.keep_workspaces) fs::remove_all(ws, ec);
+  if (!time && defect && defect->action == TritonDefectAction::skip_entries)
+    remove_skipped_entries(defect->entries, out.outputs);
   return out;
+}
+
+bool skips_entries(const std::optional<TritonDefect>& d) {
+  return d && d->action == TritonDefectAction::skip_entries;
 }
 
 bool has_tensor(const OutputSet& o) {
@@ -78,9 +88,11 @@ bool has_tensor(const OutputSet& o) {
 // What a run is compared on (docs/triton.md, "Self-inconsistent references"): the test's result
 // where it holds a tensor, else what the entry calls gave (their results and the arguments they
 // wrote: in-place operators whose test keeps only the None they return) where that does, else
-// nothing ("").
-std::string comparison_basis(const TritonRunOutcome& ref) {
+// nothing (""). Where a known test defect's entries were taken out of the test's result, the
+// entry calls are no fallback: they hold the calls of the skipped cases too.
+std::string comparison_basis(const TritonRunOutcome& ref, bool entries_skipped) {
   if (has_tensor(ref.outputs)) return "test_result";
+  if (entries_skipped) return "";
   for (const TritonCallOutput& c : ref.call_outputs)
     if (c.outputs && has_tensor(*c.outputs)) return "entry_calls";
   return "";
@@ -194,7 +206,7 @@ void grade(TritonJobResult& r, const TritonRunOutcome& ref, const TritonReferenc
   }
   // The reference decides the basis; with neither a tensor in its test result nor in its entry
   // calls, the test results' comparison is kept for the record, and the verdict is no_output.
-  const std::string basis = comparison_basis(ref);
+  const std::string basis = comparison_basis(ref, skips_entries(r.defect));
   r.compared_on = basis.empty() ? "test_result" : basis;
   r.outputs = compare_on(r.compared_on, ref, c);
   // A reference with nothing to compare, or one that differs from itself, cannot say whether
@@ -231,19 +243,27 @@ std::string kinds_of(const OutputSet& o) {
 }
 
 TritonReferenceCheck check_reference(const TritonRunOutcome& ref, const TritonRunOutcome* second,
-                                     const std::string& second_name) {
+                                     const std::string& second_name,
+                                     const std::optional<TritonDefect>& defect) {
   TritonReferenceCheck c;
   if (ref.status != TritonRunStatus::ok) {
     c.status = "failed";
     c.detail = ref.detail;
     return c;
   }
-  c.compared_on = comparison_basis(ref);
+  c.compared_on = comparison_basis(ref, skips_entries(defect));
   if (c.compared_on.empty()) {
     c.status = "no_output";
     std::size_t recorded = 0;
     for (const TritonCallOutput& call : ref.call_outputs) recorded += call.outputs ? 1 : 0;
+    std::string skipped;
+    if (skips_entries(defect))
+      for (const std::string& e : defect->entries) skipped += (skipped.empty() ? "" : ", ") + e;
     c.detail =
+        (skipped.empty() ? ""
+                         : "with " + skipped +
+                               " not compared (a known test defect), nothing is "
+                               "left: ") +
         kinds_of(ref.outputs) + " (" + ref.result_source + "); " +
         (ref.call_outputs.empty() ? std::string("no entry call recorded")
                                   : fmt::format("{} entry call{} ({} recorded), none with a tensor",
@@ -656,6 +676,7 @@ nlohmann::ordered_json run_json(const TritonRunOutcome& o) {
                               {"env", o.env},
                               {"log", o.log},
                               {"log_truncated", o.log_truncated}};
+  if (!o.zero_fill.is_null()) j["zero_fill"] = o.zero_fill;
   if (o.status == TritonRunStatus::error)
     j["error"] = {{"stage", o.error.stage},
                   {"exception_type", o.error.exception_type},
@@ -664,18 +685,48 @@ nlohmann::ordered_json run_json(const TritonRunOutcome& o) {
   return j;
 }
 
+// Whether the zero fill the judge asked for was made, and how often each function was called
+// (the runner's own report): `applied` false when the run reported none.
+nlohmann::ordered_json zero_fill_json(const TritonRunOutcome& o) {
+  return {
+      {"requested", true},
+      {"applied", !o.zero_fill.is_null()},
+      {"calls", o.zero_fill.is_null() ? nlohmann::ordered_json::object() : o.zero_fill["calls"]}};
+}
+
 }  // namespace
 
 TritonEvalResult evaluate_triton(const std::vector<TritonJob>& jobs, const TritonEvalOptions& opt) {
   TritonEvalResult res;
   res.results.resize(jobs.size());
+  // Known test defects (eval/triton_defects.h): an excluded operator is not run at all, and its
+  // candidates get the verdict `excluded`, which counts in no accuracy.
+  std::vector<std::size_t> to_run;  // the jobs that are run
+  for (std::size_t k = 0; k < jobs.size(); ++k) {
+    const TritonJob& job = jobs[k];
+    TritonJobResult& r = res.results[k];
+    r.job = job;
+    r.graded.op = job.op->name;
+    r.graded.channel = std::string(channel_name(job.op->channel));
+    r.graded.difficulty = job.op->difficulty;
+    if (const TritonDefect* d = find_triton_defect(opt.defects, *job.op)) {
+      r.defect = *d;
+      res.defects.emplace(op_key(*job.op), *d);
+      if (d->action == TritonDefectAction::exclude) {
+        r.graded.verdict = TritonVerdict::excluded;
+        r.detail = "not run: the operator's own test is broken (a known test defect): " + d->reason;
+        continue;
+      }
+    }
+    to_run.push_back(k);
+  }
   // One task per operator's reference and one per candidate, all independent in test mode.
   std::vector<const TritonOperator*> ops;
-  for (const TritonJob& j : jobs)
-    if (std::find(ops.begin(), ops.end(), j.op) == ops.end()) ops.push_back(j.op);
+  for (std::size_t k : to_run)
+    if (std::find(ops.begin(), ops.end(), jobs[k].op) == ops.end()) ops.push_back(jobs[k].op);
   std::vector<TritonRunOutcome> refs(ops.size());
   // The runs the progress lines count; the references' second runs are added once known.
-  std::size_t total = ops.size() + jobs.size();
+  std::size_t total = ops.size() + to_run.size();
   std::atomic<std::size_t> done{0};
   std::mutex progress_mu;
   auto report = [&](const std::string& what, const TritonRunOutcome& o) {
@@ -693,13 +744,9 @@ TritonEvalResult evaluate_triton(const std::vector<TritonJob>& jobs, const Trito
       report(op_key(op) + " reference", refs[i]);
       return;
     }
-    const std::size_t k = i - ops.size();
+    const std::size_t k = to_run[i - ops.size()];
     const TritonJob& job = jobs[k];
     TritonJobResult& r = res.results[k];
-    r.job = job;
-    r.graded.op = job.op->name;
-    r.graded.channel = std::string(channel_name(job.op->channel));
-    r.graded.difficulty = job.op->difficulty;
     r.run = run_one(
         opt, *job.op, job.code, false,
         fmt::format("{}-{}-s{}", channel_name(job.op->channel), slug(job.op->name), job.sample));
@@ -714,7 +761,8 @@ TritonEvalResult evaluate_triton(const std::vector<TritonJob>& jobs, const Trito
   std::vector<std::size_t> rerun;
   for (std::size_t i = 0; i < ops.size(); ++i) {
     for (const TritonJobResult& r : res.results)
-      if (r.job.op == ops[i] && r.job.code == ops[i]->reference_code) {
+      if (r.graded.verdict != TritonVerdict::excluded && r.job.op == ops[i] &&
+          r.job.code == ops[i]->reference_code) {
         second[i] = &r.run;
         second_name[i] = "self candidate";
         break;
@@ -734,14 +782,19 @@ TritonEvalResult evaluate_triton(const std::vector<TritonJob>& jobs, const Trito
     second[rerun[k]] = &reruns[k];
     second_name[rerun[k]] = "second reference run";
   }
-  for (std::size_t i = 0; i < ops.size(); ++i)
-    res.checks[op_key(*ops[i])] = check_reference(refs[i], second[i], second_name[i]);
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const TritonDefect* d = find_triton_defect(opt.defects, *ops[i]);
+    res.checks[op_key(*ops[i])] =
+        check_reference(refs[i], second[i], second_name[i],
+                        d ? std::optional<TritonDefect>(*d) : std::optional<TritonDefect>());
+  }
   // What each call gave in test mode matters to the grading where the reference's test result
   // holds no tensor (compared_on entry_calls), and to the timed calls' check (not_compared): it
   // is let go as soon as nothing needs it.
   auto release = [](TritonRunOutcome& o) { std::vector<TritonCallOutput>().swap(o.call_outputs); };
   for (TritonRunOutcome& o : reruns) release(o);
   for (TritonJobResult& r : res.results) {
+    if (r.graded.verdict == TritonVerdict::excluded) continue;
     const std::string key = op_key(*r.job.op);
     grade(r, res.references[key], res.checks[key]);
     if (!opt.speedup || r.graded.verdict != TritonVerdict::pass) release(r.run);
@@ -753,7 +806,9 @@ TritonEvalResult evaluate_triton(const std::vector<TritonJob>& jobs, const Trito
     // One process at a time: a timed run holds the GPU alone.
     for (TritonJobResult& r : res.results) {
       if (r.graded.verdict != TritonVerdict::pass) {
-        r.speedup_note = "not timed: only correct candidates are";
+        r.speedup_note = r.graded.verdict == TritonVerdict::excluded
+                             ? "not timed: the operator is excluded"
+                             : "not timed: only correct candidates are";
         continue;
       }
       const std::string key = op_key(*r.job.op);
@@ -802,18 +857,21 @@ GpuPeaks read_gpu_peaks(const std::filesystem::path& file) {
 
 nlohmann::ordered_json triton_result_json(const TritonJobResult& r) {
   const TritonOperator& op = *r.job.op;
-  nlohmann::ordered_json j = {{"schema_version", 1},
-                              {"operator", op.name},
-                              {"channel", channel_name(op.channel)},
-                              {"file", op.file},
-                              {"difficulty", op.difficulty},
-                              {"sample", r.job.sample},
-                              {"origin", r.job.origin},
-                              {"verdict", triton_verdict_name(r.graded.verdict)},
-                              {"call_ok", r.graded.call_ok},
-                              {"exec_ok", r.graded.verdict == TritonVerdict::pass},
-                              {"detail", r.detail},
-                              {"failure", triton_failure_json(r)}};
+  nlohmann::ordered_json j = {
+      {"schema_version", 1},
+      {"operator", op.name},
+      {"channel", channel_name(op.channel)},
+      {"file", op.file},
+      {"difficulty", op.difficulty},
+      {"sample", r.job.sample},
+      {"origin", r.job.origin},
+      {"verdict", triton_verdict_name(r.graded.verdict)},
+      {"call_ok", r.graded.call_ok},
+      {"exec_ok", r.graded.verdict == TritonVerdict::pass},
+      {"detail", r.detail},
+      {"failure", triton_failure_json(r)},
+      {"defect", r.defect ? triton_defect_json(*r.defect) : nlohmann::ordered_json(nullptr)}};
+  if (skips_entries(r.defect)) j["skipped_entries"] = triton_skipped_entries_json(*r.defect);
   // The exception, flat, for the failure classifier (stage, type, message, traceback).
   if (r.run.status == TritonRunStatus::error) {
     j["stage"] = r.run.error.stage;
@@ -821,7 +879,12 @@ nlohmann::ordered_json triton_result_json(const TritonJobResult& r) {
     j["message"] = r.run.error.message;
     j["traceback"] = r.run.error.traceback;
   }
-  j["run"] = run_json(r.run);
+  // An excluded operator's candidate never ran.
+  j["run"] = r.graded.verdict == TritonVerdict::excluded ? nlohmann::ordered_json(nullptr)
+                                                         : run_json(r.run);
+  if (r.defect && r.defect->action == TritonDefectAction::zero_fill &&
+      r.graded.verdict != TritonVerdict::excluded)
+    j["zero_fill"] = zero_fill_json(r.run);
   j["compared_on"] = r.outputs ? nlohmann::ordered_json(r.compared_on) : nullptr;
   if (r.outputs) {
     nlohmann::ordered_json entries = nlohmann::ordered_json::array();
@@ -951,12 +1014,17 @@ nlohmann::ordered_json reference_check_json(const TritonReferenceCheck& c) {
 }  // namespace
 
 nlohmann::ordered_json triton_reference_json(const TritonOperator& op, const TritonRunOutcome& ref,
-                                             const TritonReferenceCheck* check) {
-  nlohmann::ordered_json j = {{"schema_version", 1},
-                              {"operator", op.name},
-                              {"channel", channel_name(op.channel)},
-                              {"file", op.file},
-                              {"difficulty", op.difficulty}};
+                                             const TritonReferenceCheck* check,
+                                             const TritonDefect* defect) {
+  nlohmann::ordered_json j = {
+      {"schema_version", 1},
+      {"operator", op.name},
+      {"channel", channel_name(op.channel)},
+      {"file", op.file},
+      {"difficulty", op.difficulty},
+      {"defect", defect ? triton_defect_json(*defect) : nlohmann::ordered_json(nullptr)}};
+  if (defect && defect->action == TritonDefectAction::skip_entries)
+    j["skipped_entries"] = triton_skipped_entries_json(*defect);
   j["run"] = run_json(ref);
   nlohmann::ordered_json outs = nlohmann::ordered_json::array();
   for (const OutputEntry& e : ref.outputs.entries) {
@@ -1020,6 +1088,18 @@ nlohmann::ordered_json triton_summary_json(const TritonEvalResult& res,
   j["reference_unstable"] = std::move(unstable);
   j["reference_no_output"] = std::move(no_output);
   j["reference_unchecked"] = std::move(unchecked);
+  // Known test defects (eval/triton_defects.h): the operators not run, each with why, and the
+  // rows applied to the others (entries not compared, the zero fill).
+  nlohmann::ordered_json excluded = nlohmann::ordered_json::array(),
+                         applied = nlohmann::ordered_json::array();
+  for (const auto& [key, d] : res.defects) {
+    if (d.action == TritonDefectAction::exclude)
+      excluded.push_back({{"operator", key}, {"reason", d.reason}});
+    else
+      applied.push_back(triton_defect_json(d));
+  }
+  j["excluded"] = std::move(excluded);
+  j["defects_applied"] = std::move(applied);
   // Failure classes (src/eval/triton_failure.h) per channel and difficulty.
   std::map<std::string, FailureCounts> counts;
   for (const TritonJobResult& r : res.results) {

@@ -13,6 +13,7 @@
 
 #include "core/triton_operator.h"
 #include "eval/triton_compare.h"
+#include "eval/triton_defects.h"
 #include "eval/triton_metrics.h"
 #include "eval/triton_run.h"
 #include "eval/triton_work.h"
@@ -52,7 +53,11 @@ struct TritonEvalOptions {
   int workers = 4;                 // test-mode runs at once (timing runs are always alone)
   std::filesystem::path work_dir;  // one workspace per run below it
   bool keep_workspaces = false;
-  bool require_torch = true;                         // false only in the judge's CPU tests
+  bool require_torch = true;  // false only in the judge's CPU tests
+  // Operators whose own test is broken and what to do about each (eval/triton_defects.h): the
+  // compiled-in table by default; empty to judge every operator as its test stands
+  // (--keep-defective).
+  std::vector<TritonDefect> defects = triton_defects();
   std::function<void(const std::string&)> progress;  // one line per finished run
 };
 
@@ -79,6 +84,7 @@ struct TritonJobResult {
   TritonJob job;
   TritonGraded graded;
   std::string detail;
+  std::optional<TritonDefect> defect;     // the row applied to this operator, if any
   TritonRunOutcome run;                   // the candidate's test-mode run
   std::optional<OutputsVerdict> outputs;  // both ran
   // What `outputs` compared: "test_result" (the test's result), or "entry_calls" (what each
@@ -131,6 +137,7 @@ struct TritonEvalResult {
   std::vector<TritonJobResult> results;                // in the jobs' order
   std::map<std::string, TritonRunOutcome> references;  // "G/add_example" -> its test-mode run
   std::map<std::string, TritonReferenceCheck> checks;  // "G/add_example" -> is it self-consistent
+  std::map<std::string, TritonDefect> defects;         // the rows applied to the judged operators
   TritonScores scores;
 };
 
@@ -139,7 +146,8 @@ TritonEvalResult evaluate_triton(const std::vector<TritonJob>& jobs, const Trito
 // The JSON forms written to results.jsonl and references.jsonl (docs/schemas).
 nlohmann::ordered_json triton_result_json(const TritonJobResult& r);
 nlohmann::ordered_json triton_reference_json(const TritonOperator& op, const TritonRunOutcome& ref,
-                                             const TritonReferenceCheck* check = nullptr);
+                                             const TritonReferenceCheck* check = nullptr,
+                                             const TritonDefect* defect = nullptr);
 // The failure class of a result (src/eval/triton_failure.h): {class, title, cause, rule}, or
 // null for verdicts that say nothing about the candidate.
 nlohmann::ordered_json triton_failure_json(const TritonJobResult& r);

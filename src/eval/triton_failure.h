@@ -58,8 +58,8 @@ FailureClassification classify_failure(const RunnerErrorReport& report);
 // mismatch; "call_error" → classify_failure(error);
 // "timeout" and "crash" → runtime and logic; "refused" (a malformed or forged report) → runtime
 // and logic, cause "refused". nullopt for "reference_failed", "reference_unstable",
-// "no_output" and "judge_error", which say nothing about the candidate and count in no class,
-// and for an unknown verdict.
+// "no_output", "judge_error" and "excluded" (the operator's own test is broken, so it is not
+// run), which say nothing about the candidate and count in no class, and for an unknown verdict.
 std::optional<FailureClassification> classify_triton_verdict(std::string_view verdict,
                                                              const RunnerErrorReport& error);
 

@@ -188,6 +188,8 @@ std::string_view triton_verdict_name(TritonVerdict v) {
       return "no_output";
     case TritonVerdict::judge_error:
       return "judge_error";
+    case TritonVerdict::excluded:
+      return "excluded";
   }
   return "?";
 }
@@ -196,6 +198,10 @@ void TritonTally::add(const TritonGraded& g) {
   ++verdicts[std::string(triton_verdict_name(g.verdict))];
   if (g.verdict == TritonVerdict::judge_error) {
     ++judge_errors;
+    return;
+  }
+  if (g.verdict == TritonVerdict::excluded) {  // never run: in no denominator
+    ++excluded;
     return;
   }
   ++judged;
@@ -233,6 +239,7 @@ nlohmann::ordered_json TritonTally::to_json() const {
                               {"reference_unstable", reference_unstable},
                               {"no_output", no_output},
                               {"judge_errors", judge_errors},
+                              {"excluded", excluded},
                               {"verdicts", verdicts}};
   if (speedups.empty()) {
     j["speedup"] = nullptr;

@@ -70,6 +70,8 @@ enum class TritonVerdict {
   // The reference's outputs hold no tensor (only None, text, objects): nothing to compare.
   no_output,
   judge_error,  // the judge or the machine failed: not counted against anyone
+  // The operator's own test is broken (eval/triton_defects.h): not run, counted in no accuracy.
+  excluded,
 };
 
 std::string_view triton_verdict_name(TritonVerdict v);
@@ -83,13 +85,13 @@ struct TritonGraded {
   std::optional<double> speedup;  // exec-correct and timed
 };
 
-// Counts for one group. Denominators: judge errors count nowhere; execution accuracy leaves out
-// the candidates whose reference failed here, is unstable or has no output (each counted
-// separately), call accuracy does not.
+// Counts for one group. Denominators: judge errors and excluded operators (a broken test) count
+// nowhere; execution accuracy leaves out the candidates whose reference failed here, is unstable
+// or has no output (each counted separately), call accuracy does not.
 struct TritonTally {
   std::size_t judged = 0, call_ok = 0;
   std::size_t exec_judged = 0, exec_ok = 0;
-  std::size_t reference_failed = 0, judge_errors = 0;
+  std::size_t reference_failed = 0, judge_errors = 0, excluded = 0;
   std::size_t reference_unstable = 0, no_output = 0;
   std::map<std::string, std::size_t> verdicts;
   std::vector<double> speedups;

@@ -1,0 +1,82 @@
+// TritonBench G operators whose own test is broken (docs/triton.md, "Operators whose own tests
+// are broken"). On an H100 every G reference was judged against a second run of itself
+// (2026-11-23); these 8 disagreed with themselves, and reading their code showed why: the test
+// races, reads memory it never set, or writes outside its tensors. Each row says what is wrong
+// (lines are those of the operator file, TritonBench_G_v1/<op>.py, reference code and test code
+// together) and what the judge does. tests/triton_defects_test.cpp checks every row against the
+// real data (the operator exists, a skipped entry is a key of its test's result).
+//
+// exclude: not run at all (verdict `excluded`, in no accuracy). skip_entries: those entries of
+// the test's result are not compared. zero_fill: in test-mode runs the runner makes the
+// torch.empty family return zeros, for reference and candidate alike.
+#include "eval/triton_defects.h"
+
+namespace kjudge {
+
+const std::vector<TritonDefect>& triton_defects() {
+  using A = TritonDefectAction;
+  static const std::vector<TritonDefect> table = {
+      {TritonChannel::G,
+       "attention_fwd_triton1",
+       A::skip_entries,
+       {"test_case_6"},
+       "test_case_6 runs T=1 against a fixed block of BT=32 rows (line 70); the block pointers "
+       "(lines 30-34) are loaded and stored without boundary_check, so each of the 16 programs "
+       "(B*H) reads the next heads' rows and rows past the tensor, and stores 32 rows where its "
+       "head has 1: up to 16 programs store each row, the last writer wins"},
+      {TritonChannel::G,
+       "index_select_bwd",
+       A::skip_entries,
+       {"test_case_3", "test_case_4"},
+       "the kernel stores the gradient rows (tl.store, line 48) where an index_add must add, and "
+       "test_case_3 and test_case_4 use one index 5 times ([0]*5, [9]*5): 5 programs store one "
+       "row, the last writer wins"},
+      {TritonChannel::G,
+       "quantize_copy_kv",
+       A::skip_entries,
+       {"test_case_2"},
+       "test_case_2's dest_loc2 is drawn with torch.randint (line 70), so it has repeats: "
+       "several programs store one destination row (lines 27-28), the last writer wins"},
+      {TritonChannel::G,
+       "decay_cumsum",
+       A::exclude,
+       {},
+       "the launchers pass the head stride s_qk_h = H*T*DK (lines 143, 155, 167) where the "
+       "tensors' is T*DK: programs read and write outside their 128-element tensors, so the "
+       "result depends on the allocator's layout and the order blocks run in"},
+      {TritonChannel::G,
+       "kv_cache_filling",
+       A::exclude,
+       {},
+       "block_offsets is torch.zeros (line 433), so every program of every sequence fills cache "
+       "page 0: test_case_2 and test_case_3 race; test_case_1 is stable only because all it "
+       "stores is 0 (torch.rand in [0, 1) cast to uint8)"},
+      {TritonChannel::G,
+       "quantize_kv_copy",
+       A::exclude,
+       {},
+       "the test code (after the separator at line 95) defines the kernel and "
+       "destindex_copy_quantize_kv again (lines 102-148), so a candidate's code is never "
+       "called; and its one real case races: DestLoc is drawn with torch.randint (line 207) and "
+       "has repeats, so several programs store one row"},
+      {TritonChannel::G,
+       "rotary_emb_nopad",
+       A::exclude,
+       {},
+       "the kernel reads context_lengths and BLOCK_TABLES per token (lines 174-178) where they "
+       "are per sequence (2 rows for 32 tokens, lines 338-339): the reads go past those tensors "
+       "and the kv_cache stores (lines 194-201) land at arbitrary addresses; on the H100 they "
+       "corrupted an earlier test's tensor"},
+      {TritonChannel::G,
+       "matmul_dequant_int4",
+       A::zero_fill,
+       {},
+       "quantize_int4 packs the int4 weights into torch.empty(h1, h2 // 8).to(torch.int32) "
+       "(line 229), CPU memory never set, then adds into it with += (line 237): the weights, and "
+       "every output, depend on what that memory held. With the torch.empty family filled with "
+       "zeros the packing is the one the author meant"},
+  };
+  return table;
+}
+
+}  // namespace kjudge

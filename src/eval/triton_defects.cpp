@@ -1,0 +1,60 @@
+#include "eval/triton_defects.h"
+
+#include <algorithm>
+
+namespace kjudge {
+
+std::string_view triton_defect_action_name(TritonDefectAction a) {
+  switch (a) {
+    case TritonDefectAction::exclude:
+      return "exclude";
+    case TritonDefectAction::skip_entries:
+      return "skip_entries";
+    case TritonDefectAction::zero_fill:
+      return "zero_fill";
+  }
+  return "?";
+}
+
+const TritonDefect* find_triton_defect(const std::vector<TritonDefect>& table,
+                                       const TritonOperator& op) {
+  for (const TritonDefect& d : table)
+    if (d.channel == op.channel && d.op == op.name) return &d;
+  return nullptr;
+}
+
+bool triton_entry_skipped(const std::vector<std::string>& entries, const std::string& name) {
+  for (const std::string& e : entries) {
+    if (name.size() < e.size() || name.compare(0, e.size(), e) != 0) continue;
+    if (name.size() == e.size()) return true;
+    const char next = name[e.size()];
+    if (next == '.' || next == '[' || next == '#') return true;
+  }
+  return false;
+}
+
+std::size_t remove_skipped_entries(const std::vector<std::string>& entries, OutputSet& outputs) {
+  auto& v = outputs.entries;
+  const std::size_t before = v.size();
+  v.erase(
+      std::remove_if(v.begin(), v.end(),
+                     [&](const OutputEntry& e) { return triton_entry_skipped(entries, e.name); }),
+      v.end());
+  return before - v.size();
+}
+
+nlohmann::ordered_json triton_defect_json(const TritonDefect& d) {
+  return {{"operator", std::string(channel_name(d.channel)) + "/" + d.op},
+          {"action", triton_defect_action_name(d.action)},
+          {"entries", d.entries},
+          {"reason", d.reason}};
+}
+
+nlohmann::ordered_json triton_skipped_entries_json(const TritonDefect& d) {
+  nlohmann::ordered_json arr = nlohmann::ordered_json::array();
+  if (d.action == TritonDefectAction::skip_entries)
+    for (const std::string& e : d.entries) arr.push_back({{"entry", e}, {"reason", d.reason}});
+  return arr;
+}
+
+}  // namespace kjudge

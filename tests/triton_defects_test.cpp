@@ -1,0 +1,555 @@
+// The table of TritonBench operators whose own tests are broken (src/eval/triton_defects.h):
+// its rows against the real data, and what the judge does with each kind of row (exclude, skip
+// entries, zero fill) through the fake runner (tests/fixtures/fake_triton_runner.py), in the
+// library and in `kjudge triton eval`, with --keep-defective restoring the old behaviour.
+#include "eval/triton_defects.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+#include <set>
+
+#include "core/input_error.h"
+#include "core/tritonbench.h"
+#include "eval/triton_eval.h"
+#include "schema_validator.h"
+#include "test_util.h"
+
+namespace kjudge {
+namespace {
+
+namespace fs = std::filesystem;
+using kjudge::testing::run_capture;
+using kjudge::testing::TempDir;
+using nlohmann::json;
+
+const fs::path kData = fs::path(KJUDGE_SOURCE_DIR "/../shared/datasets/tritonbench");
+const fs::path kFake = fs::path(KJUDGE_SOURCE_DIR) / "tests/fixtures/fake_triton_runner.py";
+const fs::path kRunner = fs::path(KJUDGE_SOURCE_DIR) / "python/kjudge_triton_runner.py";
+
+// ---- the table itself ----
+
+TEST(TritonDefects, TheTableIsWellFormed) {
+  const std::vector<TritonDefect>& table = triton_defects();
+  EXPECT_EQ(table.size(), 8u);
+  std::set<std::string> seen;
+  for (const TritonDefect& d : table) {
+    EXPECT_EQ(d.channel, TritonChannel::G) << d.op;
+    EXPECT_FALSE(d.op.empty());
+    EXPECT_TRUE(seen.insert(d.op).second) << d.op << " has two rows";
+    EXPECT_GT(d.reason.size(), 40u) << d.op << ": a reason says what is wrong";
+    EXPECT_EQ(d.reason.find('\n'), std::string::npos) << d.op;
+    if (d.action == TritonDefectAction::skip_entries)
+      EXPECT_FALSE(d.entries.empty()) << d.op << ": skip_entries names what it skips";
+    else
+      EXPECT_TRUE(d.entries.empty()) << d.op << ": only skip_entries names entries";
+    json j = triton_defect_json(d);
+    EXPECT_EQ(j["operator"], "G/" + d.op);
+    EXPECT_EQ(j["action"], triton_defect_action_name(d.action));
+  }
+  auto action = [&](const std::string& op) {
+    for (const TritonDefect& d : table)
+      if (d.op == op) return std::string(triton_defect_action_name(d.action));
+    return std::string("none");
+  };
+  EXPECT_EQ(action("attention_fwd_triton1"), "skip_entries");
+  EXPECT_EQ(action("index_select_bwd"), "skip_entries");
+  EXPECT_EQ(action("quantize_copy_kv"), "skip_entries");
+  EXPECT_EQ(action("decay_cumsum"), "exclude");
+  EXPECT_EQ(action("kv_cache_filling"), "exclude");
+  EXPECT_EQ(action("quantize_kv_copy"), "exclude");
+  EXPECT_EQ(action("rotary_emb_nopad"), "exclude");
+  EXPECT_EQ(action("matmul_dequant_int4"), "zero_fill");
+  EXPECT_EQ(action("add_example"), "none");
+}
+
+TEST(TritonDefects, AnEntryCoversItsLeavesOnly) {
+  const std::vector<std::string> skip = {"test_case_3", "result.a"};
+  EXPECT_TRUE(triton_entry_skipped(skip, "test_case_3"));
+  EXPECT_TRUE(triton_entry_skipped(skip, "test_case_3.Out"));
+  EXPECT_TRUE(triton_entry_skipped(skip, "test_case_3[1]"));
+  EXPECT_TRUE(triton_entry_skipped(skip, "test_case_3#2"));
+  EXPECT_TRUE(triton_entry_skipped(skip, "result.a[0]"));
+  EXPECT_FALSE(triton_entry_skipped(skip, "test_case_30"));
+  EXPECT_FALSE(triton_entry_skipped(skip, "test_case_"));
+  EXPECT_FALSE(triton_entry_skipped(skip, "result.ab"));
+  EXPECT_FALSE(triton_entry_skipped({}, "test_case_3"));
+
+  OutputSet o;
+  for (const char* name : {"test_case_1", "test_case_3[0]", "test_case_3[1]", "test_case_30"}) {
+    OutputEntry e;
+    e.name = name;
+    o.entries.push_back(e);
+  }
+  EXPECT_EQ(remove_skipped_entries(skip, o), 2u);
+  ASSERT_EQ(o.entries.size(), 2u);
+  EXPECT_EQ(o.entries[1].name, "test_case_30");
+}
+
+// Every row against the real data: the operator exists in G, each skipped entry is a key of its
+// test's result, and the lines a reason cites hold what it says they hold.
+TEST(TritonDefects, EveryRowFitsTheRealData) {
+  if (!fs::is_directory(kData)) GTEST_SKIP() << "shared dataset missing: " << kData;
+  const TritonBench bench = load_tritonbench(kData);
+  // The operator files as shipped, line by line (the reasons' line numbers are theirs).
+  std::map<std::string, std::vector<std::string>> files;
+  std::ifstream in(kData / "TritonBench_operator_files.jsonl");
+  for (std::string l; std::getline(in, l);) {
+    if (l.empty()) continue;
+    const json f = json::parse(l);
+    if (f["channel"] != "G") continue;
+    std::vector<std::string> lines;
+    std::istringstream content(f["content"].get<std::string>());
+    for (std::string line; std::getline(content, line);) lines.push_back(line);
+    files[f["file"].get<std::string>()] = lines;
+  }
+  for (const TritonDefect& d : triton_defects()) {
+    const TritonOperator* op = bench.find(d.op, d.channel);
+    ASSERT_NE(op, nullptr) << d.op << " is not a G operator of the data folder";
+    for (const std::string& e : d.entries)
+      EXPECT_TRUE(op->test_code.find("\"" + e + "\"") != std::string::npos ||
+                  op->test_code.find("'" + e + "'") != std::string::npos)
+          << d.op << ": its test's result has no key " << e;
+    const std::vector<std::string>& lines = files[op->file];
+    ASSERT_FALSE(lines.empty()) << op->file;
+    // Every "line N" / "lines N-M" / "lines N, M" the reason cites lies inside the file.
+    const std::regex cite(R"(lines? ([0-9]+)(?:(?:-|, )([0-9]+))*)");
+    for (auto it = std::sregex_iterator(d.reason.begin(), d.reason.end(), cite);
+         it != std::sregex_iterator(); ++it) {
+      const std::string text = it->str();
+      const std::regex number("[0-9]+");
+      for (auto n = std::sregex_iterator(text.begin(), text.end(), number);
+           n != std::sregex_iterator(); ++n) {
+        const std::size_t at = std::stoul(n->str());
+        EXPECT_GE(at, 1u) << d.op;
+        EXPECT_LE(at, lines.size()) << d.op << ": line " << at << " is past the file";
+      }
+    }
+  }
+  // The cited lines hold what the reasons say.
+  const std::vector<std::tuple<std::string, std::size_t, std::string>> facts = {
+      {"attention_fwd_triton1.py", 70, "BT = 32"},
+      {"attention_fwd_triton1.py", 30, "make_block_ptr"},
+      {"attention_fwd_triton1.py", 60, "tl.store(p_o"},
+      {"index_select_bwd.py", 48, "tl.store(grad_source_offsets"},
+      {"quantize_copy_kv.py", 70, "dest_loc2 = torch.randint"},
+      {"decay_cumsum.py", 143, "s_qk_h = H * T * DK"},
+      {"decay_cumsum.py", 155, "s_qk_h = H * T * DK"},
+      {"decay_cumsum.py", 167, "s_qk_h = H * T * DK"},
+      {"kv_cache_filling.py", 433, "block_offsets = torch.zeros"},
+      {"quantize_kv_copy.py", 95, std::string(146, '#')},
+      {"quantize_kv_copy.py", 103, "def _fwd_kernel_destindex_copy_quantize_kv"},
+      {"quantize_kv_copy.py", 148, "def destindex_copy_quantize_kv"},
+      {"quantize_kv_copy.py", 207, "DestLoc = torch.randint"},
+      {"rotary_emb_nopad.py", 174, "tl.load(context_lengths + block_token_index)"},
+      {"rotary_emb_nopad.py", 177, "BLOCK_TABLES + block_token_index"},
+      {"rotary_emb_nopad.py", 338, "block_tables = torch.randint"},
+      {"matmul_dequant_int4.py", 229, "int_weight = torch.empty(h1, h2 // 8).to(torch.int32)"},
+      {"matmul_dequant_int4.py", 237, "int_weight[:, pack // 8] +="},
+  };
+  for (const auto& [file, line, text] : facts) {
+    const std::vector<std::string>& lines = files[file];
+    ASSERT_GE(lines.size(), line) << file;
+    EXPECT_NE(lines[line - 1].find(text), std::string::npos)
+        << file << ":" << line << " is '" << lines[line - 1] << "', not '" << text << "'";
+  }
+  // quantize_kv_copy: the test code defines the operator under test again.
+  EXPECT_NE(bench.find("quantize_kv_copy")->test_code.find("def destindex_copy_quantize_kv"),
+            std::string::npos);
+}
+
+// ---- the option reaches the runner ----
+
+TritonRunner runner_with(const fs::path& script) {
+  TritonRunner r;
+  r.python = probe_python("/usr/bin/python3");
+  r.script = script;
+  r.step.sandbox = false;
+  r.step.memory_limit_bytes = 2ull << 30;
+  r.timeout_s = 20;
+  return r;
+}
+
+const char* const kTestCode =
+    "import random\n"
+    "def test_op():\n"
+    "    return {'test_case_1': op(random.random())}\n"
+    "result_gold = test_op()\n";
+
+TEST(TritonDefects, TheZeroFillReachesTheRunner) {
+  TempDir dir;
+  TritonRunRequest q;
+  q.code = "#fake ok\n";
+  q.test_code = kTestCode;
+  q.seed = 42;
+  EXPECT_EQ(triton_request_json(q, "/c.py", "/t.py", "n")["zero_fill"], false);
+  q.zero_fill = true;
+  EXPECT_EQ(triton_request_json(q, "/c.py", "/t.py", "n")["zero_fill"], true);
+
+  TritonRunOutcome o = run_triton(runner_with(kFake), q, dir / "ws");
+  ASSERT_EQ(o.status, TritonRunStatus::ok) << o.detail << o.log;
+  EXPECT_NE(o.log.find("zero fill"), std::string::npos) << o.log;
+  ASSERT_TRUE(o.zero_fill.is_object());
+  EXPECT_EQ(o.zero_fill["calls"]["torch.empty"], 1);
+  EXPECT_EQ(o.zero_fill["patched"][0], "torch.empty");
+
+  // The real runner reads the field too: without torch it cannot fill, and says so.
+  q.code = "def op(x):\n    return x\n";
+  q.require_torch = false;
+  o = run_triton(runner_with(kRunner), q, dir / "ws2");
+  ASSERT_EQ(o.status, TritonRunStatus::error) << o.detail << o.log;
+  EXPECT_EQ(o.error.stage, "setup");
+  EXPECT_NE(o.error.message.find("zero fill needs torch"), std::string::npos) << o.error.message;
+  q.zero_fill = false;
+  o = run_triton(runner_with(kRunner), q, dir / "ws3");
+  EXPECT_EQ(o.status, TritonRunStatus::ok) << o.detail << o.log;
+  EXPECT_TRUE(o.zero_fill.is_null());
+}
+
+TEST(TritonDefects, AMalformedZeroFillReportIsRefused) {
+  auto parse = [](const json& fill) {
+    json rec = {{"protocol", 1},     {"nonce", "N"},
+                {"status", "ok"},    {"outputs", {{"entries", json::array()}, {"data_bytes", 0}}},
+                {"zero_fill", fill}, {"data_bytes", 0}};
+    TritonRunOutcome out;
+    parse_runner_record(rec.dump() + "\n", "N", "report", out);
+    return out;
+  };
+  TritonRunOutcome ok = parse({{"patched", {"torch.empty"}}, {"calls", {{"torch.empty", 2}}}});
+  EXPECT_EQ(ok.zero_fill["calls"]["torch.empty"], 2);
+  EXPECT_THROW(parse(5), InputError);
+  EXPECT_THROW(parse({{"patched", {"torch.empty"}}}), InputError);
+  EXPECT_THROW(parse({{"patched", {1}}, {"calls", json::object()}}), InputError);
+  EXPECT_THROW(parse({{"patched", json::array()}, {"calls", {{"torch.empty", -1}}}}), InputError);
+}
+
+// ---- the judge, through the fake runner ----
+
+TritonOperator make_op(const std::string& name, const std::string& ref) {
+  TritonOperator op;
+  op.channel = TritonChannel::G;
+  op.name = name;
+  op.file = name + ".py";
+  op.difficulty = 2;
+  op.reference_code = ref;
+  op.test_code = kTestCode;
+  return op;
+}
+
+// Crafted rows for crafted operators: the same code paths as the real table's.
+std::vector<TritonDefect> crafted_table() {
+  using A = TritonDefectAction;
+  return {{TritonChannel::G, "broken", A::exclude, {}, "writes past its tensors"},
+          {TritonChannel::G, "racy", A::skip_entries, {"test_case_2"}, "test_case_2 races"},
+          {TritonChannel::G, "allskipped", A::skip_entries, {"test_case_1"}, "it races"},
+          {TritonChannel::G, "packs", A::zero_fill, {}, "reads torch.empty's memory"}};
+}
+
+struct Judged {
+  TritonEvalResult res;
+  std::vector<std::string> progress;
+};
+
+class TritonDefectsEval : public ::testing::Test {
+ protected:
+  TritonDefectsEval()
+      : broken_(make_op("broken", "#fake ok\n")),
+        racy_(make_op("racy", "#fake ok\n#fake cases test_case_2=random test_case_3=4\n")),
+        allskipped_(make_op("allskipped", "#fake ok\n#fake calls 1\n")),
+        packs_(make_op("packs", "#fake ok\n#fake emptyrandom\n")),
+        plain_(make_op("plain", "#fake ok\n")) {}
+
+  std::vector<TritonJob> jobs() const {
+    return {{&broken_, broken_.reference_code, 0, "self"},
+            {&broken_, "#fake ok\n", 1, "s:1"},
+            {&racy_, racy_.reference_code, 0, "self"},
+            {&racy_, "#fake ok\n#fake cases test_case_2=9 test_case_3=4\n", 1, "s:2"},
+            {&racy_, "#fake ok\n#fake cases test_case_2=9 test_case_3=5\n", 2, "s:3"},
+            {&allskipped_, allskipped_.reference_code, 0, "self"},
+            {&packs_, packs_.reference_code, 0, "self"},
+            {&packs_, "#fake ok\n# the same packing\n#fake emptyrandom\n", 1, "s:4"},
+            {&plain_, "#fake ok\n", 0, "s:5"}};
+  }
+
+  Judged judge(const std::vector<TritonDefect>& table, bool speedup = false) {
+    TritonEvalOptions opt;
+    opt.runner = runner_with(kFake);
+    opt.work_dir = dir_ / "work";
+    opt.defects = table;
+    opt.speedup = speedup;
+    opt.timing.reps = 3;
+    opt.rounds = 2;
+    opt.warmup_rounds = 0;
+    Judged j;
+    opt.progress = [&](const std::string& l) { j.progress.push_back(l); };
+    j.res = evaluate_triton(jobs(), opt);
+    return j;
+  }
+
+  static void expect_schema(const TritonEvalResult& res) {
+    std::ifstream schema_file(std::string(KJUDGE_SOURCE_DIR) +
+                              "/docs/schemas/triton-result.schema.json");
+    kjudge::testing::SchemaValidator schema(json::parse(schema_file));
+    for (const TritonJobResult& r : res.results)
+      for (const auto& err : schema.errors(triton_result_json(r)))
+        ADD_FAILURE() << r.job.op->name << " " << r.job.origin << ": " << err;
+  }
+
+  TempDir dir_;
+  TritonOperator broken_, racy_, allskipped_, packs_, plain_;
+};
+
+TEST_F(TritonDefectsEval, ExcludeSkipAndZeroFill) {
+  Judged j = judge(crafted_table());
+  const TritonEvalResult& res = j.res;
+  ASSERT_EQ(res.results.size(), 9u);
+
+  // exclude: never run, its own verdict, in no denominator.
+  for (std::size_t i : {0u, 1u}) {
+    const TritonJobResult& r = res.results[i];
+    EXPECT_EQ(r.graded.verdict, TritonVerdict::excluded) << i;
+    EXPECT_FALSE(r.graded.call_ok);
+    EXPECT_NE(r.detail.find("writes past its tensors"), std::string::npos) << r.detail;
+    json line = triton_result_json(r);
+    EXPECT_EQ(line["verdict"], "excluded");
+    EXPECT_TRUE(line["run"].is_null());
+    EXPECT_TRUE(line["failure"].is_null());
+    EXPECT_EQ(line["defect"]["action"], "exclude");
+    EXPECT_EQ(line["defect"]["operator"], "G/broken");
+  }
+  EXPECT_EQ(res.references.count("G/broken"), 0u);
+  EXPECT_EQ(res.checks.count("G/broken"), 0u);
+  for (const std::string& l : j.progress)
+    EXPECT_EQ(l.find("G/broken"), std::string::npos) << "an excluded operator ran: " << l;
+  EXPECT_FALSE(fs::exists(dir_ / "work/G-broken-ref"));
+  EXPECT_EQ(res.scores.all.excluded, 2u);
+  EXPECT_EQ(res.scores.all.judged, 7u);
+  EXPECT_EQ(res.scores.by_operator.at("G/broken").judged, 0u);
+  EXPECT_EQ(res.scores.by_difficulty.at("G/2").excluded, 2u);
+  EXPECT_EQ(res.scores.all.verdicts.at("excluded"), 2u);
+
+  // skip_entries: the racing entry is compared nowhere; the others are.
+  const TritonReferenceCheck& racy = res.checks.at("G/racy");
+  EXPECT_EQ(racy.status, "stable") << racy.detail;
+  EXPECT_EQ(res.results[2].graded.verdict, TritonVerdict::pass) << res.results[2].detail;
+  EXPECT_EQ(res.results[3].graded.verdict, TritonVerdict::pass) << res.results[3].detail;
+  EXPECT_EQ(res.results[4].graded.verdict, TritonVerdict::mismatch);
+  EXPECT_NE(res.results[4].detail.find("test_case_3"), std::string::npos) << res.results[4].detail;
+  json line = triton_result_json(res.results[3]);
+  ASSERT_EQ(line["skipped_entries"].size(), 1u);
+  EXPECT_EQ(line["skipped_entries"][0]["entry"], "test_case_2");
+  EXPECT_EQ(line["skipped_entries"][0]["reason"], "test_case_2 races");
+  EXPECT_EQ(line["comparison"]["compared"], 2);  // test_case_1 and test_case_3
+  for (const auto& e : line["comparison"]["entries"]) EXPECT_NE(e["name"], "test_case_2");
+  json ref =
+      triton_reference_json(racy_, res.references.at("G/racy"), &racy, &res.defects.at("G/racy"));
+  EXPECT_EQ(ref["skipped_entries"][0]["entry"], "test_case_2");
+  EXPECT_EQ(ref["defect"]["action"], "skip_entries");
+  for (const auto& o : ref["outputs"]) EXPECT_NE(o["name"], "test_case_2");
+
+  // Skipping every tensor of the result leaves nothing: no_output, and the entry calls (which
+  // hold the skipped cases' calls too) are no fallback.
+  const TritonReferenceCheck& all = res.checks.at("G/allskipped");
+  EXPECT_EQ(all.status, "no_output") << all.detail;
+  EXPECT_NE(all.detail.find("test_case_1 not compared (a known test defect)"), std::string::npos)
+      << all.detail;
+  EXPECT_EQ(res.results[5].graded.verdict, TritonVerdict::no_output);
+
+  // zero_fill: asked for in every test-mode run of the operator, reference and candidates.
+  EXPECT_EQ(res.checks.at("G/packs").status, "stable") << res.checks.at("G/packs").detail;
+  EXPECT_EQ(res.references.at("G/packs").zero_fill["calls"]["torch.empty"], 1);
+  for (std::size_t i : {6u, 7u}) {
+    EXPECT_EQ(res.results[i].graded.verdict, TritonVerdict::pass) << res.results[i].detail;
+    json l = triton_result_json(res.results[i]);
+    EXPECT_EQ(l["zero_fill"]["requested"], true);
+    EXPECT_EQ(l["zero_fill"]["applied"], true);
+    EXPECT_EQ(l["zero_fill"]["calls"]["torch.empty"], 1);
+    EXPECT_EQ(l["run"]["zero_fill"]["calls"]["torch.empty"], 1);
+  }
+  // Nothing for an operator without a row.
+  json plain = triton_result_json(res.results[8]);
+  EXPECT_TRUE(plain["defect"].is_null());
+  EXPECT_FALSE(plain.contains("skipped_entries"));
+  EXPECT_FALSE(plain.contains("zero_fill"));
+  EXPECT_FALSE(plain["run"].contains("zero_fill"));
+
+  json summary = triton_summary_json(res, {});
+  ASSERT_EQ(summary["excluded"].size(), 1u);
+  EXPECT_EQ(summary["excluded"][0]["operator"], "G/broken");
+  EXPECT_EQ(summary["excluded"][0]["reason"], "writes past its tensors");
+  ASSERT_EQ(summary["defects_applied"].size(), 3u);
+  EXPECT_EQ(summary["totals"]["excluded"], 2);
+  EXPECT_EQ(summary["by_operator"]["G/broken"]["excluded"], 2);
+  EXPECT_EQ(summary["by_operator"]["G/broken"]["call_accuracy"], nullptr);
+  expect_schema(res);
+}
+
+// The zero fill is for test-mode runs only: the fake runner refuses it in a timed run, so a
+// timed candidate with a speedup shows the timed runs went without it.
+TEST_F(TritonDefectsEval, TimedRunsGoWithoutTheZeroFill) {
+  Judged j = judge(crafted_table(), true);
+  const TritonJobResult& r = j.res.results[7];
+  ASSERT_EQ(r.graded.verdict, TritonVerdict::pass) << r.detail << r.speedup_note;
+  EXPECT_TRUE(r.speedup) << r.speedup_note;
+  EXPECT_EQ(j.res.results[0].speedup_note, "not timed: the operator is excluded");
+  expect_schema(j.res);
+}
+
+TEST_F(TritonDefectsEval, KeepDefectiveJudgesTheTestsAsTheyStand) {
+  Judged j = judge({});
+  const TritonEvalResult& res = j.res;
+  EXPECT_EQ(res.results[0].graded.verdict, TritonVerdict::pass);  // the excluded one ran
+  EXPECT_EQ(res.results[1].graded.verdict, TritonVerdict::pass);
+  EXPECT_EQ(res.checks.at("G/racy").status, "unstable");
+  EXPECT_NE(res.checks.at("G/racy").detail.find("test_case_2"), std::string::npos);
+  EXPECT_EQ(res.results[3].graded.verdict, TritonVerdict::reference_unstable);
+  EXPECT_EQ(res.checks.at("G/allskipped").status, "stable");  // on test_case_1
+  EXPECT_EQ(res.checks.at("G/packs").status, "unstable");
+  EXPECT_TRUE(res.references.at("G/packs").zero_fill.is_null());
+  EXPECT_EQ(res.scores.all.excluded, 0u);
+  EXPECT_EQ(res.scores.all.judged, 9u);
+  EXPECT_TRUE(res.defects.empty());
+  for (const TritonJobResult& r : res.results) {
+    json line = triton_result_json(r);
+    EXPECT_TRUE(line["defect"].is_null());
+    EXPECT_FALSE(line.contains("skipped_entries"));
+    EXPECT_FALSE(line.contains("zero_fill"));
+  }
+  json summary = triton_summary_json(res, {});
+  EXPECT_TRUE(summary["excluded"].empty());
+  EXPECT_TRUE(summary["defects_applied"].empty());
+  expect_schema(res);
+}
+
+// ---- kjudge triton eval|show|list on the real data folder, with the fake runner ----
+
+class TritonDefectsCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!fs::is_directory(kData)) GTEST_SKIP() << "shared dataset missing: " << kData;
+  }
+  std::string eval(const std::string& extra) const {
+    return std::string(KJUDGE_BINARY) + " triton eval " + kData.string() + " --runner " +
+           kFake.string() + " --python /usr/bin/python3 --sandbox none --out " +
+           (dir_ / "run").string() +
+           " --self --operator decay_cumsum --operator attention_fwd_triton1"
+           " --operator matmul_dequant_int4 --operator add_example --json " +
+           extra;
+  }
+  std::map<std::string, json> lines(const std::string& file) const {
+    std::map<std::string, json> out;
+    std::ifstream schema_file(std::string(KJUDGE_SOURCE_DIR) +
+                              "/docs/schemas/triton-result.schema.json");
+    kjudge::testing::SchemaValidator schema(json::parse(schema_file));
+    std::ifstream in(dir_ / "run" / file);
+    for (std::string l; std::getline(in, l);) {
+      json doc = json::parse(l);
+      if (file == "results.jsonl")
+        for (const auto& e : schema.errors(doc)) ADD_FAILURE() << doc.dump() << ": " << e;
+      out[doc["operator"].get<std::string>()] = doc;
+    }
+    return out;
+  }
+  TempDir dir_;
+};
+
+TEST_F(TritonDefectsCli, EvalAppliesTheTableByDefault) {
+  auto r = run_capture(eval(""));
+  ASSERT_EQ(r.rc, 0) << r.out;
+  json summary = json::parse(r.out.substr(r.out.find('{')));
+  EXPECT_EQ(summary["options"]["keep_defective"], false);
+  EXPECT_EQ(summary["totals"]["judged"], 3);
+  EXPECT_EQ(summary["totals"]["excluded"], 1);
+  EXPECT_EQ(summary["totals"]["exec_ok"], 3);
+  ASSERT_EQ(summary["excluded"].size(), 1u);
+  EXPECT_EQ(summary["excluded"][0]["operator"], "G/decay_cumsum");
+  EXPECT_NE(summary["excluded"][0]["reason"].get<std::string>().find("s_qk_h"), std::string::npos);
+  ASSERT_EQ(summary["defects_applied"].size(), 2u);
+
+  std::map<std::string, json> results = lines("results.jsonl");
+  ASSERT_EQ(results.size(), 4u);
+  EXPECT_EQ(results["decay_cumsum"]["verdict"], "excluded");
+  EXPECT_TRUE(results["decay_cumsum"]["run"].is_null());
+  EXPECT_EQ(results["attention_fwd_triton1"]["verdict"], "pass");
+  EXPECT_EQ(results["attention_fwd_triton1"]["skipped_entries"][0]["entry"], "test_case_6");
+  EXPECT_EQ(results["matmul_dequant_int4"]["verdict"], "pass");
+  EXPECT_EQ(results["matmul_dequant_int4"]["zero_fill"]["applied"], true);
+  EXPECT_TRUE(results["add_example"]["defect"].is_null());
+
+  std::map<std::string, json> refs = lines("references.jsonl");
+  EXPECT_EQ(refs.count("decay_cumsum"), 0u);  // never run
+  EXPECT_EQ(refs["matmul_dequant_int4"]["run"]["zero_fill"]["calls"]["torch.empty"], 1);
+  EXPECT_EQ(refs["attention_fwd_triton1"]["skipped_entries"][0]["entry"], "test_case_6");
+}
+
+TEST_F(TritonDefectsCli, KeepDefectiveRestoresTheOldBehaviour) {
+  auto r = run_capture(eval("--keep-defective"));
+  ASSERT_EQ(r.rc, 0) << r.out;
+  json summary = json::parse(r.out.substr(r.out.find('{')));
+  EXPECT_EQ(summary["options"]["keep_defective"], true);
+  EXPECT_EQ(summary["totals"]["judged"], 4);
+  EXPECT_EQ(summary["totals"]["excluded"], 0);
+  EXPECT_TRUE(summary["excluded"].empty());
+  EXPECT_TRUE(summary["defects_applied"].empty());
+  for (const auto& [op, line] : lines("results.jsonl")) {
+    EXPECT_EQ(line["verdict"], "pass") << op;
+    EXPECT_TRUE(line["defect"].is_null()) << op;
+    EXPECT_FALSE(line.contains("skipped_entries")) << op;
+    EXPECT_FALSE(line.contains("zero_fill")) << op;
+  }
+}
+
+TEST_F(TritonDefectsCli, TheTableOnTheTerminalHelpShowAndList) {
+  std::string cmd = eval("");
+  cmd.erase(cmd.rfind(" --json"), 7);
+  auto r = run_capture(cmd);
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("excluded (its test is broken): G/decay_cumsum"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("test defect: G/attention_fwd_triton1: skip_entries test_case_6"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("test defect: G/matmul_dequant_int4: zero_fill"), std::string::npos)
+      << r.out;
+
+  auto help = run_capture(std::string(KJUDGE_BINARY) + " triton eval --help");
+  EXPECT_NE(help.out.find("--keep-defective"), std::string::npos) << help.out;
+
+  const std::string bin = KJUDGE_BINARY, data = kData.string();
+  auto show = run_capture(bin + " triton show " + data + " index_select_bwd");
+  ASSERT_EQ(show.rc, 0) << show.out;
+  EXPECT_NE(show.out.find("known test defect: skip_entries test_case_3, test_case_4"),
+            std::string::npos)
+      << show.out;
+  EXPECT_NE(show.out.find("--keep-defective"), std::string::npos) << show.out;
+  auto plain = run_capture(bin + " triton show " + data + " add_example");
+  EXPECT_EQ(plain.out.find("known test defect"), std::string::npos) << plain.out;
+
+  std::ifstream schema_file(std::string(KJUDGE_SOURCE_DIR) +
+                            "/docs/schemas/triton-operator.schema.json");
+  kjudge::testing::SchemaValidator schema(json::parse(schema_file));
+  auto show_json = run_capture(bin + " triton show " + data + " decay_cumsum --json");
+  ASSERT_EQ(show_json.rc, 0) << show_json.out;
+  json op = json::parse(show_json.out);
+  EXPECT_EQ(op["defect"]["action"], "exclude");
+  for (const auto& e : schema.errors(op)) ADD_FAILURE() << e;
+
+  auto list = run_capture(bin + " triton list " + data + " --channel G --json");
+  ASSERT_EQ(list.rc, 0) << list.out;
+  std::size_t with = 0;
+  for (const auto& doc : json::parse(list.out)) {
+    for (const auto& e : schema.errors(doc)) ADD_FAILURE() << doc.dump() << ": " << e;
+    with += doc["defect"].is_object() ? 1 : 0;
+  }
+  EXPECT_EQ(with, 8u);
+  auto text = run_capture(bin + " triton list " + data + " --channel G");
+  EXPECT_NE(text.out.find("TEST DEFECT"), std::string::npos);
+  EXPECT_NE(text.out.find("184 operators, 8 with a known test defect"), std::string::npos)
+      << text.out.substr(text.out.size() > 300 ? text.out.size() - 300 : 0);
+  const std::regex row(R"(G  rotary_emb_nopad +[0-9] +[0-9]+ +[0-9]+  exclude\n)");
+  EXPECT_TRUE(std::regex_search(text.out, row)) << "no exclude column for rotary_emb_nopad";
+}
+
+}  // namespace
+}  // namespace kjudge
