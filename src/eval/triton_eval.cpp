@@ -259,12 +259,10 @@ TritonReferenceCheck check_reference(const TritonRunOutcome& ref, const TritonRu
     std::string skipped;
     if (skips_entries(defect))
       for (const std::string& e : defect->entries) skipped += (skipped.empty() ? "" : ", ") + e;
+    if (!skipped.empty())
+      skipped = "with " + skipped + " not compared (a known test defect), nothing is left: ";
     c.detail =
-        (skipped.empty() ? ""
-                         : "with " + skipped +
-                               " not compared (a known test defect), nothing is "
-                               "left: ") +
-        kinds_of(ref.outputs) + " (" + ref.result_source + "); " +
+        skipped + kinds_of(ref.outputs) + " (" + ref.result_source + "); " +
         (ref.call_outputs.empty() ? std::string("no entry call recorded")
                                   : fmt::format("{} entry call{} ({} recorded), none with a tensor",
                                                 ref.call_outputs.size(),
