@@ -298,8 +298,8 @@ TEST(TaskRun, WithoutTheProfilerTheRecordSaysSo) {
   EXPECT_FALSE(to_json(r, small_task()).contains("cupti"));
 }
 
-// --placement arena reaches the harness as placement=arena; the default passes nothing, so a
-// harness built before the option existed runs as it did.
+// The default placement (arena) reaches the harness as placement=arena; --placement malloc
+// passes nothing, so the harness allocates each tensor as it did before the arena.
 TEST(TaskRun, PlacementReachesTheHarness) {
   TempDir dir;
   TaskBuild b =
@@ -310,10 +310,10 @@ TEST(TaskRun, PlacementReachesTheHarness) {
   };
   TaskRunOptions o = plain();
   run_task_mode(small_task(), b, "benchmark", o);
-  EXPECT_EQ(args().find("placement"), std::string::npos) << args();
-  o.placement = "arena";
-  run_task_mode(small_task(), b, "benchmark", o);
   EXPECT_NE(args().find("placement=arena"), std::string::npos) << args();
+  o.placement = "malloc";
+  run_task_mode(small_task(), b, "benchmark", o);
+  EXPECT_EQ(args().find("placement"), std::string::npos) << args();
 }
 
 TEST(TaskScore, LastMeanGeom) {

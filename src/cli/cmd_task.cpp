@@ -37,7 +37,7 @@ struct TaskArgs {
   int gpu = 0;
   std::optional<std::uint64_t> secret_seed;
   bool json = false, quiet = false, keep_workspace = false, no_cache = false;
-  std::string cache_dir, timing = "kjudge", placement = "malloc";
+  std::string cache_dir, timing = "kjudge", placement = "arena";
   double max_time = 0, target_error = 0, gpu_wait = 600;
   int max_runs = 0, profile_case = -1;
   std::size_t log_cap = 64 * 1024;
@@ -338,8 +338,8 @@ void add_task_commands(CLI::App& app, int& rc) {
                   "(host clock, one input, no L2 flush), for comparison only")
       ->check(CLI::IsMember({"kjudge", "gpumode"}));
   run->add_option("--placement", run_args->placement,
-                  "Where timed calls' tensors go: malloc (default, a cudaMalloc each) or arena "
-                  "(random places in one allocation: no memory mapped between calls)")
+                  "Where timed calls' tensors go: arena (default: random places in one allocation, "
+                  "no memory mapped between calls) or malloc (a cudaMalloc each)")
       ->check(CLI::IsMember({"malloc", "arena"}));
   run->add_option("--ncu", run_args->ncu, "The Nsight Compute CLI (default ncu on PATH)");
   run->add_option("--gpu-wait", run_args->gpu_wait,

@@ -92,14 +92,16 @@ case "$what" in
       for i in 1 2 3 4 5; do
         # PAUSE: seconds to let the GPU cool before each invocation (a GPU that throttles when
         # hot, as the one of 2026-11-22 did, otherwise drifts from one invocation to the next).
-        # STYLES: a comma list of kjudge, gpumode (GPU MODE's timing) and arena (kjudge's
-        # timing with --placement arena); "both" (the default) is kjudge,gpumode. Interleaved
-        # per invocation, so drift hits every style alike.
+        # STYLES: a comma list of kjudge (task run's defaults: the arena placement), malloc
+        # (--placement malloc, a cudaMalloc per tensor), arena (--placement arena, named) and
+        # gpumode (GPU MODE's timing); "both" (the default) is kjudge,gpumode. Interleaved per
+        # invocation, so drift hits every style alike.
         for style in $(echo "${STYLES:-both}" | sed 's/both/kjudge,gpumode/' | tr ',' ' '); do
           sleep "${PAUSE:-0}"
           case "$style" in
             kjudge) run "$t-kjudge-$i" "$t" fast benchmark --max-runs "${MAXRUNS:-300}" ;;
             arena) run "$t-arena-$i" "$t" fast benchmark --max-runs "${MAXRUNS:-300}" --placement arena ;;
+            malloc) run "$t-malloc-$i" "$t" fast benchmark --max-runs "${MAXRUNS:-300}" --placement malloc ;;
             gpumode) run "$t-gpumode-$i" "$t" fast benchmark --timing gpumode ;;
           esac
         done
@@ -195,7 +197,7 @@ else:
     print("spread of each benchmark's mean over 5 invocations: (max - min) / median")
     for t in tasks:
         clocks = {}
-        for style in ("kjudge", "arena", "gpumode"):
+        for style in ("kjudge", "malloc", "arena", "gpumode"):
             means = {}
             for i in range(1, 6):
                 r = reports.get(f"{t}-{style}-{i}")
