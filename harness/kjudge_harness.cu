@@ -39,6 +39,7 @@
 
 #include "kjudge/bench_stats.h"
 #include "kjudge/call_marks.h"
+#include "kjudge/channel.h"
 #include "kjudge/compare_gpu.cuh"
 #include "reference.cuh"
 #include "task.h"
@@ -46,58 +47,30 @@
 // The submission's entry point.
 output_t custom_kernel(const input_t& input);
 
-extern char** environ;
-
 namespace {
 
 // --- The result channel ---------------------------------------------------------------------
-// The judge opens a memfd, writes a random nonce into it, and passes its number in
-// KJUDGE_RESULT_FD. Before any of the submission's static constructors run (priority 101 runs
-// ahead of every default-priority constructor of the program), the harness takes the number,
-// erases the variable from the environment (and from the bytes /proc/self/environ shows), reads
-// the nonce and empties the file. Every record then carries the nonce, and the last one counts
-// the records before it: stdout is never read for results, and a line without the nonce, a
-// missing end, or a wrong count makes the judge refuse the whole result.
+// kjudge/channel.h takes it before any code of the submission runs. Every record carries the
+// nonce, and the last one counts the records before it: stdout is never read for results, and a
+// line without the nonce, a missing end, or a wrong count makes the judge refuse the whole
+// result.
 //
 // The records are kept in memory and written at the very end, in one piece, and the file is
 // then sealed (memfd seals: no more writes, no truncation, by anyone): while the solution runs
 // the file is empty, so the nonce cannot be read back from it, and the solution's code that runs
 // after the report (static destructors, exit handlers, its threads) cannot rewrite it. What
-// remains open is docs/cheats.md's: code that runs before this constructor, a thread of the
-// solution writing in the moment between the final write and the seal, and reading this
-// process's memory.
-int g_fd = -1;
-std::string g_nonce = "-";
+// remains open is docs/cheats.md's: a thread of the solution writing in the moment between the
+// final write and the seal, and reading this process's memory.
 long g_records = 0;
 std::string g_report;  // the records so far, for the channel
-
-__attribute__((constructor(101))) void take_channel() {
-  const char* name = "KJUDGE_RESULT_FD=";
-  for (char** e = environ; e && *e; ++e) {
-    if (std::strncmp(*e, name, std::strlen(name)) != 0) continue;
-    g_fd = std::atoi(*e + std::strlen(name));
-    std::memset(*e, 'X', std::strlen(*e));  // no '=' left: not a variable any more
-  }
-  if (g_fd < 0) return;
-  char buf[128] = {};
-  ssize_t n = pread(g_fd, buf, sizeof buf - 1, 0);
-  if (n <= 0) {
-    g_fd = -1;
-    return;
-  }
-  g_nonce.assign(buf, static_cast<std::size_t>(n));
-  g_nonce = g_nonce.substr(0, g_nonce.find('\n'));
-  if (ftruncate(g_fd, 0) != 0 || lseek(g_fd, 0, SEEK_SET) != 0) g_fd = -1;
-  fcntl(g_fd, F_SETFD, FD_CLOEXEC);
-}
 
 void put(const std::string& key, const std::string& value) {
   std::string v = value;
   for (char& c : v)
     if (c == '\n' || c == '\r') c = ' ';
-  std::string line = "KJ1 " + g_nonce + " " + key + " " + v + "\n";
+  std::string line = "KJ1 " + std::string(kj::channel::nonce) + " " + key + " " + v + "\n";
   if (key != "end") ++g_records;
-  if (g_fd < 0) {  // run by hand: show the records
+  if (kj::channel::fd < 0) {  // run by hand: show the records
     std::fputs(line.c_str(), stdout);
     return;
   }
@@ -116,16 +89,17 @@ void put(const std::string& key, const std::string& value) {
 // sealed (a solution that sealed it first, or holds a writable mapping of it) ends the run with
 // GPU MODE's EXIT_PIPE_FAIL: the judge never reads a report the solution could still change.
 void write_report() {
-  if (g_fd < 0) return;
+  if (kj::channel::fd < 0) return;
   const char* p = g_report.data();
   std::size_t left = g_report.size();
   while (left > 0) {
-    ssize_t w = write(g_fd, p, left);
+    ssize_t w = write(kj::channel::fd, p, left);
     if (w <= 0) std::_Exit(111);
     p += w;
     left -= static_cast<std::size_t>(w);
   }
-  if (fcntl(g_fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+  if (fcntl(kj::channel::fd, F_ADD_SEALS,
+            F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
     std::fprintf(stderr, "kjudge harness: the result channel could not be sealed (%s)\n",
                  std::strerror(errno));
     std::_Exit(111);

@@ -113,6 +113,33 @@ TEST(TaskBuild, CompileErrorsAreTheSubmissionsFault) {
   EXPECT_NE(r.out.find("nope"), std::string::npos) << "the compiler's message is in the report";
 }
 
+// A submission with code the loader runs before the harness's .preinit_array entry (an entry of
+// its own, an IFUNC) is refused as a build failure; one with a mere early constructor builds (its
+// constructor runs after the harness took the channel).
+TEST(TaskBuild, CodeAheadOfTheHarnessIsRefused) {
+  if (!have_nvcc()) GTEST_SKIP() << "nvcc not installed";
+  TempDir dir;
+  const fs::path cheats = fs::path(KJUDGE_SOURCE_DIR) / "tests/cheats/task";
+  for (const auto& [file, what] : std::vector<std::pair<std::string, std::string>>{
+           {"forge_channel_preinit.cu", ".preinit_array holds 2"},
+           {"forge_channel_ifunc.cu", "IFUNC symbols (kj_cheat)"},
+           {"forge_channel_early.cu", ""}}) {
+    auto r = run_capture(std::string(KJUDGE_BINARY) + " task build " +
+                         (kExamples / "vectoradd").string() + " " + (cheats / file).string() +
+                         " --json -q --out " + (dir / file).string());
+    if (what.empty()) {
+      EXPECT_EQ(r.rc, 0) << file << "\n" << r.out;
+      continue;
+    }
+    EXPECT_EQ(r.rc, 1) << file << "\n" << r.out;
+    EXPECT_NE(r.out.find("refused: the program runs code before the harness takes its result"),
+              std::string::npos)
+        << file << "\n"
+        << r.out;
+    EXPECT_NE(r.out.find(what), std::string::npos) << file << "\n" << r.out;
+  }
+}
+
 TEST(TaskBuild, ScaffoldBuildsAsItIs) {
   if (!have_nvcc()) GTEST_SKIP() << "nvcc not installed";
   TempDir dir;

@@ -247,11 +247,12 @@ const std::vector<Rule>& rules() {
        "names a loader or injection variable: the way to load code into the judge's run"},
       // Code that runs before main or after it: before the harness takes its channel, or after
       // the timed calls.
-      {"constructor", kC, kAll, Where::code, "__attribute__|pragma",
-       R"(__attribute__\s*\(\s*\(\s*(constructor|destructor)\b|#\s*pragma\s+(init|fini)\b)", false,
-       "runs code before main or after it, outside every timed call"},
-      {"constructor", kC, kAll, Where::literal, ".init_array|.fini_array|.ctors|.dtors",
-       R"(^\.(init_array|fini_array|ctors|dtors)\b)", false,
+      {"constructor", kC, kAll, Where::code, "__attribute__|pragma|gnu::",
+       R"(__attribute__\s*\(\s*\(\s*(constructor|destructor|ifunc)\b|\[\[\s*gnu::(constructor|destructor|ifunc)\b|#\s*pragma\s+(init|fini)\b)",
+       false, "runs code before main or after it, outside every timed call"},
+      {"constructor", kC, kAll, Where::literal,
+       ".preinit_array|.init_array|.fini_array|.ctors|.dtors",
+       R"(^\.(preinit_array|init_array|fini_array|ctors|dtors)\b)", false,
        "places code in the loader's start-up or exit tables"},
       {"code_patch", kC, kAll, Where::code, "protect|ptrace|process_vm|mremap",
        R"(\b(mprotect|pkey_mprotect|ptrace|process_vm_readv|process_vm_writev|mremap)\s*\()", false,

@@ -10,6 +10,7 @@
 #include "core/read_file.h"
 #include "eval/build_cache.h"
 #include "eval/harness_files.h"
+#include "eval/start_code_scan.h"
 #include "run/cloexec_file.h"
 
 namespace kjudge {
@@ -96,6 +97,22 @@ void write_task_workspace(const TaskSpec& task, const std::string& submission_te
   }
 }
 
+// A program that runs code of its own before the harness's .preinit_array entry could read the
+// result channel and forge the report (start_code_scan.h): it is refused as a build failure.
+static void check_start_code(TaskBuild& b) {
+  try {
+    const auto reasons = code_before_harness(b.binary);
+    if (reasons.empty()) return;
+    b.ok = false;
+    b.failure = "refused: the program runs code before the harness takes its result channel: ";
+    for (std::size_t i = 0; i < reasons.size(); ++i) b.failure += (i ? "; " : "") + reasons[i];
+  } catch (const std::exception& e) {
+    b.ok = false;
+    b.failure = std::string("judge: cannot inspect the built program: ") + e.what();
+    b.judge_fault = true;
+  }
+}
+
 TaskBuild build_task(const TaskSpec& task, const std::string& submission_text, const fs::path& dir,
                      const TaskBuildOptions& opt) {
   TaskBuild b;
@@ -122,6 +139,7 @@ TaskBuild build_task(const TaskSpec& task, const std::string& submission_text, c
       b.kernels = parse_ptxas_usage(hit->log);
       b.ok = true;
       b.binary = dir / "kjudge_task";
+      check_start_code(b);
       return b;
     }
   }
@@ -146,6 +164,7 @@ TaskBuild build_task(const TaskSpec& task, const std::string& submission_text, c
   } else {
     b.ok = true;
     b.binary = dir / "kjudge_task";
+    check_start_code(b);
   }
   return b;
 }

@@ -1,0 +1,129 @@
+#include "eval/start_code_scan.h"
+
+#include <elf.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <stdexcept>
+
+namespace kjudge {
+
+namespace {
+
+// The program's bytes, with bounds-checked access: a truncated or hostile file must give an
+// error, never a read past the buffer.
+class Image {
+ public:
+  explicit Image(const std::filesystem::path& p) : path_(p.string()) {
+    std::ifstream in(p, std::ios::binary);
+    if (!in) fail("cannot be opened");
+    bytes_.assign(std::istreambuf_iterator<char>(in), {});
+  }
+
+  template <class T>
+  T at(std::uint64_t offset) const {
+    if (offset > bytes_.size() || bytes_.size() - offset < sizeof(T)) fail("is cut short");
+    T v;
+    std::memcpy(&v, bytes_.data() + offset, sizeof(T));
+    return v;
+  }
+
+  std::string c_string(std::uint64_t offset) const {
+    if (offset >= bytes_.size()) return "?";
+    const char* s = bytes_.data() + offset;
+    return std::string(s, strnlen(s, bytes_.size() - offset));
+  }
+
+  [[noreturn]] void fail(const std::string& why) const {
+    throw std::runtime_error(path_ + ": " + why + " (not a readable ELF64 program)");
+  }
+
+ private:
+  std::string path_;
+  std::string bytes_;
+};
+
+bool is_irelative(std::uint16_t machine, std::uint64_t type) {
+  return (machine == EM_X86_64 && type == R_X86_64_IRELATIVE) ||
+         (machine == EM_AARCH64 && type == R_AARCH64_IRELATIVE);
+}
+
+}  // namespace
+
+std::vector<std::string> code_before_harness(const std::filesystem::path& program,
+                                             std::size_t harness_entries) {
+  const Image img(program);
+  const auto eh = img.at<Elf64_Ehdr>(0);
+  if (std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) img.fail("has no ELF header");
+  if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB)
+    img.fail("is not 64-bit little-endian");
+  if (eh.e_shentsize != sizeof(Elf64_Shdr)) img.fail("has odd section headers");
+
+  std::vector<Elf64_Shdr> sections;
+  for (std::uint64_t i = 0; i < eh.e_shnum; ++i)
+    sections.push_back(img.at<Elf64_Shdr>(eh.e_shoff + i * sizeof(Elf64_Shdr)));
+
+  std::uint64_t preinit_bytes = 0;  // what the loader reads: DT_PREINIT_ARRAYSZ
+  std::uint64_t preinit_section = 0;
+  std::set<std::string> ifuncs;
+  std::uint64_t irelative = 0;
+  for (const auto& sh : sections) {
+    if (sh.sh_type == SHT_PREINIT_ARRAY) preinit_section += sh.sh_size;
+    if (sh.sh_type == SHT_DYNAMIC) {
+      for (std::uint64_t off = 0; off + sizeof(Elf64_Dyn) <= sh.sh_size; off += sizeof(Elf64_Dyn)) {
+        const auto d = img.at<Elf64_Dyn>(sh.sh_offset + off);
+        if (d.d_tag == DT_NULL) break;
+        if (d.d_tag == DT_PREINIT_ARRAYSZ) preinit_bytes = d.d_un.d_val;
+      }
+    }
+    if ((sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) && sh.sh_link < sections.size()) {
+      const auto& strtab = sections[sh.sh_link];
+      for (std::uint64_t off = 0; off + sizeof(Elf64_Sym) <= sh.sh_size; off += sizeof(Elf64_Sym)) {
+        const auto s = img.at<Elf64_Sym>(sh.sh_offset + off);
+        // Defined here: a call into another library's IFUNC (libc's memcpy) is that library's.
+        if (ELF64_ST_TYPE(s.st_info) == STT_GNU_IFUNC && s.st_shndx != SHN_UNDEF)
+          ifuncs.insert(img.c_string(strtab.sh_offset + s.st_name));
+      }
+    }
+    if (sh.sh_type == SHT_RELA) {
+      for (std::uint64_t off = 0; off + sizeof(Elf64_Rela) <= sh.sh_size; off += sizeof(Elf64_Rela))
+        irelative +=
+            is_irelative(eh.e_machine, ELF64_R_TYPE(img.at<Elf64_Rela>(sh.sh_offset + off).r_info));
+    }
+  }
+
+  std::vector<std::string> reasons;
+  const std::uint64_t entries = std::max(preinit_bytes, preinit_section) / sizeof(Elf64_Addr);
+  if (entries > harness_entries)
+    reasons.push_back(".preinit_array holds " + std::to_string(entries) +
+                      " entries where the harness brings " + std::to_string(harness_entries) +
+                      ": code that runs before the harness takes its result channel");
+  else if (entries < harness_entries)
+    reasons.push_back(
+        "the harness's .preinit_array entry is missing: it would never take its "
+        "result channel");
+  if (!ifuncs.empty()) {
+    std::string names;
+    int shown = 0;
+    for (const auto& n : ifuncs) {
+      if (shown++ == 5) {
+        names += ", …";
+        break;
+      }
+      names += (names.empty() ? "" : ", ") + n;
+    }
+    reasons.push_back("IFUNC symbols (" + names +
+                      "): their resolvers run while the loader relocates the program, before "
+                      "the harness takes its result channel");
+  } else if (irelative > 0) {
+    reasons.push_back(std::to_string(irelative) +
+                      " IRELATIVE relocations: IFUNC resolvers the loader runs before the harness "
+                      "takes its result channel");
+  }
+  return reasons;
+}
+
+}  // namespace kjudge
