@@ -853,14 +853,23 @@ GpuPeaks read_gpu_peaks(const std::filesystem::path& file) {
   return p;
 }
 
+namespace {
+
+// The fields that name an operator, first on every results.jsonl and references.jsonl line.
+nlohmann::ordered_json operator_line_head(const TritonOperator& op) {
+  return {{"schema_version", 1},
+          {"operator", op.name},
+          {"channel", channel_name(op.channel)},
+          {"file", op.file},
+          {"difficulty", op.difficulty}};
+}
+
+}  // namespace
+
 nlohmann::ordered_json triton_result_json(const TritonJobResult& r) {
   const TritonOperator& op = *r.job.op;
-  nlohmann::ordered_json j = {
-      {"schema_version", 1},
-      {"operator", op.name},
-      {"channel", channel_name(op.channel)},
-      {"file", op.file},
-      {"difficulty", op.difficulty},
+  nlohmann::ordered_json j = operator_line_head(op);
+  j.update(nlohmann::ordered_json{
       {"sample", r.job.sample},
       {"origin", r.job.origin},
       {"verdict", triton_verdict_name(r.graded.verdict)},
@@ -868,7 +877,7 @@ nlohmann::ordered_json triton_result_json(const TritonJobResult& r) {
       {"exec_ok", r.graded.verdict == TritonVerdict::pass},
       {"detail", r.detail},
       {"failure", triton_failure_json(r)},
-      {"defect", r.defect ? triton_defect_json(*r.defect) : nlohmann::ordered_json(nullptr)}};
+      {"defect", r.defect ? triton_defect_json(*r.defect) : nlohmann::ordered_json(nullptr)}});
   if (skips_entries(r.defect)) j["skipped_entries"] = triton_skipped_entries_json(*r.defect);
   // The exception, flat, for the failure classifier (stage, type, message, traceback).
   if (r.run.status == TritonRunStatus::error) {
@@ -1014,13 +1023,8 @@ nlohmann::ordered_json reference_check_json(const TritonReferenceCheck& c) {
 nlohmann::ordered_json triton_reference_json(const TritonOperator& op, const TritonRunOutcome& ref,
                                              const TritonReferenceCheck* check,
                                              const TritonDefect* defect) {
-  nlohmann::ordered_json j = {
-      {"schema_version", 1},
-      {"operator", op.name},
-      {"channel", channel_name(op.channel)},
-      {"file", op.file},
-      {"difficulty", op.difficulty},
-      {"defect", defect ? triton_defect_json(*defect) : nlohmann::ordered_json(nullptr)}};
+  nlohmann::ordered_json j = operator_line_head(op);
+  j["defect"] = defect ? triton_defect_json(*defect) : nlohmann::ordered_json(nullptr);
   if (defect && defect->action == TritonDefectAction::skip_entries)
     j["skipped_entries"] = triton_skipped_entries_json(*defect);
   j["run"] = run_json(ref);
