@@ -26,6 +26,7 @@ py=${PY:-/opt/torch/.venv/bin/python3}
 k=${KJUDGE:-bundle/kjudge}
 data=${DATA:-bundle/datasets/tritonbench}
 out=${OUT:-/tmp}
+mkdir -p "$out"
 what=$1
 channel=${2:-G}
 shift 2 2> /dev/null || shift $#
