@@ -79,11 +79,14 @@ TEST(BenchStats, SummaryFigures) {
 }
 
 TEST(StopRule, NeedsTheMinimumThenStopsWhenPrecise) {
-  kj::StopRule rule;  // 3 runs, 0.1 %, 10 s timed, 60 s wall, 1000 runs
-  EXPECT_EQ(kj::should_stop(rule, {100, 100}, 0, 0), kj::StopReason::none);
-  EXPECT_EQ(kj::should_stop(rule, {100, 100, 100}, 0, 0), kj::StopReason::precise);
-  // 1 % noise: err/mean = 0.01 / sqrt(3) > 0.1 %: go on.
-  EXPECT_EQ(kj::should_stop(rule, {99, 101, 100}, 0, 0), kj::StopReason::none);
+  kj::StopRule rule;  // 10 runs, 0.1 %, 10 s timed, 60 s wall, 1000 runs
+  EXPECT_EQ(rule.min_runs, 10);
+  const std::vector<double> nine(9, 100.0), ten(10, 100.0);
+  EXPECT_EQ(kj::should_stop(rule, nine, 0, 0), kj::StopReason::none);  // precise, but too few
+  EXPECT_EQ(kj::should_stop(rule, ten, 0, 0), kj::StopReason::precise);
+  // 1 % noise: err/mean = 0.0082 / sqrt(10) > 0.1 %: go on.
+  EXPECT_EQ(kj::should_stop(rule, {99, 101, 100, 99, 101, 100, 99, 101, 100, 100}, 0, 0),
+            kj::StopReason::none);
 }
 
 TEST(StopRule, NoisyRunsStopAtABudget) {
@@ -101,6 +104,9 @@ TEST(StopRule, WallBudgetOverridesTheMinimumForVerySlowKernels) {
   kj::StopRule rule;
   EXPECT_EQ(kj::should_stop(rule, {70e9}, 70, 70), kj::StopReason::wall_budget);
   EXPECT_EQ(kj::should_stop(rule, {1e9}, 1, 1), kj::StopReason::none);
+  // Below the minimum, the timed budget ends a benchmark of 4 s calls after 3 of them.
+  EXPECT_EQ(kj::should_stop(rule, {4e9, 4e9}, 8, 8), kj::StopReason::none);
+  EXPECT_EQ(kj::should_stop(rule, {4e9, 4e9, 4e9}, 12, 12), kj::StopReason::timed_budget);
 }
 
 TEST(StopRule, PreciseEnoughAfterRoughlyTheExpectedNumberOfRuns) {

@@ -39,7 +39,7 @@ struct TaskArgs {
   bool json = false, quiet = false, keep_workspace = false, no_cache = false;
   std::string cache_dir, timing = "kjudge", placement = "arena";
   double max_time = 0, target_error = 0, gpu_wait = 600;
-  int max_runs = 0, profile_case = -1;
+  int max_runs = 0, min_runs = 0, profile_case = -1;
   std::size_t log_cap = 64 * 1024;
   StepArgs steps;
 };
@@ -215,6 +215,7 @@ int task_command(const TaskArgs& a, bool build_only) {
     if (a.max_time > 0) r->max_timed_s = a.max_time;
     if (a.target_error > 0) r->target_rel_err = a.target_error;
     if (a.max_runs > 0) r->max_runs = a.max_runs;
+    if (a.min_runs > 0) r->min_runs = a.min_runs;
   }
   if (a.mode == "leaderboard") {
     std::uint64_t s = 0;
@@ -331,6 +332,9 @@ void add_task_commands(CLI::App& app, int& rc) {
                   "Stop a benchmark once its standard error / mean is below this (default 0.001)");
   run->add_option("--max-runs", run_args->max_runs,
                   "Timed calls per benchmark at most (default 1000)");
+  run->add_option("--min-runs", run_args->min_runs,
+                  "Timed calls per benchmark at least, whatever the error (default 10; the "
+                  "wall budget still ends a very slow kernel's benchmark sooner)");
   run->add_option("--profile-case", run_args->profile_case,
                   "Profile mode: which benchmark (0-based; default the last)");
   run->add_option("--timing", run_args->timing,

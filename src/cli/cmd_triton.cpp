@@ -318,8 +318,9 @@ void run_triton_eval(const TritonEvalArgs& a, int& rc) {
                     : fs::path(a.out);
   fs::create_directories(run_dir / "work");
   opt.work_dir = fs::absolute(run_dir / "work");
-  if (!a.json && !a.quiet)
-    opt.progress = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
+  // Progress goes to stderr, so it stays on beside --json (a long timed run that is cut off
+  // otherwise leaves nothing that says how far it got).
+  if (!a.quiet) opt.progress = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
 
   nlohmann::ordered_json info = {
       {"data_dir", a.dir},

@@ -31,8 +31,8 @@ struct TaskRunOptions {
   MachineInfo machine;
   int gpu = -1;  // -1: the process's default device
   std::optional<std::uint64_t> secret_seed;
-  kj::StopRule benchmark_rule{3, 1000, 0.001, 10, 60};
-  kj::StopRule ranked_rule{3, 1000, 0.001, 30, 120};
+  kj::StopRule benchmark_rule{10, 1000, 0.001, 10, 60};
+  kj::StopRule ranked_rule{10, 1000, 0.001, 30, 120};
   double warmup_ms = 200;
   std::string ncu = "ncu";
   int profile_case = -1;  // which benchmark to profile; -1: the last

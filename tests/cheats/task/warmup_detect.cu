@@ -1,6 +1,8 @@
-// CHEAT (telling warm-up from timed calls by the clock): does the work while calls come fast
-// (warm-up and tests), then, once the calls slow to benchmark pace, returns the previous output
-// untouched. Every ranked output is re-checked: it must fail there.
+// CHEAT (telling warm-up from timed calls by the clock): does the work for the first calls of a
+// process (tests, warm-up), then, once they have gone on for a while, returns the output buffer
+// untouched. Every timed output is re-checked: it must fail there. The thresholds are low
+// (6 calls, 20 ms) because the harness's benchmark processes can be short: with 0.5 s, on the
+// H100, a whole benchmark process ended before the cheat began (2026-11-23).
 #include <chrono>
 
 #include "task.h"
@@ -15,7 +17,7 @@ output_t custom_kernel(const input_t& in) {
   static int calls = 0;
   const double s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (++calls > 10 && s > 0.5) return in.out;  // timed by now: skip the work
+  if (++calls > 6 && s > 0.02) return in.out;  // timed by now: skip the work
   const std::int64_t n = in.a.numel();
   add<<<static_cast<unsigned>((n + 255) / 256), 256>>>(in.a.data(), in.b.data(), in.out.data(), n);
   return in.out;
