@@ -202,6 +202,7 @@ TEST(SpeedupInterval, RejectsBadInput) {
 
 TEST(GeometricMean, KnownValuesAndErrors) {
   EXPECT_DOUBLE_EQ(geometric_mean({1, 4}), 2);
+  EXPECT_NEAR(geometric_mean({0.25, 4}), 1, 1e-12);
   EXPECT_NEAR(geometric_mean({2, 8, 4}), 4, 1e-12);
   EXPECT_NEAR(geometric_mean({0.5, 2}), 1, 1e-12);
   EXPECT_DOUBLE_EQ(geometric_mean({3}), 3);
@@ -223,6 +224,21 @@ TEST(FastP, CountsCorrectAndFasterOverAll) {
   EXPECT_DOUBLE_EQ(fast_p({std::exp(std::log(10.0) - std::log(5.0))}, 2.0), 0);
   EXPECT_DOUBLE_EQ(fast_p({2.001}, 2.0), 1);
   EXPECT_THROW(fast_p({}, 1.0), std::invalid_argument);
+}
+
+// Against R's qt() to the printed digits.
+TEST(StudentT, QuantilesMatchTheTables) {
+  EXPECT_NEAR(student_t_quantile(0.975, 1), 12.706205, 1e-5);
+  EXPECT_NEAR(student_t_quantile(0.975, 2), 4.302653, 1e-5);
+  EXPECT_NEAR(student_t_quantile(0.975, 3), 3.182446, 1e-5);
+  EXPECT_NEAR(student_t_quantile(0.975, 10), 2.228139, 1e-5);
+  EXPECT_NEAR(student_t_quantile(0.95, 1), 6.313752, 1e-5);
+  EXPECT_NEAR(student_t_quantile(0.995, 4), 4.604095, 1e-5);
+  EXPECT_NEAR(student_t_quantile(0.975, 1000), 1.962339, 1e-5);
+  EXPECT_NEAR(student_t_quantile(0.025, 3), -3.182446, 1e-5);
+  EXPECT_DOUBLE_EQ(student_t_quantile(0.5, 7), 0);
+  EXPECT_THROW(student_t_quantile(1, 3), std::invalid_argument);
+  EXPECT_THROW(student_t_quantile(0.9, 0.5), std::invalid_argument);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -39,7 +40,10 @@ TEST(TritonRoundSpeedup, AFirstProcessBiasCancelsInBalancedRounds) {
   ASSERT_EQ(s.round_ratios.size(), 4u);
   EXPECT_NEAR(s.round_ratios[0], 1.5, 1e-12);
   EXPECT_NEAR(s.round_ratios[1], 1 / 1.5, 1e-12);
-  // Every resample keeps two rounds of each order, so the bias cancels in each: a point.
+  // Every resample keeps two rounds of each order, so the bias cancels in each: a point. The t
+  // interval measures the rounds around their order's mean: no spread there either.
+  EXPECT_NEAR(s.t_low, 1.0, 1e-12);
+  EXPECT_NEAR(s.t_high, 1.0, 1e-12);
   EXPECT_NEAR(s.low, 1.0, 1e-12);
   EXPECT_NEAR(s.high, 1.0, 1e-12);
   EXPECT_NEAR(s.reference_ms / s.candidate_ms, s.estimate, 1e-12);
@@ -61,12 +65,39 @@ TEST(TritonRoundSpeedup, DriftBetweenRoundsWidensTheInterval) {
   EXPECT_NEAR(s.estimate, std::pow(16.0, 0.25), 1e-12);  // geometric mean of the four
   EXPECT_LT(s.low, s.estimate);
   EXPECT_GT(s.high, s.estimate);
-  EXPECT_GE(s.low, 1.0);
-  EXPECT_LE(s.high, 4.0);
+  // The bootstrap stays within the rounds' range; the t interval of the mean log ratio, which
+  // the reported one holds, reaches past it. Log ratios ln2 x (1, 2) reference-first and
+  // ln2 x (0, 1) candidate-first: residuals ln2 / 2 around each order's mean, 2 degrees of
+  // freedom, so s = ln2 / sqrt(2) and the half-width t(0.975, 2) s / sqrt(4).
+  EXPECT_GE(s.bootstrap_low, 1.0);
+  EXPECT_LE(s.bootstrap_high, 4.0);
+  const double half = 4.302653 * std::log(2.0) / std::sqrt(2.0) / 2;
+  EXPECT_NEAR(s.t_low, std::exp(std::log(2.0) - half), 1e-5);
+  EXPECT_NEAR(s.t_high, std::exp(std::log(2.0) + half), 1e-5);
+  EXPECT_DOUBLE_EQ(s.low, std::min(s.bootstrap_low, s.t_low));
+  EXPECT_DOUBLE_EQ(s.high, std::max(s.bootstrap_high, s.t_high));
   // Deterministic.
   TritonSpeedup again = triton_round_speedup(rounds);
   EXPECT_EQ(again.low, s.low);
   EXPECT_EQ(again.high, s.high);
+}
+
+// The H100's case (2026-11-23): a reference against itself, three rounds of steady samples
+// whose ratios are 1.011, 1.016, 1.002. The bootstrap alone said [1.002, 1.015], excluding 1.
+TEST(TritonRoundSpeedup, ThreeRoundsOfASelfComparisonHoldOne) {
+  std::vector<TritonRound> rounds;
+  const double ratios[] = {1.0112, 1.0162, 1.0024};
+  for (int k = 0; k < 3; ++k) {
+    TritonRound r;
+    r.reference_first = k % 2 == 0;
+    r.reference = {std::vector<double>(30, 0.02 * ratios[k])};
+    r.candidate = {std::vector<double>(30, 0.02)};
+    rounds.push_back(r);
+  }
+  TritonSpeedup s = triton_round_speedup(rounds);
+  EXPECT_GT(s.bootstrap_low, 1.0);
+  EXPECT_LT(s.low, 1.0);
+  EXPECT_GT(s.high, 1.0);
 }
 
 TEST(TritonRoundSpeedup, RefusesWhatCannotBeCompared) {

@@ -917,6 +917,10 @@ nlohmann::ordered_json triton_result_json(const TritonJobResult& r) {
                     {"rounds", r.speedup->round_ratios.size()},
                     {"round_ratios", r.speedup->round_ratios},
                     {"resamples", r.speedup->resamples}};
+    if (r.speedup->t_high > 0)  // [low, high] is the union of these two
+      j["speedup"]["intervals"] = {
+          {"bootstrap", {r.speedup->bootstrap_low, r.speedup->bootstrap_high}},
+          {"student_t", {r.speedup->t_low, r.speedup->t_high}}};
   }
   if (!r.rounds.empty()) {
     nlohmann::ordered_json rounds = nlohmann::ordered_json::array();

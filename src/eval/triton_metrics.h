@@ -22,6 +22,8 @@ struct TritonSpeedup {
   // triton_round_speedup: the per-round ratios in run order; empty for triton_speedup.
   std::vector<double> round_ratios;
   std::vector<bool> round_reference_first;
+  // triton_round_speedup: the two intervals [low, high] joins (0 where not computed).
+  double bootstrap_low = 0, bootstrap_high = 0, t_low = 0, t_high = 0;
 };
 
 // One entry per call site (the n-th operator call the test makes), the same count on both
@@ -48,7 +50,9 @@ struct TritonRound {
 // two-level percentile bootstrap: the rounds are drawn with replacement within each order
 // (reference-first among reference-first, the others among the others, so every resample stays
 // balanced), then every drawn round's samples per site, on both sides. Drift between processes
-// is thus in the interval, not only the noise within one. Deterministic (a fixed seed). Throws
+// is thus in the interval, not only the noise within one. With 2 or more rounds the interval is
+// widened to hold the Student-t interval of the mean log round ratio too, which the bootstrap
+// undercovers when each order holds only a round or two. Deterministic (a fixed seed). Throws
 // std::invalid_argument on no rounds or on a round triton_speedup would refuse.
 TritonSpeedup triton_round_speedup(const std::vector<TritonRound>& rounds, double confidence = 0.95,
                                    int resamples = 2000, std::uint64_t seed = 0x6b6a75646765ull);

@@ -100,6 +100,71 @@ RatioInterval speedup_interval(const std::vector<double>& baseline,
   return r;
 }
 
+namespace {
+
+// The continued fraction of the regularized incomplete beta function (Lentz's method, as in
+// Numerical Recipes' betacf), for x < (a + 1) / (a + b + 2).
+double beta_fraction(double a, double b, double x) {
+  const double tiny = 1e-300;
+  double c = 1, d = 1 - (a + b) * x / (a + 1);
+  if (std::fabs(d) < tiny) d = tiny;
+  d = 1 / d;
+  double h = d;
+  for (int m = 1; m <= 300; ++m) {
+    const double m2 = 2.0 * m;
+    double aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
+    d = 1 + aa * d;
+    if (std::fabs(d) < tiny) d = tiny;
+    c = 1 + aa / c;
+    if (std::fabs(c) < tiny) c = tiny;
+    d = 1 / d;
+    h *= d * c;
+    aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
+    d = 1 + aa * d;
+    if (std::fabs(d) < tiny) d = tiny;
+    c = 1 + aa / c;
+    if (std::fabs(c) < tiny) c = tiny;
+    d = 1 / d;
+    const double step = d * c;
+    h *= step;
+    if (std::fabs(step - 1) < 1e-15) break;
+  }
+  return h;
+}
+
+// I_x(a, b).
+double incomplete_beta(double a, double b, double x) {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  const double front = std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) +
+                                a * std::log(x) + b * std::log1p(-x));
+  if (x < (a + 1) / (a + b + 2)) return front * beta_fraction(a, b, x) / a;
+  return 1 - front * beta_fraction(b, a, 1 - x) / b;
+}
+
+// P(T <= t) for Student's t with df degrees of freedom.
+double student_t_cdf(double t, double df) {
+  const double tail = 0.5 * incomplete_beta(df / 2, 0.5, df / (df + t * t));
+  return t >= 0 ? 1 - tail : tail;
+}
+
+}  // namespace
+
+double student_t_quantile(double p, double df) {
+  if (!(p > 0 && p < 1)) throw std::invalid_argument("a t quantile needs p in (0, 1)");
+  if (!(df >= 1) || !std::isfinite(df))
+    throw std::invalid_argument("a t quantile needs at least 1 degree of freedom");
+  if (p == 0.5) return 0;
+  if (p < 0.5) return -student_t_quantile(1 - p, df);
+  double lo = 0, hi = 1;
+  while (student_t_cdf(hi, df) < p) hi *= 2;  // df = 1, p = 1 - 1e-12: about 3e11, 40 steps
+  for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; ++i) {
+    const double mid = (lo + hi) / 2;
+    (student_t_cdf(mid, df) < p ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
 double geometric_mean(const std::vector<double>& xs) {
   if (xs.empty()) throw std::invalid_argument("geometric mean of no values");
   double sum = 0;

@@ -37,6 +37,11 @@ RatioInterval speedup_interval(const std::vector<double>& baseline,
 // multiplying only the timed ones.)
 double geometric_mean(const std::vector<double>& xs);
 
+// The p-quantile of Student's t distribution with `df` degrees of freedom (p in (0, 1), df >= 1):
+// the t such that P(T <= t) = p. From the regularized incomplete beta function, by bisection,
+// to about 1e-10. Throws std::invalid_argument outside those ranges.
+double student_t_quantile(double p, double df);
+
 // The share of `speedups` (one per judged solution; nullopt = incorrect or not timed) that are
 // correct and faster than the baseline by more than p: count(s && *s > p) / size. Throws
 // std::invalid_argument on an empty list, whose share is undefined.

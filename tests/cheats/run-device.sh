@@ -80,8 +80,8 @@ echo "ce evaluate exit $?"
   fi
 }
 
-NO_CE=${NO_CE:-} python3 - "$runs" tests/cheats/manifest.tsv "${OUT:-/tmp}/cheats.json" <<'PY'
-import json, os, sys
+NO_CE=${NO_CE:-} ONLY=${ONLY:-} python3 - "$runs" tests/cheats/manifest.tsv "${OUT:-/tmp}/cheats.json" <<'PY'
+import json, os, re, sys
 runs, manifest, dest = sys.argv[1:]
 skip_ce = bool(os.environ.get("NO_CE"))  # the ComputeEval part was left out: nothing to show
 
@@ -141,6 +141,8 @@ for line in open(manifest):
         continue
     if skip_ce and path != "task":
         continue
+    if os.environ.get("ONLY") and not re.search(os.environ["ONLY"], file):
+        continue  # left out of this run
     name = file.replace("/", "_")
     if path == "task":
         task = os.path.basename(target.rstrip("/"))
