@@ -16,7 +16,7 @@
 #           (verdict, speedup, the check of every timed call), ok or DIFF, writes
 #           $OUT/triton-cheats.json (exit 1 on a DIFF). tests/cheats/run-device.sh runs it.
 # Usage: OUT=... tests/gpu/run-triton-checks.sh self|speed|bad|cheats [CHANNEL] [OPS...]
-#        (bad, cheats: ROUNDS=N timed rounds per candidate, default 2; bad, speed: PEAKS=FILE
+#        (bad, cheats: ROUNDS=N timed rounds per candidate, default 4 for bad (two of each order: the t interval needs a degree of freedom left), 2 for cheats; bad, speed: PEAKS=FILE
 #        skips measuring them; KJUDGE=, DATA= another binary and data folder, e.g. for a dry run with
 #        the fake runner)
 set -uo pipefail
@@ -97,7 +97,7 @@ PY
       args+=(--operator "$o")
     done
     timeout "${TLIM:-560}" "$k" triton eval "$data" --channel G "${args[@]}" \
-      --solutions "$out/bad.jsonl" --speedup --rounds "${ROUNDS:-2}" --warmup-rounds 1 \
+      --solutions "$out/bad.jsonl" --speedup --rounds "${ROUNDS:-4}" --warmup-rounds 1 \
       --peaks "$out/peaks.json" --python "$py" --workers 8 --timeout 150 --out "$out/bad" \
       --json > "$out/bad-summary.json"
     echo "exit $?"
