@@ -21,6 +21,10 @@ With "zero_fill": true in the request (test mode only), torch.empty, empty_like,
 and Tensor.new_empty(_strided) return zero-filled tensors from before the operator code runs
 until the test's results are in hand: the judge asks for it for operators whose own test reads
 memory it never set (src/eval/triton_defect_table.cpp), for reference and candidate alike.
+With "entry_args": {"entry": NAME, "args": [i, ...], "max_bytes": N} (test mode only), the calls
+of that entry record only those arguments, after each call, up to N bytes in all, instead of the
+whole call up to 16 MiB (CallRecorder): an operator whose output is an argument of calls too
+large to record whole; the report says how many calls were kept ("entry_args").
 
 Honest limit: the operator code runs in this very process. Nothing here can stop code that is
 determined to reach the runner's objects (gc, sys.modules, /proc/self/fd) and forge its report;
@@ -871,7 +875,22 @@ class CallCheck:
         return rep
 
 
-CALL_OUTPUT_BYTES = 16 << 20  # test mode: what the calls gave, kept up to this much
+CALL_OUTPUT_BYTES = 16 << 20  # test mode: what the calls gave, kept up to this much in all
+ENTRY_ARGS_BYTES = 256 << 20  # entry_args: the kept arguments of all the entry's calls
+
+
+def entry_args_request(value):
+    """The request's "entry_args" checked: None, or {"entry": name, "args": [positions],
+    "max_bytes": n}."""
+    if value is None:
+        return None
+    ok = (isinstance(value, dict) and isinstance(value.get("entry"), str)
+          and isinstance(value.get("args"), list) and value["args"]
+          and all(type(i) is int and 0 <= i <= 1024 for i in value["args"]))
+    max_bytes = value.get("max_bytes", ENTRY_ARGS_BYTES) if isinstance(value, dict) else None
+    if not ok or type(max_bytes) is not int or max_bytes <= 0:
+        raise ValueError("entry_args %r is not {entry, args, max_bytes}" % (value,))
+    return {"entry": value["entry"], "args": list(value["args"]), "max_bytes": max_bytes}
 
 
 class CallRecorder:
@@ -879,24 +898,48 @@ class CallRecorder:
     compares a candidate's with the reference's: where they differ although the test passed
     (an auxiliary output, a scratch buffer the test never looks at), the timed calls' outputs
     are not compared either. The test's own run is the one whose results are checked, so a
-    candidate cannot widen that set by behaving otherwise once timed."""
+    candidate cannot widen that set by behaving otherwise once timed. Calls are kept whole or
+    not at all (outputs None): while the blob stays within `max_bytes`.
 
-    def __init__(self, ops, max_bytes=CALL_OUTPUT_BYTES):
+    With `keep` (the request's entry_args: an operator whose output is an argument and whose
+    calls are too large to be kept whole), the calls of the entry `keep["entry"]` keep only the
+    arguments at the positions `keep["args"]` ("args[3]"; a list or tuple there as
+    "args[3][0]", ...; a position the call does not have is left out), as they are after the
+    call, without the result, while the blob stays within `keep["max_bytes"]`; other entries'
+    calls are kept as above. `kept` is the report: the entry's calls, those recorded, and
+    their bytes."""
+
+    def __init__(self, ops, max_bytes=CALL_OUTPUT_BYTES, keep=None):
         self.ops = ops
         self.max_bytes = max_bytes
+        self.keep = keep
         self.blob = bytearray()
         self.calls = []
+        self.kept = None
+        if keep is not None:
+            self.kept = {"entry": keep["entry"], "args": list(keep["args"]), "calls": 0,
+                         "recorded": 0, "bytes": 0}
 
     def record(self, name, result, args, kwargs):
         ops = self.ops
         kept = None
+        keep = self.keep is not None and name == self.keep["entry"]
         try:
-            paths = [path for path, _ in arg_paths(args, kwargs, ops.is_tensor)]
-            entries, raw = encode_results(observation(result, args, kwargs, paths, ops.is_tensor),
-                                          ops.parts)
-            if len(self.blob) + len(raw) <= self.max_bytes:
+            if keep:
+                self.kept["calls"] += 1
+                value = {"args[%d]" % i: args[i] for i in self.keep["args"] if i < len(args)}
+                cap = self.keep["max_bytes"]
+            else:
+                paths = [path for path, _ in arg_paths(args, kwargs, ops.is_tensor)]
+                value = observation(result, args, kwargs, paths, ops.is_tensor)
+                cap = self.max_bytes
+            entries, raw = encode_results(value, ops.parts)
+            if len(self.blob) + len(raw) <= cap:
                 kept = {"entries": entries, "offset": len(self.blob), "data_bytes": len(raw)}
                 self.blob += raw
+                if keep:
+                    self.kept["recorded"] += 1
+                    self.kept["bytes"] += len(raw)
         except Exception:  # noqa: BLE001 - not recorded: its timed calls are compared whole
             kept = None
         self.calls.append({"entry": name, "outputs": kept})
@@ -1230,7 +1273,15 @@ def run(request, modules=None):
             ops = TorchOps(torch, np)
         if "test" in modes:
             t0 = time.perf_counter()
-            recorder = CallRecorder(ops) if ops is not None else None
+            try:
+                keep = entry_args_request(request.get("entry_args"))
+            except ValueError as e:
+                raise StageError("setup", e)
+            if keep is not None and ops is None:
+                raise StageError("setup", RuntimeError("keeping entry arguments needs torch"))
+            recorder = CallRecorder(ops, keep=keep) if ops is not None else None
+            if keep is not None:
+                record["entry_args"] = recorder.kept
             fill = None
             if request.get("zero_fill", False):
                 # Test mode only: in timed runs the fill would be part of the operator's time.

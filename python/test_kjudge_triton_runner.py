@@ -1096,6 +1096,114 @@ class TimedCheckTest(unittest.TestCase):
         self.assertEqual(json.loads(payload.partition(b"\n")[0])["data_bytes"], len(data))
 
 
+class EntryArgsTest(unittest.TestCase):
+    """The judge's entry_args (an operator whose output is an argument of calls too large to
+    record whole): only the named arguments of the named entry's calls are kept, after the
+    call, under a cap of their own; other entries' calls are kept whole as before."""
+
+    KEEP = {"entry": "op", "args": [1], "max_bytes": 1 << 20}
+
+    def test_the_recorder_keeps_only_the_named_arguments(self):
+        rec = r.CallRecorder(FakeOps(), keep=dict(self.KEEP, args=[1, 3, 7]))
+        x, out = FT([1.0, 2.0]), FT([3.0, 4.0])
+        rec.record("op", None, (x, out, 5, [FT([6.0]), FT([7.0])]), {"y": FT([8.0])})
+        rec.record("other", FT([9.0]), (FT([1.5]),), {})  # another entry: kept whole
+        self.assertEqual([c["entry"] for c in rec.calls], ["op", "other"])
+        blob = bytes(rec.blob)
+        first = rec.calls[0]["outputs"]
+        # args[1] after the call, args[3] a list of tensors, args[7] not passed: left out; the
+        # result, args[0] and the keyword argument are not kept.
+        self.assertEqual([e["name"] for e in first["entries"]],
+                         ["args[1]", "args[3][0]", "args[3][1]"])
+        self.assertEqual(decode(first, blob),
+                         {"args[1]": [3.0, 4.0], "args[3][0]": [6.0], "args[3][1]": [7.0]})
+        self.assertEqual(decode(rec.calls[1]["outputs"], blob),
+                         {"result": [9.0], "args[0]": [1.5]})
+        self.assertEqual(rec.kept, {"entry": "op", "args": [1, 3, 7], "calls": 1,
+                                    "recorded": 1, "bytes": 16})
+
+    def test_calls_are_kept_whole_within_the_cap_of_their_own(self):
+        big = FT([0.0] * 8)  # 32 bytes
+        rec = r.CallRecorder(FakeOps(), max_bytes=8, keep=dict(self.KEEP, max_bytes=80))
+        for _ in range(3):
+            rec.record("op", None, (FT([1.0] * 1000), big), {})  # the input is not kept
+        # 32 bytes a call under the entry's own cap of 80 (not the whole calls' 8): the third
+        # call would pass it, and is not recorded at all.
+        self.assertEqual([c["outputs"] is None for c in rec.calls], [False, False, True])
+        self.assertEqual(rec.kept["calls"], 3)
+        self.assertEqual(rec.kept["recorded"], 2)
+        self.assertEqual(rec.kept["bytes"], 64)
+        # Without keep, the same call is recorded whole or not at all: over 80 bytes.
+        whole = r.CallRecorder(FakeOps(), max_bytes=80)
+        whole.record("op", None, (FT([1.0] * 1000), big), {})
+        self.assertIsNone(whole.calls[0]["outputs"])
+        self.assertIsNone(whole.kept)
+
+    def test_the_request_is_checked(self):
+        self.assertIsNone(r.entry_args_request(None))
+        self.assertEqual(r.entry_args_request({"entry": "f", "args": [0]})["max_bytes"],
+                         r.ENTRY_ARGS_BYTES)
+        for bad in ({"entry": "f", "args": []}, {"entry": "f", "args": [-1]},
+                    {"entry": "f", "args": [True]}, {"entry": 3, "args": [0]},
+                    {"entry": "f", "args": [0], "max_bytes": 0}, [0], "f"):
+            with self.assertRaises(ValueError, msg=repr(bad)):
+                r.entry_args_request(bad)
+
+    def run_inplace(self, entry_args, torch=True):
+        """A run whose operator writes its output into its second argument and returns None,
+        as context_attn_bloom's and matmul_kernel's do."""
+        d = tempfile.mkdtemp()
+        with open(os.path.join(d, "kjfake.py"), "w") as f:
+            f.write("import sys\nFT = sys.modules['__kjfake_ft__']\n")
+        sys.modules["__kjfake_ft__"] = FT
+        sys.path.insert(0, d)
+        try:
+            cand, tpath = os.path.join(d, "candidate.py"), os.path.join(d, "test.py")
+            with open(cand, "w") as f:
+                f.write("def op(x, out):\n"
+                        "    out.values[:] = [2 * v for v in x.values]\n")
+            with open(tpath, "w") as f:
+                f.write("from kjfake import FT\n"
+                        "def test_op():\n"
+                        "    out = FT([0.0, 0.0])\n"
+                        "    return {'test_case_%d' % i: op(FT([i, 0.5]), out) for i in range(3)}\n"
+                        "result_gold = test_op()\n")
+            req = {"protocol": 1, "nonce": "n", "candidate_path": cand, "test_path": tpath,
+                   "seed": 7, "modes": ["test"], "require_torch": torch,
+                   "entry_args": entry_args}
+            return r.run(req, (fake_torch(), None, FakeOps()) if torch else (None, None))
+        finally:
+            sys.path.remove(d)
+            del sys.modules["__kjfake_ft__"]
+
+    def test_a_run_keeps_the_output_argument_after_each_call_and_says_so(self):
+        rec, data = self.run_inplace(dict(self.KEEP, max_bytes=16))
+        self.assertEqual(rec["status"], "ok", rec.get("error"))
+        self.assertEqual([e["kind"] for e in rec["outputs"]["entries"]], ["none"] * 3)
+        calls = rec["call_outputs"]
+        self.assertEqual([c["entry"] for c in calls], ["op"] * 3)
+        # One 8-byte tensor per call: two fit in 16 bytes, the third is not recorded.
+        self.assertEqual(decode(calls[0]["outputs"], data), {"args[1]": [0.0, 1.0]})
+        self.assertEqual(decode(calls[1]["outputs"], data), {"args[1]": [2.0, 1.0]})
+        self.assertIsNone(calls[2]["outputs"])
+        self.assertEqual(rec["entry_args"], {"entry": "op", "args": [1], "calls": 3,
+                                             "recorded": 2, "bytes": 16})
+        self.assertEqual(len(data), rec["outputs"]["data_bytes"] + 16)
+        # Without the request: the whole call (result and both arguments), no report.
+        rec, data = self.run_inplace(None)
+        self.assertEqual(decode(rec["call_outputs"][2]["outputs"], data),
+                         {"result": "none", "args[0]": [2.0, 0.5], "args[1]": [4.0, 1.0]})
+        self.assertNotIn("entry_args", rec)
+
+    def test_a_malformed_request_or_no_torch_is_a_setup_error(self):
+        rec, data = self.run_inplace({"entry": "op", "args": "1"})
+        self.assertEqual(rec["error"]["stage"], "setup")
+        self.assertEqual(data, b"")
+        rec, _ = self.run_inplace(self.KEEP, torch=False)
+        self.assertEqual(rec["error"]["stage"], "setup")
+        self.assertIn("needs torch", rec["error"]["message"])
+
+
 class TorchOpsTest(unittest.TestCase):
     """TorchOps with the real torch, on CPU tensors: only where torch is installed (not in CI;
     on the GPU machine, run this file with the venv's python)."""

@@ -1,7 +1,8 @@
 // The table of TritonBench operators whose own tests are broken (src/eval/triton_defects.h):
 // its rows against the real data, and what the judge does with each kind of row (exclude, skip
-// entries, zero fill) through the fake runner (tests/fixtures/fake_triton_runner.py), in the
-// library and in `kjudge triton eval`, with --keep-defective restoring the old behaviour.
+// entries, zero fill, entry arguments kept) through the fake runner
+// (tests/fixtures/fake_triton_runner.py), in the library and in `kjudge triton eval`, with
+// --keep-defective restoring the old behaviour.
 #include "eval/triton_defects.h"
 
 #include <gtest/gtest.h>
@@ -32,7 +33,7 @@ const fs::path kRunner = fs::path(KJUDGE_SOURCE_DIR) / "python/kjudge_triton_run
 
 TEST(TritonDefects, TheTableIsWellFormed) {
   const std::vector<TritonDefect>& table = triton_defects();
-  EXPECT_EQ(table.size(), 13u);
+  EXPECT_EQ(table.size(), 15u);
   std::set<std::string> seen;
   for (const TritonDefect& d : table) {
     EXPECT_EQ(d.channel, TritonChannel::G) << d.op;
@@ -47,6 +48,16 @@ TEST(TritonDefects, TheTableIsWellFormed) {
     json j = triton_defect_json(d);
     EXPECT_EQ(j["operator"], "G/" + d.op);
     EXPECT_EQ(j["action"], triton_defect_action_name(d.action));
+    if (d.action == TritonDefectAction::entry_args) {
+      EXPECT_FALSE(d.entry.empty()) << d.op << ": entry_args names its entry";
+      EXPECT_FALSE(d.args.empty()) << d.op << ": entry_args names the arguments it keeps";
+      for (int a : d.args) EXPECT_GE(a, 0) << d.op;
+      EXPECT_EQ(j["entry"], d.entry);
+      EXPECT_EQ(j["args"], json(d.args));
+    } else {
+      EXPECT_TRUE(d.entry.empty() && d.args.empty()) << d.op << ": only entry_args keeps args";
+      EXPECT_FALSE(j.contains("entry")) << d.op;
+    }
   }
   auto action = [&](const std::string& op) {
     for (const TritonDefect& d : table)
@@ -64,7 +75,24 @@ TEST(TritonDefects, TheTableIsWellFormed) {
                          "chunk_gated_attention", "mixed_sparse_attention"})
     EXPECT_EQ(action(op), "exclude") << op;
   EXPECT_EQ(action("matmul_dequant_int4"), "zero_fill");
+  EXPECT_EQ(action("context_attn_bloom"), "entry_args");
+  EXPECT_EQ(action("matmul_kernel"), "entry_args");
   EXPECT_EQ(action("add_example"), "none");
+  for (const TritonDefect& d : table) {
+    if (d.op == "context_attn_bloom") {
+      EXPECT_EQ(d.entry, "context_attention_fwd");
+      EXPECT_EQ(d.args, std::vector<int>{3});
+      EXPECT_EQ(triton_defect_brief(d), "entry_args context_attention_fwd args[3]");
+    }
+    if (d.op == "matmul_kernel") {
+      EXPECT_EQ(d.entry, "matmul");
+      EXPECT_EQ(d.args, std::vector<int>{0});
+      EXPECT_EQ(triton_kept_arg_names(d), std::vector<std::string>{"args[0]"});
+    }
+    if (d.op == "index_select_bwd") {
+      EXPECT_EQ(triton_defect_brief(d), "skip_entries test_case_3, test_case_4");
+    }
+  }
 }
 
 TEST(TritonDefects, AnEntryCoversItsLeavesOnly) {
@@ -88,6 +116,60 @@ TEST(TritonDefects, AnEntryCoversItsLeavesOnly) {
   EXPECT_EQ(remove_skipped_entries(skip, o), 2u);
   ASSERT_EQ(o.entries.size(), 2u);
   EXPECT_EQ(o.entries[1].name, "test_case_30");
+}
+
+// The text between the parentheses of every `name(` in `code` that is not part of a longer
+// name (`matmul(` but not `_matmul(` or `matmul_kernel(`), balanced.
+std::vector<std::string> call_arguments(const std::string& code, const std::string& name) {
+  std::vector<std::string> out;
+  for (std::size_t at = code.find(name + "("); at != std::string::npos;
+       at = code.find(name + "(", at + 1)) {
+    const char before = at == 0 ? ' ' : code[at - 1];
+    if (std::isalnum(static_cast<unsigned char>(before)) || before == '_' || before == '.')
+      continue;
+    std::size_t i = at + name.size() + 1, depth = 1;
+    const std::size_t start = i;
+    for (; i < code.size() && depth > 0; ++i) {
+      if (code[i] == '(' || code[i] == '[' || code[i] == '{') ++depth;
+      if (code[i] == ')' || code[i] == ']' || code[i] == '}') --depth;
+    }
+    out.push_back(code.substr(start, i - 1 - start));
+  }
+  return out;
+}
+
+// The top-level comma-separated parts of an argument list, trimmed, without `=default` or
+// `: annotation`.
+std::vector<std::string> split_arguments(const std::string& list) {
+  std::vector<std::string> out;
+  std::string cur;
+  int depth = 0;
+  auto push = [&] {
+    std::string t = cur.substr(0, std::min(cur.find('='), cur.find(':')));
+    const std::size_t b = t.find_first_not_of(" \t\n"), e = t.find_last_not_of(" \t\n");
+    if (b != std::string::npos) out.push_back(t.substr(b, e - b + 1));
+    cur.clear();
+  };
+  for (char c : list) {
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if (c == ')' || c == ']' || c == '}') --depth;
+    if (c == ',' && depth == 0)
+      push();
+    else
+      cur += c;
+  }
+  push();
+  return out;
+}
+
+TEST(TritonDefects, ArgumentListsAreSplitAtTheTopLevel) {
+  EXPECT_EQ(call_arguments("x = f(a, g(b, c), d=e)\nh.f(z)\n_f(y)\nf()", "f"),
+            (std::vector<std::string>{"a, g(b, c), d=e", ""}));
+  EXPECT_EQ(
+      split_arguments("q, k, v, o, b_seq_len + prompt_cache_len, x[1, 2]"),
+      (std::vector<std::string>{"q", "k", "v", "o", "b_seq_len + prompt_cache_len", "x[1, 2]"}));
+  EXPECT_EQ(split_arguments("c, a, BLOCK: tl.constexpr, n=4"),
+            (std::vector<std::string>{"c", "a", "BLOCK", "n"}));
 }
 
 // Every row against the real data: the operator exists in G, each skipped entry is a key of its
@@ -163,6 +245,23 @@ TEST(TritonDefects, EveryRowFitsTheRealData) {
       {"chunk_gated_attention.py", 165, "k = torch.randn(B, H, K, T"},
       {"mixed_sparse_attention.py", 168, "block_offset = torch.randint"},
       {"mixed_sparse_attention.py", 72, "tl.math.exp2(qk - m_i_new"},
+      {"context_attn_bloom.py", 182, "return"},
+      {"context_attn_bloom.py", 200, "o = torch.empty((Z * N_CTX, H, D_HEAD)"},
+      {"context_attn_bloom.py", 217, "result_gold = context_attention_fwd("},
+      {"context_attn_bloom.py", 221, "o,"},
+      {"context_attn_bloom.py", 229, "return result_gold"},
+      {"context_attn_bloom.py", 126, "out_ptrs = Out + off_o"},
+      {"context_attn_bloom.py", 127, "tl.store(out_ptrs, acc"},
+      {"context_attn_bloom.py", 198, "k = torch.empty((Z * N_CTX + 7000, H, D_HEAD)"},
+      {"context_attn_bloom.py", 199, "v = torch.empty((Z * N_CTX + 7000, H, D_HEAD)"},
+      {"matmul_kernel.py", 37, "tl.store(c_ptrs, c)"},
+      {"matmul_kernel.py", 39, "def matmul(c, a, b, M, N, K"},
+      {"matmul_kernel.py", 51, "M, N, K = 4096, 4096, 4096"},
+      {"matmul_kernel.py", 54, "c = torch.empty((M, N), device='cuda:0', dtype=torch.float16)"},
+      {"matmul_kernel.py", 56, "b = torch.rand((K, N), device='cuda:0', dtype=torch.float16)"},
+      {"matmul_kernel.py", 59, "test_case_1 = matmul(c, a, b"},
+      {"matmul_kernel.py", 69, "test_case_4 = matmul(c, a, b"},
+      {"matmul_kernel.py", 72, "\"test_case_1\": test_case_1"},
   };
   for (const auto& [file, line, text] : facts) {
     const std::vector<std::string>& lines = files[file];
@@ -170,6 +269,33 @@ TEST(TritonDefects, EveryRowFitsTheRealData) {
     EXPECT_NE(lines[line - 1].find(text), std::string::npos)
         << file << ":" << line << " is '" << lines[line - 1] << "', not '" << text << "'";
   }
+  // entry_args: the entry is a function of the reference code whose parameter at each kept
+  // position is the output, and every call of it in the test code passes, there, the tensor the
+  // reason names (so the position is the same whoever's code runs: the test code is fixed).
+  const std::map<std::string, std::pair<std::string, std::string>> outputs = {
+      {"context_attn_bloom", {"o", "o"}}, {"matmul_kernel", {"c", "c"}}};
+  for (const TritonDefect& d : triton_defects()) {
+    if (d.action != TritonDefectAction::entry_args) continue;
+    ASSERT_EQ(outputs.count(d.op), 1u) << d.op << ": what does it keep?";
+    const auto& [param, var] = outputs.at(d.op);
+    const TritonOperator* op = bench.find(d.op, d.channel);
+    ASSERT_NE(op, nullptr);
+    ASSERT_EQ(d.args.size(), 1u) << d.op;
+    const std::size_t at = static_cast<std::size_t>(d.args[0]);
+    const std::vector<std::string> params = call_arguments(op->reference_code, "def " + d.entry);
+    ASSERT_EQ(params.size(), 1u) << d.op << ": one definition of " << d.entry;
+    ASSERT_GT(split_arguments(params[0]).size(), at) << params[0];
+    EXPECT_EQ(split_arguments(params[0])[at], param) << d.op << ": " << params[0];
+    const std::vector<std::string> calls = call_arguments(op->test_code, d.entry);
+    EXPECT_GE(calls.size(), 1u) << d.op << ": the test calls " << d.entry;
+    for (const std::string& c : calls) {
+      ASSERT_GT(split_arguments(c).size(), at) << c;
+      EXPECT_EQ(split_arguments(c)[at], var) << d.op << ": " << c;
+    }
+    EXPECT_NE(d.reason.find("args[" + std::to_string(at) + "]"), std::string::npos) << d.reason;
+  }
+  EXPECT_EQ(call_arguments(bench.find("matmul_kernel")->test_code, "matmul").size(), 4u);
+
   // quantize_kv_copy: the test code defines the operator under test again.
   EXPECT_NE(bench.find("quantize_kv_copy")->test_code.find("def destindex_copy_quantize_kv"),
             std::string::npos);
@@ -221,6 +347,82 @@ TEST(TritonDefects, TheZeroFillReachesTheRunner) {
   o = run_triton(runner_with(kRunner), q, dir / "ws3");
   EXPECT_EQ(o.status, TritonRunStatus::ok) << o.detail << o.log;
   EXPECT_TRUE(o.zero_fill.is_null());
+}
+
+TEST(TritonDefects, TheEntryArgsReachTheRunner) {
+  TempDir dir;
+  TritonRunRequest q;
+  q.code = "#fake none\n#fake calls 3.0 3\n#fake overcap\n#fake entry matmul\n";
+  q.test_code = kTestCode;
+  q.seed = 42;
+  EXPECT_TRUE(triton_request_json(q, "/c.py", "/t.py", "n")["entry_args"].is_null());
+  TritonRunOutcome o = run_triton(runner_with(kFake), q, dir / "ws0");
+  ASSERT_EQ(o.status, TritonRunStatus::ok) << o.detail << o.log;
+  ASSERT_EQ(o.call_outputs.size(), 3u);  // too large to be recorded whole
+  for (const TritonCallOutput& c : o.call_outputs) EXPECT_FALSE(c.outputs) << c.entry;
+  EXPECT_TRUE(o.entry_args.is_null());
+
+  q.entry_args = TritonEntryArgs{"matmul", {0, 2}};
+  const json req = triton_request_json(q, "/c.py", "/t.py", "n");
+  EXPECT_EQ(req["entry_args"],
+            json({{"entry", "matmul"}, {"args", {0, 2}}, {"max_bytes", 256u << 20}}));
+  o = run_triton(runner_with(kFake), q, dir / "ws");
+  ASSERT_EQ(o.status, TritonRunStatus::ok) << o.detail << o.log;
+  ASSERT_EQ(o.call_outputs.size(), 3u);
+  for (const TritonCallOutput& c : o.call_outputs) {
+    EXPECT_EQ(c.entry, "matmul");
+    ASSERT_TRUE(c.outputs);
+    ASSERT_EQ(c.outputs->entries.size(), 2u);
+    EXPECT_EQ(c.outputs->entries[0].name, "args[0]");
+    EXPECT_EQ(c.outputs->entries[0].tensor.values, (std::vector<double>{3.0, 2.0}));
+    EXPECT_EQ(c.outputs->entries[1].name, "args[2]");
+    EXPECT_EQ(c.outputs->entries[1].kind, OutputKind::none);
+  }
+  EXPECT_EQ(
+      json::parse(o.entry_args.dump()),
+      json({{"entry", "matmul"}, {"args", {0, 2}}, {"calls", 3}, {"recorded", 3}, {"bytes", 24}}));
+
+  // The real runner reads the field too: without torch it cannot record calls, and says so.
+  q.code = "def op(x):\n    return x\n";
+  q.require_torch = false;
+  o = run_triton(runner_with(kRunner), q, dir / "ws2");
+  ASSERT_EQ(o.status, TritonRunStatus::error) << o.detail << o.log;
+  EXPECT_EQ(o.error.stage, "setup");
+  EXPECT_NE(o.error.message.find("keeping entry arguments needs torch"), std::string::npos)
+      << o.error.message;
+  q.entry_args.reset();
+  o = run_triton(runner_with(kRunner), q, dir / "ws3");
+  EXPECT_EQ(o.status, TritonRunStatus::ok) << o.detail << o.log;
+  EXPECT_TRUE(o.entry_args.is_null());
+}
+
+TEST(TritonDefects, AMalformedEntryArgsReportIsRefused) {
+  auto parse = [](const json& kept) {
+    json rec = {{"protocol", 1},      {"nonce", "N"},
+                {"status", "ok"},     {"outputs", {{"entries", json::array()}, {"data_bytes", 0}}},
+                {"entry_args", kept}, {"data_bytes", 0}};
+    TritonRunOutcome out;
+    parse_runner_record(rec.dump() + "\n", "N", "report", out);
+    return out;
+  };
+  const json good = {
+      {"entry", "matmul"}, {"args", {0}}, {"calls", 4}, {"recorded", 3}, {"bytes", 100}};
+  TritonRunOutcome ok = parse(good);
+  EXPECT_EQ(json::parse(ok.entry_args.dump()), good);
+  EXPECT_THROW(parse(5), InputError);
+  for (const char* key : {"entry", "args", "calls", "recorded", "bytes"}) {
+    json bad = good;
+    bad.erase(key);
+    EXPECT_THROW(parse(bad), InputError) << key;
+    bad[key] = -1;
+    EXPECT_THROW(parse(bad), InputError) << key;
+  }
+  json more = good;
+  more["recorded"] = 5;  // more calls recorded than made
+  EXPECT_THROW(parse(more), InputError);
+  more = good;
+  more["args"] = {"o"};
+  EXPECT_THROW(parse(more), InputError);
 }
 
 TEST(TritonDefects, AMalformedZeroFillReportIsRefused) {
@@ -289,6 +491,11 @@ class TritonDefectsEval : public ::testing::Test {
   }
 
   Judged judge(const std::vector<TritonDefect>& table, bool speedup = false) {
+    return judge(jobs(), table, speedup);
+  }
+
+  Judged judge(const std::vector<TritonJob>& jobs, const std::vector<TritonDefect>& table,
+               bool speedup) {
     TritonEvalOptions opt;
     opt.runner = runner_with(kFake);
     opt.work_dir = dir_ / "work";
@@ -299,7 +506,7 @@ class TritonDefectsEval : public ::testing::Test {
     opt.warmup_rounds = 0;
     Judged j;
     opt.progress = [&](const std::string& l) { j.progress.push_back(l); };
-    j.res = evaluate_triton(jobs(), opt);
+    j.res = evaluate_triton(jobs, opt);
     return j;
   }
 
@@ -412,6 +619,92 @@ TEST_F(TritonDefectsEval, TimedRunsGoWithoutTheZeroFill) {
   expect_schema(j.res);
 }
 
+// entry_args: an in-place operator (its test result None) whose calls are too large to be
+// recorded whole ("#fake overcap") is judged on the argument the row keeps, in every test-mode
+// run, reference and candidates alike; timed runs go without it (the fake refuses it there).
+TEST_F(TritonDefectsEval, EntryArgsJudgeTheKeptArgument) {
+  const std::string calls = "#fake overcap\n#fake entry matmul\n";
+  TritonOperator op = make_op("inplace", "#fake none\n#fake calls 3.0\n" + calls);
+  const std::vector<TritonJob> jobs = {
+      {&op, op.reference_code, 0, "self"},
+      {&op, "#fake none\n# rewritten\n#fake calls 3.0\n" + calls, 1, "s:1"},
+      {&op, "#fake none\n#fake calls 4.0\n" + calls, 2, "s:2"},
+      {&op, "#fake none\n#fake calls 3.0 3\n" + calls, 3, "s:3"}};
+  using A = TritonDefectAction;
+  const std::vector<TritonDefect> table = {
+      {TritonChannel::G, "inplace", A::entry_args, {}, "writes its output into c", "matmul", {0}}};
+
+  Judged j = judge(jobs, table, false);
+  const TritonEvalResult& res = j.res;
+  const TritonReferenceCheck& check = res.checks.at("G/inplace");
+  EXPECT_EQ(check.status, "stable") << check.detail;
+  EXPECT_EQ(check.compared_on, "entry_calls");
+  const std::vector<TritonVerdict> want = {TritonVerdict::pass, TritonVerdict::pass,
+                                           TritonVerdict::mismatch, TritonVerdict::mismatch};
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    const TritonJobResult& r = res.results[i];
+    EXPECT_EQ(r.graded.verdict, want[i]) << i << ": " << r.detail;
+    json line = triton_result_json(r);
+    EXPECT_EQ(line["compared_on"], "entry_calls") << i;
+    EXPECT_EQ(line["defect"]["action"], "entry_args");
+    EXPECT_EQ(line["defect"]["entry"], "matmul");
+    EXPECT_EQ(line["defect"]["args"], json({0}));
+    const json& kept = line["entry_args"];
+    EXPECT_EQ(kept["requested"], true);
+    EXPECT_EQ(kept["applied"], true);
+    EXPECT_EQ(kept["entry"], "matmul");
+    EXPECT_EQ(kept["kept"], json({"args[0]"}));
+    EXPECT_EQ(kept["calls"], i == 3 ? 3 : 2);
+    EXPECT_EQ(kept["recorded"], kept["calls"]);
+    EXPECT_EQ(kept["bytes"], 8 * kept["calls"].get<int>());
+    EXPECT_EQ(line["run"]["entry_args"]["calls"], kept["calls"]);
+  }
+  json pass = triton_result_json(res.results[1]);
+  ASSERT_EQ(pass["comparison"]["entries"].size(), 2u);
+  EXPECT_EQ(pass["comparison"]["entries"][0]["name"], "calls[0].args[0]");
+  EXPECT_NE(res.results[2].detail.find("calls[0].args[0]"), std::string::npos)
+      << res.results[2].detail;
+  EXPECT_NE(res.results[3].detail.find("3 entry calls, the reference 2"), std::string::npos)
+      << res.results[3].detail;
+  json ref = triton_reference_json(op, res.references.at("G/inplace"), &check,
+                                   &res.defects.at("G/inplace"));
+  EXPECT_EQ(ref["run"]["entry_args"]["recorded"], 2);
+  EXPECT_EQ(ref["self_check"]["compared_on"], "entry_calls");
+  json summary = triton_summary_json(res, {});
+  ASSERT_EQ(summary["defects_applied"].size(), 1u);
+  EXPECT_EQ(summary["defects_applied"][0]["action"], "entry_args");
+  EXPECT_EQ(summary["defects_applied"][0]["args"], json({0}));
+  expect_schema(res);
+
+  // Without the row: the calls are not recorded, and there is nothing to compare.
+  Judged kept = judge(jobs, {}, false);
+  EXPECT_EQ(kept.res.checks.at("G/inplace").status, "no_output");
+  EXPECT_NE(kept.res.checks.at("G/inplace").detail.find("2 entry calls (0 recorded)"),
+            std::string::npos)
+      << kept.res.checks.at("G/inplace").detail;
+  for (const TritonJobResult& r : kept.res.results) {
+    EXPECT_EQ(r.graded.verdict, TritonVerdict::no_output) << r.job.origin;
+    EXPECT_FALSE(triton_result_json(r).contains("entry_args"));
+  }
+
+  // A row naming an entry the test never calls: applied, with no call kept (and the calls the
+  // test makes still too large).
+  std::vector<TritonDefect> other = table;
+  other[0].entry = "matmul2";
+  Judged wrong = judge(jobs, other, false);
+  EXPECT_EQ(wrong.res.checks.at("G/inplace").status, "no_output");
+  json line = triton_result_json(wrong.res.results[0]);
+  EXPECT_EQ(line["entry_args"]["applied"], true);
+  EXPECT_EQ(line["entry_args"]["calls"], 0);
+
+  // Timed runs go without it: the fake runner refuses entry_args in a timed run.
+  Judged timed = judge(jobs, table, true);
+  const TritonJobResult& r = timed.res.results[1];
+  ASSERT_EQ(r.graded.verdict, TritonVerdict::pass) << r.detail << r.speedup_note;
+  EXPECT_TRUE(r.speedup) << r.speedup_note;
+  expect_schema(timed.res);
+}
+
 TEST_F(TritonDefectsEval, KeepDefectiveJudgesTheTestsAsTheyStand) {
   Judged j = judge({});
   const TritonEvalResult& res = j.res;
@@ -450,7 +743,8 @@ class TritonDefectsCli : public ::testing::Test {
            kFake.string() + " --python /usr/bin/python3 --sandbox none --out " +
            (dir_ / "run").string() +
            " --self --operator decay_cumsum --operator attention_fwd_triton1"
-           " --operator matmul_dequant_int4 --operator add_example --json " +
+           " --operator matmul_dequant_int4 --operator matmul_kernel --operator add_example"
+           " --json " +
            extra;
   }
   std::map<std::string, json> lines(const std::string& file) const {
@@ -475,28 +769,35 @@ TEST_F(TritonDefectsCli, EvalAppliesTheTableByDefault) {
   ASSERT_EQ(r.rc, 0) << r.out;
   json summary = json::parse(r.out.substr(r.out.find('{')));
   EXPECT_EQ(summary["options"]["keep_defective"], false);
-  EXPECT_EQ(summary["totals"]["judged"], 3);
+  EXPECT_EQ(summary["totals"]["judged"], 4);
   EXPECT_EQ(summary["totals"]["excluded"], 1);
-  EXPECT_EQ(summary["totals"]["exec_ok"], 3);
+  EXPECT_EQ(summary["totals"]["exec_ok"], 4);
   ASSERT_EQ(summary["excluded"].size(), 1u);
   EXPECT_EQ(summary["excluded"][0]["operator"], "G/decay_cumsum");
   EXPECT_NE(summary["excluded"][0]["reason"].get<std::string>().find("s_qk_h"), std::string::npos);
-  ASSERT_EQ(summary["defects_applied"].size(), 2u);
+  ASSERT_EQ(summary["defects_applied"].size(), 3u);
 
   std::map<std::string, json> results = lines("results.jsonl");
-  ASSERT_EQ(results.size(), 4u);
+  ASSERT_EQ(results.size(), 5u);
   EXPECT_EQ(results["decay_cumsum"]["verdict"], "excluded");
   EXPECT_TRUE(results["decay_cumsum"]["run"].is_null());
   EXPECT_EQ(results["attention_fwd_triton1"]["verdict"], "pass");
   EXPECT_EQ(results["attention_fwd_triton1"]["skipped_entries"][0]["entry"], "test_case_6");
   EXPECT_EQ(results["matmul_dequant_int4"]["verdict"], "pass");
   EXPECT_EQ(results["matmul_dequant_int4"]["zero_fill"]["applied"], true);
+  // The fake runner's calls are not the real ones: the request arrives, and is reported kept.
+  EXPECT_EQ(results["matmul_kernel"]["verdict"], "pass");
+  EXPECT_EQ(results["matmul_kernel"]["defect"]["action"], "entry_args");
+  EXPECT_EQ(results["matmul_kernel"]["entry_args"]["applied"], true);
+  EXPECT_EQ(results["matmul_kernel"]["entry_args"]["entry"], "matmul");
+  EXPECT_EQ(results["matmul_kernel"]["entry_args"]["kept"], json({"args[0]"}));
   EXPECT_TRUE(results["add_example"]["defect"].is_null());
 
   std::map<std::string, json> refs = lines("references.jsonl");
   EXPECT_EQ(refs.count("decay_cumsum"), 0u);  // never run
   EXPECT_EQ(refs["matmul_dequant_int4"]["run"]["zero_fill"]["calls"]["torch.empty"], 1);
   EXPECT_EQ(refs["attention_fwd_triton1"]["skipped_entries"][0]["entry"], "test_case_6");
+  EXPECT_EQ(refs["matmul_kernel"]["run"]["entry_args"]["entry"], "matmul");
 }
 
 TEST_F(TritonDefectsCli, KeepDefectiveRestoresTheOldBehaviour) {
@@ -504,7 +805,7 @@ TEST_F(TritonDefectsCli, KeepDefectiveRestoresTheOldBehaviour) {
   ASSERT_EQ(r.rc, 0) << r.out;
   json summary = json::parse(r.out.substr(r.out.find('{')));
   EXPECT_EQ(summary["options"]["keep_defective"], true);
-  EXPECT_EQ(summary["totals"]["judged"], 4);
+  EXPECT_EQ(summary["totals"]["judged"], 5);
   EXPECT_EQ(summary["totals"]["excluded"], 0);
   EXPECT_TRUE(summary["excluded"].empty());
   EXPECT_TRUE(summary["defects_applied"].empty());
@@ -513,6 +814,7 @@ TEST_F(TritonDefectsCli, KeepDefectiveRestoresTheOldBehaviour) {
     EXPECT_TRUE(line["defect"].is_null()) << op;
     EXPECT_FALSE(line.contains("skipped_entries")) << op;
     EXPECT_FALSE(line.contains("zero_fill")) << op;
+    EXPECT_FALSE(line.contains("entry_args")) << op;
   }
 }
 
@@ -528,6 +830,9 @@ TEST_F(TritonDefectsCli, TheTableOnTheTerminalHelpShowAndList) {
       << r.out;
   EXPECT_NE(r.out.find("test defect: G/matmul_dequant_int4: zero_fill"), std::string::npos)
       << r.out;
+  EXPECT_NE(r.out.find("test defect: G/matmul_kernel: entry_args matmul args[0]\n"),
+            std::string::npos)
+      << r.out;
 
   auto help = run_capture(std::string(KJUDGE_BINARY) + " triton eval --help");
   EXPECT_NE(help.out.find("--keep-defective"), std::string::npos) << help.out;
@@ -539,6 +844,11 @@ TEST_F(TritonDefectsCli, TheTableOnTheTerminalHelpShowAndList) {
             std::string::npos)
       << show.out;
   EXPECT_NE(show.out.find("--keep-defective"), std::string::npos) << show.out;
+  auto kept = run_capture(bin + " triton show " + data + " context_attn_bloom");
+  ASSERT_EQ(kept.rc, 0) << kept.out;
+  EXPECT_NE(kept.out.find("known test defect: entry_args context_attention_fwd args[3]"),
+            std::string::npos)
+      << kept.out;
   auto plain = run_capture(bin + " triton show " + data + " add_example");
   EXPECT_EQ(plain.out.find("known test defect"), std::string::npos) << plain.out;
 
@@ -561,7 +871,7 @@ TEST_F(TritonDefectsCli, TheTableOnTheTerminalHelpShowAndList) {
   EXPECT_EQ(with, triton_defects().size());
   auto text = run_capture(bin + " triton list " + data + " --channel G");
   EXPECT_NE(text.out.find("TEST DEFECT"), std::string::npos);
-  EXPECT_NE(text.out.find("184 operators, 13 with a known test defect"), std::string::npos)
+  EXPECT_NE(text.out.find("184 operators, 15 with a known test defect"), std::string::npos)
       << text.out.substr(text.out.size() > 300 ? text.out.size() - 300 : 0);
   const std::regex row(R"(G  rotary_emb_nopad +[0-9] +[0-9]+ +[0-9]+  exclude\n)");
   EXPECT_TRUE(std::regex_search(text.out, row)) << "no exclude column for rotary_emb_nopad";

@@ -63,13 +63,6 @@ nlohmann::ordered_json brief_json(const TritonOperator& op) {
           {"defect", d ? triton_defect_json(*d) : nlohmann::ordered_json(nullptr)}};
 }
 
-// "skip_entries test_case_3, test_case_4" / "exclude" / "zero_fill": a row in a few words.
-std::string defect_brief(const TritonDefect& d) {
-  std::string out(triton_defect_action_name(d.action));
-  for (std::size_t i = 0; i < d.entries.size(); ++i) out += (i == 0 ? " " : ", ") + d.entries[i];
-  return out;
-}
-
 void cmd_list(const TritonArgs& a, int& rc) {
   TritonBench bench = load_tritonbench(a.dir);
   auto channel = channel_filter(a.channel);
@@ -91,7 +84,7 @@ void cmd_list(const TritonArgs& a, int& rc) {
       defects += d ? 1 : 0;
       fmt::print("{:<2} {:<40} {:<5} {:>5} {:>5}  {}\n", channel_name(op->channel), op->name,
                  op->difficulty, line_count(op->reference_code), line_count(op->test_code),
-                 d ? defect_brief(*d) : "");
+                 d ? triton_defect_brief(*d) : "");
     }
     fmt::print("{} operators", shown.size());
     if (defects > 0)
@@ -120,7 +113,7 @@ void cmd_show(const TritonArgs& a, int& rc) {
       fmt::print(
           "\nknown test defect: {}\n  {}\n  (kjudge triton eval applies it; --keep-defective "
           "judges the test as it stands)\n",
-          defect_brief(*d), d->reason);
+          triton_defect_brief(*d), d->reason);
     fmt::print("\n--- simple instruction ---\n{}\n", op->simple_instruction);
     fmt::print("\n--- complex instruction ---\n{}\n", op->complex_instruction);
     if (a.code) {
@@ -238,6 +231,11 @@ void print_table(const nlohmann::ordered_json& summary) {
     std::string entries;
     for (const auto& e : f["entries"])
       entries += (entries.empty() ? " " : ", ") + e.get<std::string>();
+    if (f.contains("entry")) {  // entry_args: the entry and the arguments kept
+      entries += " " + f["entry"].get<std::string>();
+      for (std::size_t i = 0; i < f["args"].size(); ++i)
+        entries += fmt::format("{}args[{}]", i == 0 ? " " : ", ", f["args"][i].get<int>());
+    }
     fmt::print("test defect: {}: {}{}\n", f["operator"].get<std::string>(),
                f["action"].get<std::string>(), entries);
   }

@@ -1,15 +1,20 @@
 // TritonBench G operators whose own test is broken (docs/triton.md, "Operators whose own tests
 // are broken"). On an H100 every G reference was judged against a second run of itself
 // (2026-11-23); 8 disagreed with themselves, and reading their code showed why: the test races,
-// reads memory it never set, or writes outside its tensors. 5 more gave nothing comparable: no
-// tensor at all, or only NaN/Inf, by the test's own design. Each row says what is wrong
-// (lines are those of the operator file, TritonBench_G_v1/<op>.py, reference code and test code
-// together) and what the judge does. tests/triton_defects_test.cpp checks every row against the
-// real data (the operator exists, a skipped entry is a key of its test's result).
+// reads memory it never set, or writes outside its tensors. 7 more gave nothing comparable: no
+// tensor at all, or only NaN/Inf; 5 by the test's own design, 2 because their output argument
+// was too large to be recorded. Each row says what is wrong (lines are those of the operator
+// file, TritonBench_G_v1/<op>.py, reference code and test code together) and what the judge
+// does. tests/triton_defects_test.cpp checks every row against the real data (the operator
+// exists, a skipped entry is a key of its test's result, a kept argument is what the test
+// passes at that place in every call).
 //
 // exclude: not run at all (verdict `excluded`, in no accuracy). skip_entries: those entries of
 // the test's result are not compared. zero_fill: in test-mode runs the runner makes the
-// torch.empty family return zeros, for reference and candidate alike.
+// torch.empty family return zeros, for reference and candidate alike. entry_args: in test-mode
+// runs the runner keeps, of each call of the entry, only the arguments named (after the call),
+// under a cap of their own (256 MiB a run), for reference and candidate alike; the runs are
+// compared on them (compared_on entry_calls).
 #include "eval/triton_defects.h"
 
 namespace kjudge {
@@ -68,8 +73,9 @@ const std::vector<TritonDefect>& triton_defects() {
        "are per sequence (2 rows for 32 tokens, lines 338-339): the reads go past those tensors "
        "and the kv_cache stores (lines 194-201) land at arbitrary addresses; on the H100 they "
        "corrupted an earlier test's tensor"},
-      // No comparable output (the 7 of docs/gpu-runs.md, fifth session, less context_attn_bloom
-      // and matmul_kernel, whose output argument a capture of entry arguments could judge).
+      // No comparable output (the 7 of docs/gpu-runs.md, fifth session): 5 by their test's
+      // design, and 2 whose output argument is too large for the whole-call capture (16 MiB a
+      // run) and is kept alone (entry_args).
       {TritonChannel::G,
        "matrix_reduction",
        A::exclude,
@@ -113,6 +119,28 @@ const std::vector<TritonDefect>& triton_defects() {
        "(line 229), CPU memory never set, then adds into it with += (line 237): the weights, and "
        "every output, depend on what that memory held. With the torch.empty family filled with "
        "zeros the packing is the one the author meant"},
+      {TritonChannel::G,
+       "context_attn_bloom",
+       A::entry_args,
+       {},
+       "context_attention_fwd returns nothing (line 182) and the test returns that None (lines "
+       "217, 229); the output is o, args[3] of the call (lines 200, 221), which _fwd_kernel "
+       "stores into (lines 126-127). With k and v of 7500 rows (lines 198-199) the call's "
+       "tensors are 18.7 MB, over the whole-call capture's 16 MiB: only o is kept, after the "
+       "call, and compared",
+       "context_attention_fwd",
+       {3}},
+      {TritonChannel::G,
+       "matmul_kernel",
+       A::entry_args,
+       {},
+       "matmul returns nothing (lines 39-42), so test_case_1 to test_case_4 are None (lines 59, "
+       "63, 66, 69, 71-76); the product is stored into c (line 37), made at line 54 and passed "
+       "as args[0] of each call. Each call's tensors are three 4096x4096 float16 matrices, 96 "
+       "MiB (lines 51, 54-56), over the whole-call capture's 16 MiB: only c is kept, after each "
+       "of the 4 calls (128 MiB in all), and compared",
+       "matmul",
+       {0}},
   };
   return table;
 }

@@ -12,6 +12,8 @@ std::string_view triton_defect_action_name(TritonDefectAction a) {
       return "skip_entries";
     case TritonDefectAction::zero_fill:
       return "zero_fill";
+    case TritonDefectAction::entry_args:
+      return "entry_args";
   }
   return "?";
 }
@@ -43,11 +45,33 @@ std::size_t remove_skipped_entries(const std::vector<std::string>& entries, Outp
   return before - v.size();
 }
 
+std::vector<std::string> triton_kept_arg_names(const TritonDefect& d) {
+  std::vector<std::string> out;
+  for (int i : d.args) out.push_back("args[" + std::to_string(i) + "]");
+  return out;
+}
+
+std::string triton_defect_brief(const TritonDefect& d) {
+  std::string out(triton_defect_action_name(d.action));
+  for (std::size_t i = 0; i < d.entries.size(); ++i) out += (i == 0 ? " " : ", ") + d.entries[i];
+  if (d.action == TritonDefectAction::entry_args) {
+    out += " " + d.entry;
+    const std::vector<std::string> kept = triton_kept_arg_names(d);
+    for (std::size_t i = 0; i < kept.size(); ++i) out += (i == 0 ? " " : ", ") + kept[i];
+  }
+  return out;
+}
+
 nlohmann::ordered_json triton_defect_json(const TritonDefect& d) {
-  return {{"operator", std::string(channel_name(d.channel)) + "/" + d.op},
-          {"action", triton_defect_action_name(d.action)},
-          {"entries", d.entries},
-          {"reason", d.reason}};
+  nlohmann::ordered_json j = {{"operator", std::string(channel_name(d.channel)) + "/" + d.op},
+                              {"action", triton_defect_action_name(d.action)},
+                              {"entries", d.entries},
+                              {"reason", d.reason}};
+  if (d.action == TritonDefectAction::entry_args) {
+    j["entry"] = d.entry;
+    j["args"] = d.args;
+  }
+  return j;
 }
 
 nlohmann::ordered_json triton_skipped_entries_json(const TritonDefect& d) {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/triton_operator.h"
@@ -24,16 +25,38 @@ enum class TritonDefectAction {
   // In test-mode runs (reference and candidate alike) the runner makes torch.empty and its
   // family return zero-filled tensors, installed before the operator and test code run.
   zero_fill,
+  // In test-mode runs (reference and candidate alike) the runner keeps, of each call of the
+  // entry `entry`, only the arguments at the positions `args` (after the call), under a cap of
+  // its own (TritonEntryArgs::max_bytes): an operator that writes its output into an argument
+  // and whose calls are too large for the whole-call capture is judged on that argument.
+  entry_args,
 };
 
 std::string_view triton_defect_action_name(TritonDefectAction a);
 
 struct TritonDefect {
+  TritonDefect() = default;
+  // A row as the table writes it; only entry_args rows name an entry and its arguments.
+  TritonDefect(TritonChannel in, std::string name, TritonDefectAction what,
+               std::vector<std::string> skipped, std::string why, std::string fn = {},
+               std::vector<int> kept = {})
+      : channel(in),
+        op(std::move(name)),
+        action(what),
+        entries(std::move(skipped)),
+        reason(std::move(why)),
+        entry(std::move(fn)),
+        args(std::move(kept)) {}
+
   TritonChannel channel = TritonChannel::G;
   std::string op;  // the operator's name (the file's stem for G)
   TritonDefectAction action = TritonDefectAction::exclude;
   std::vector<std::string> entries;  // skip_entries: names of the test's result ("test_case_6")
   std::string reason;                // what is wrong, in a few words, with lines of the file
+  // entry_args: the entry function as the runner names it ("matmul") and the positions of the
+  // arguments of its calls to keep ({0}: args[0]).
+  std::string entry;
+  std::vector<int> args;
 };
 
 // The compiled-in table (triton_defect_table.cpp).
@@ -50,7 +73,15 @@ bool triton_entry_skipped(const std::vector<std::string>& entries, const std::st
 // Removes the entries a skip_entries row names from `outputs`; returns how many were removed.
 std::size_t remove_skipped_entries(const std::vector<std::string>& entries, OutputSet& outputs);
 
-// {operator, action, entries, reason}; `operator` is "G/name".
+// "args[3]", "args[0]": the names an entry_args row's kept arguments have in the entry calls.
+std::vector<std::string> triton_kept_arg_names(const TritonDefect& d);
+
+// "skip_entries test_case_3, test_case_4" / "exclude" / "entry_args matmul args[0]": a row in
+// a few words.
+std::string triton_defect_brief(const TritonDefect& d);
+
+// {operator, action, entries, reason}, and for entry_args {entry, args}; `operator` is
+// "G/name".
 nlohmann::ordered_json triton_defect_json(const TritonDefect& d);
 
 // [{entry, reason}] of a skip_entries row (empty for the others).

@@ -65,6 +65,8 @@ TritonRunOutcome run_one(const TritonEvalOptions& opt, const TritonOperator& op,
   // the reference's and every candidate's alike; timed runs are left as they are.
   const TritonDefect* defect = find_triton_defect(opt.defects, op);
   req.zero_fill = !time && defect && defect->action == TritonDefectAction::zero_fill;
+  if (!time && defect && defect->action == TritonDefectAction::entry_args)
+    req.entry_args = TritonEntryArgs{defect->entry, defect->args};
   const fs::path ws = opt.work_dir / ws_name;
   std::error_code ec;
   fs::remove_all(ws, ec);  // a leftover of an earlier run must not leak into this one
@@ -675,6 +677,7 @@ nlohmann::ordered_json run_json(const TritonRunOutcome& o) {
                               {"log", o.log},
                               {"log_truncated", o.log_truncated}};
   if (!o.zero_fill.is_null()) j["zero_fill"] = o.zero_fill;
+  if (!o.entry_args.is_null()) j["entry_args"] = o.entry_args;
   if (o.status == TritonRunStatus::error)
     j["error"] = {{"stage", o.error.stage},
                   {"exception_type", o.error.exception_type},
@@ -690,6 +693,22 @@ nlohmann::ordered_json zero_fill_json(const TritonRunOutcome& o) {
       {"requested", true},
       {"applied", !o.zero_fill.is_null()},
       {"calls", o.zero_fill.is_null() ? nlohmann::ordered_json::object() : o.zero_fill["calls"]}};
+}
+
+// What the runner kept of an entry_args row's entry calls: the entry and the arguments asked
+// for, `applied` when the runner reported keeping just those, and its counts: the entry's calls,
+// those whose arguments it recorded (the others went over its cap) and their bytes.
+nlohmann::ordered_json entry_args_json(const TritonDefect& d, const TritonRunOutcome& o) {
+  const nlohmann::ordered_json& k = o.entry_args;
+  const bool applied = k.is_object() && k.value("entry", "") == d.entry && k.contains("args") &&
+                       k["args"] == nlohmann::ordered_json(d.args);
+  return {{"requested", true},
+          {"entry", d.entry},
+          {"kept", triton_kept_arg_names(d)},
+          {"applied", applied},
+          {"calls", applied ? k["calls"] : nlohmann::ordered_json(0)},
+          {"recorded", applied ? k["recorded"] : nlohmann::ordered_json(0)},
+          {"bytes", applied ? k["bytes"] : nlohmann::ordered_json(0)}};
 }
 
 }  // namespace
@@ -892,6 +911,9 @@ nlohmann::ordered_json triton_result_json(const TritonJobResult& r) {
   if (r.defect && r.defect->action == TritonDefectAction::zero_fill &&
       r.graded.verdict != TritonVerdict::excluded)
     j["zero_fill"] = zero_fill_json(r.run);
+  if (r.defect && r.defect->action == TritonDefectAction::entry_args &&
+      r.graded.verdict != TritonVerdict::excluded)
+    j["entry_args"] = entry_args_json(*r.defect, r.run);
   j["compared_on"] = r.outputs ? nlohmann::ordered_json(r.compared_on) : nullptr;
   if (r.outputs) {
     nlohmann::ordered_json entries = nlohmann::ordered_json::array();

@@ -243,6 +243,36 @@ std::vector<TritonCallSite> parse_sites(const nlohmann::json& timing, std::strin
   return out;
 }
 
+// The runner's report of the kept entry arguments: {entry, args, calls, recorded, bytes}.
+nlohmann::ordered_json parse_entry_args(const nlohmann::json& kept, const std::string& source) {
+  if (!kept.is_object()) throw InputError(source, 1, "entry_args", "not an object");
+  const std::string entry = string_at(kept, "entry", source, "entry_args.");
+  const nlohmann::json* args = optional_field(kept, "args");
+  if (!args || !args->is_array())
+    throw InputError(source, 1, "entry_args.args", "missing or not an array");
+  std::vector<int> positions;
+  for (const auto& a : *args) {
+    if (!a.is_number_unsigned() || a.get<std::uint64_t>() > 1024)
+      throw InputError(source, 1, "entry_args.args", "holds " + a.dump() + ", not a position");
+    positions.push_back(a.get<int>());
+  }
+  auto count = [&](const char* key) {
+    const nlohmann::json* v = optional_field(kept, key);
+    if (!v || !v->is_number_unsigned())
+      throw InputError(source, 1, std::string("entry_args.") + key, "missing or not a count");
+    return v->get<std::uint64_t>();
+  };
+  const std::uint64_t calls = count("calls"), recorded = count("recorded"), bytes = count("bytes");
+  if (recorded > calls)
+    throw InputError(source, 1, "entry_args.recorded",
+                     fmt::format("{} calls recorded of {}", recorded, calls));
+  return {{"entry", entry},
+          {"args", positions},
+          {"calls", calls},
+          {"recorded", recorded},
+          {"bytes", bytes}};
+}
+
 void fill_from_process(const ProcessResult& r, TritonRunOutcome& out) {
   out.log = r.output;
   out.log_truncated = r.truncated;
@@ -307,6 +337,10 @@ nlohmann::json triton_request_json(const TritonRunRequest& req, const fs::path& 
           {"modes", modes},
           {"require_torch", req.require_torch},
           {"zero_fill", req.zero_fill},
+          {"entry_args", req.entry_args ? nlohmann::json{{"entry", req.entry_args->entry},
+                                                         {"args", req.entry_args->args},
+                                                         {"max_bytes", req.entry_args->max_bytes}}
+                                        : nlohmann::json(nullptr)},
           {"timing",
            {{"warmup", req.timing.warmup},
             {"reps", req.timing.reps},
@@ -425,6 +459,8 @@ void parse_runner_record(const std::string& channel, const std::string& nonce,
     }
     out.zero_fill = {{"patched", patched}, {"calls", std::move(counts)}};
   }
+  if (const nlohmann::json* kept = optional_field(rec, "entry_args"))
+    out.entry_args = parse_entry_args(*kept, source);
   if (const nlohmann::json* env = optional_field(rec, "env"); env && env->is_object())
     for (auto it = env->begin(); it != env->end(); ++it)
       if (it.value().is_string()) out.env[it.key()] = it.value();

@@ -38,6 +38,19 @@ struct TritonTiming {
   std::uint64_t check_bytes = std::uint64_t{128} << 20;
 };
 
+// Test mode: of each call of one entry, keep only some arguments (after the call), under a cap
+// of their own (an operator writing its output into an argument, whose calls are too large for
+// the whole-call capture: eval/triton_defects.h, entry_args).
+struct TritonEntryArgs {
+  std::string entry;      // the entry as the runner names it ("matmul", "K[grid]", "F.apply")
+  std::vector<int> args;  // positions of the arguments to keep: {3} keeps args[3]
+  // The bytes the runner records of all the calls together (in practice the kept arguments of
+  // this entry's calls; other entries' calls stop at the usual 16 MiB); a call of the entry that
+  // would pass it is not recorded (calls are kept whole). The judge holds each element as a
+  // double, 8 bytes: up to 8 x this per run (float16: 4 x) until the run is graded.
+  std::uint64_t max_bytes = std::uint64_t{256} << 20;
+};
+
 struct TritonRunRequest {
   std::string code;       // the operator code: a candidate's, or the reference's
   std::string test_code;  // the operator's test code (after the 146-'#' line)
@@ -53,6 +66,9 @@ struct TritonRunRequest {
   // Tensor.new_empty(_strided) return zero-filled tensors, installed before the operator code
   // runs (an operator whose own test reads memory it never set: eval/triton_defects.h).
   bool zero_fill = false;
+  // Test mode only: keep just these arguments of each call of this entry (null in the request
+  // when empty).
+  std::optional<TritonEntryArgs> entry_args;
 };
 
 // The request as the runner reads it. Paths are where the judge wrote the code.
@@ -153,6 +169,10 @@ struct TritonRunOutcome {
   // What the runner reported of the zero fill (TritonRunRequest::zero_fill): {"patched": [the
   // functions], "calls": {function: count}}; null when it reported none.
   nlohmann::ordered_json zero_fill;
+  // What the runner reported of the kept entry arguments (TritonRunRequest::entry_args):
+  // {"entry", "args", "calls": the entry's calls, "recorded": those whose arguments were kept,
+  // "bytes": what they hold}; null when it reported none.
+  nlohmann::ordered_json entry_args;
   nlohmann::ordered_json env = nlohmann::ordered_json::object();  // python, torch, triton, gpu
   std::string log;                                                // stdout + stderr, capped
   bool log_truncated = false;
