@@ -137,7 +137,8 @@ json ok_record() {
           {"calls", {{"op", 2}}},
           {"entries", {"op"}},
           {"result_source", "result_gold = test_op()"},
-          {"env", {{"torch", "2.11"}, {"ignored", 5}}}};
+          {"env", {{"torch", "2.11"}, {"ignored", 5}}},
+          {"seconds", {{"setup", 2.5}, {"test", 0.75}, {"odd", "x"}}}};
 }
 
 TEST(TritonReport, ParsesAGoodOne) {
@@ -148,6 +149,8 @@ TEST(TritonReport, ParsesAGoodOne) {
   EXPECT_EQ(o.outputs.find("a")->tensor.values, std::vector<double>{7});
   EXPECT_EQ(o.calls["op"], 2);
   EXPECT_EQ(o.entries, std::vector<std::string>{"op"});
+  // The runner's phases, what is not a number left out.
+  EXPECT_EQ(o.phase_seconds, (std::map<std::string, double>{{"setup", 2.5}, {"test", 0.75}}));
   EXPECT_EQ(o.result_source, "result_gold = test_op()");
   EXPECT_EQ(o.env.size(), 1u);  // strings only
 }

@@ -662,10 +662,26 @@ nlohmann::ordered_json timed_check_json(const TritonTimedCheck& c) {
           {"first_failure", c.first_failure}};
 }
 
+// " (setup 2.1, time 3.9 s)": where a run's seconds went, for the progress lines.
+std::string phases_text(const TritonRunOutcome& o) {
+  if (o.phase_seconds.empty()) return "";
+  std::string t;
+  for (const auto& [phase, s] : o.phase_seconds)
+    t += fmt::format("{}{} {:.1f}", t.empty() ? " (" : ", ", phase, s);
+  return t + " s)";
+}
+
+nlohmann::ordered_json phase_json(const TritonRunOutcome& o) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const auto& [phase, s] : o.phase_seconds) j[phase] = std::round(s * 1000) / 1000;
+  return j;
+}
+
 nlohmann::ordered_json run_json(const TritonRunOutcome& o) {
   nlohmann::ordered_json j = {{"status", triton_run_status_name(o.status)},
                               {"detail", o.detail},
                               {"seconds", std::round(o.seconds * 1000) / 1000},
+                              {"phase_seconds", phase_json(o)},
                               {"exit_code", o.exit_code},
                               {"signal", o.signal},
                               {"memory_peak_bytes", o.memory_peak_bytes},
@@ -749,8 +765,8 @@ TritonEvalResult evaluate_triton(const std::vector<TritonJob>& jobs, const Trito
   auto report = [&](const std::string& what, const TritonRunOutcome& o) {
     if (!opt.progress) return;
     std::lock_guard<std::mutex> lock(progress_mu);
-    opt.progress(fmt::format("[{}/{}] {} {} {:.1f}s{}", ++done, total, what,
-                             triton_run_status_name(o.status), o.seconds,
+    opt.progress(fmt::format("[{}/{}] {} {} {:.1f}s{}{}", ++done, total, what,
+                             triton_run_status_name(o.status), o.seconds, phases_text(o),
                              o.detail.empty() ? "" : ": " + o.detail.substr(0, 160)));
   };
   parallel(total, opt.workers, [&](std::size_t i) {
@@ -833,8 +849,9 @@ TritonEvalResult evaluate_triton(const std::vector<TritonJob>& jobs, const Trito
                fmt::format("{}-{}", channel_name(r.job.op->channel), slug(r.job.op->name)),
                [&](const std::string& what, const TritonRunOutcome& o) {
                  if (opt.progress)
-                   opt.progress(fmt::format("{} sample {} {} {} {:.1f}s", key, r.job.sample, what,
-                                            triton_run_status_name(o.status), o.seconds));
+                   opt.progress(fmt::format("{} sample {} {} {} {:.1f}s{}", key, r.job.sample, what,
+                                            triton_run_status_name(o.status), o.seconds,
+                                            phases_text(o)));
                });
       release(r.run);
       if (opt.progress)

@@ -461,6 +461,10 @@ void parse_runner_record(const std::string& channel, const std::string& nonce,
   }
   if (const nlohmann::json* kept = optional_field(rec, "entry_args"))
     out.entry_args = parse_entry_args(*kept, source);
+  if (const nlohmann::json* phases = optional_field(rec, "seconds"); phases && phases->is_object())
+    for (auto it = phases->begin(); it != phases->end(); ++it)
+      if (it.value().is_number() && std::isfinite(it.value().get<double>()))
+        out.phase_seconds[it.key()] = it.value().get<double>();
   if (const nlohmann::json* env = optional_field(rec, "env"); env && env->is_object())
     for (auto it = env->begin(); it != env->end(); ++it)
       if (it.value().is_string()) out.env[it.key()] = it.value();

@@ -6,6 +6,7 @@
 // protocol"); stdout is only the log.
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -177,6 +178,9 @@ struct TritonRunOutcome {
   std::string log;                                                // stdout + stderr, capped
   bool log_truncated = false;
   double seconds = 0;
+  // The runner's own clock per phase (setup: importing torch; test; time), as it reported them;
+  // seconds minus their sum is the interpreter's start and exit and the sandbox's.
+  std::map<std::string, double> phase_seconds;
   int exit_code = -1;
   int signal = 0;
   std::uint64_t memory_peak_bytes = 0;
