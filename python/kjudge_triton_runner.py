@@ -1380,12 +1380,27 @@ def main(argv):
     parser.add_argument("--result-fd", type=int)
     parser.add_argument("--request")
     parser.add_argument("--output-dir")
+    parser.add_argument("--go-fd", type=int)
     args = parser.parse_args(argv)
     if (args.request_fd is None) == (args.request is None):
         parser.error("give exactly one of --request-fd and --request")
     if (args.result_fd is None) == (args.output_dir is None):
         parser.error("give exactly one of --result-fd and --output-dir")
 
+    early = {}
+    if args.go_fd is not None:
+        # Started ahead of its turn (the judge's timed rounds): the imports, most of a timing
+        # process's time, run while the process before it is timing. Nothing here touches the
+        # GPU (torch and triton start CUDA lazily); the request is written just before the go.
+        t0 = time.perf_counter()
+        for name in ("torch", "numpy", "triton"):
+            import_optional(name)
+        t1 = time.perf_counter()
+        go = os.read(args.go_fd, 1)
+        os.close(args.go_fd)
+        if go != b"g":
+            os._exit(0)  # cancelled: its turn will not come
+        early = {"preload": t1 - t0, "wait": time.perf_counter() - t1}
     if args.request_fd is not None:
         raw = read_fd(args.request_fd)
         os.close(args.request_fd)
@@ -1405,6 +1420,7 @@ def main(argv):
         del os.environ[key]
 
     record, data = run(request)
+    record.setdefault("seconds", {}).update(early)
     payload = channel_bytes(record, data)
     if result_fd is not None:
         os.lseek(result_fd, 0, os.SEEK_SET)

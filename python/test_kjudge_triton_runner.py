@@ -11,6 +11,7 @@ import os
 import random
 import struct
 import subprocess
+import time
 import sys
 import tempfile
 import types
@@ -581,6 +582,36 @@ class ProcessTest(unittest.TestCase):
             # The test's outputs come first (with torch installed, what each call gave follows).
             self.assertEqual(rec["outputs"]["data_bytes"], 8)
             self.assertEqual(struct.unpack("<q", f.read()[:8])[0], 2)
+
+    def run_gated(self, go):
+        """Starts the runner with --go-fd before its request exists, then writes the request
+        and `go` (b"" closes the pipe with nothing)."""
+        req_fd = os.memfd_create("req")
+        res_fd = os.memfd_create("res")
+        go_read, go_write = os.pipe()
+        p = subprocess.Popen([sys.executable, "-I", RUNNER, "--request-fd", str(req_fd),
+                              "--result-fd", str(res_fd), "--go-fd", str(go_read)],
+                             pass_fds=(req_fd, res_fd, go_read))
+        os.close(go_read)
+        time.sleep(0.2)
+        self.assertIsNone(p.poll())  # waiting for its turn
+        os.pwrite(req_fd, json.dumps(self.req).encode(), 0)
+        if go:
+            os.write(go_write, go)
+        os.close(go_write)
+        self.assertEqual(p.wait(timeout=60), 0)
+        return r.read_fd(res_fd)
+
+    def test_a_gated_runner_waits_then_reads_its_request(self):
+        payload = self.run_gated(b"g")
+        rec = json.loads(payload.partition(b"\n")[0])
+        self.assertEqual(rec["status"], "ok", rec)
+        self.assertEqual(rec["nonce"], "abc")  # the request written after it started
+        self.assertIn("wait", rec["seconds"])
+        self.assertIn("preload", rec["seconds"])
+
+    def test_a_cancelled_runner_ends_without_a_report(self):
+        self.assertEqual(self.run_gated(b""), b"")
 
     def test_descriptors_are_read_closed_and_not_inherited(self):
         # The operator code lists its descriptors in a child process: the channel is not there.

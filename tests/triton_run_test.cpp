@@ -6,8 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <future>
 
 #include "core/input_error.h"
 #include "eval/triton_eval.h"
@@ -385,6 +387,35 @@ TEST_F(FakeRunner, OkCarriesOutputsAndTheLog) {
   EXPECT_TRUE(fs::exists(dir_ / "ws/candidate.py"));
 }
 
+// A run started ahead of its turn sees the request written when it is let go, not before, and
+// one that is cancelled ends without a report; the C++ side of python/kjudge_triton_runner.py's
+// --go-fd.
+TEST_F(FakeRunner, AGatedRunWaitsForItsRequest) {
+  TritonRunRequest q = request("#fake sites 2\n#fake time 2.0\ndef op(x): return x\n");
+  q.test = false;
+  q.time = true;
+  q.timing.reps = 4;
+  TritonGate gate(dir_ / "gated", q.code, q.test_code);
+  auto out = std::async(std::launch::async, [&] { return run_triton_gated(runner_, gate); });
+  // Still waiting after a while: nothing to read yet.
+  EXPECT_EQ(out.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout);
+  q.seed = 77;  // decided late, as the check plan is
+  ASSERT_TRUE(gate.release(q));
+  TritonRunOutcome o = out.get();
+  ASSERT_EQ(o.status, TritonRunStatus::ok) << o.detail << o.log;
+  EXPECT_EQ(o.sites.size(), 2u);
+  EXPECT_NE(o.log.find("seed 77"), std::string::npos) << o.log;
+  EXPECT_EQ(o.phase_seconds.count("wait"), 1u);
+  EXPECT_FALSE(gate.release(q));  // a gate opens once
+
+  TritonGate cancelled(dir_ / "cancelled", q.code, q.test_code);
+  auto gone = std::async(std::launch::async, [&] { return run_triton_gated(runner_, cancelled); });
+  cancelled.cancel();
+  TritonRunOutcome c = gone.get();
+  EXPECT_EQ(c.status, TritonRunStatus::crashed) << c.detail;
+  EXPECT_NE(c.detail.find("without a report"), std::string::npos) << c.detail;
+}
+
 TEST_F(FakeRunner, TimingSites) {
   TritonRunOutcome o = run("#fake sites 3\n#fake time 2.0", true);
   ASSERT_EQ(o.status, TritonRunStatus::ok) << o.detail;
@@ -667,6 +698,33 @@ TEST(TritonEval, SpeedupWithTheFakeRunner) {
   EXPECT_NEAR(res.results[1].speedup->estimate, 2.0, 1e-12);
   EXPECT_LE(res.results[1].speedup->low, 2.0);
   EXPECT_GE(res.results[1].speedup->high, 2.0);
+  {
+    // Every timing process is started ahead of its turn and waits at its gate (the fake
+    // reports a wait only then, and the progress lines show the phases); with --no-prestart
+    // none waits, and the figures are the same.
+    auto count_waits = [&](bool prestart) {
+      TritonEvalOptions o = opt;
+      o.prestart = prestart;
+      o.work_dir = opt.work_dir / (prestart ? "gated" : "serial");
+      std::vector<std::string> lines;
+      o.progress = [&](const std::string& l) { lines.push_back(l); };
+      TritonEvalResult again = evaluate_triton({jobs[1]}, o);
+      EXPECT_TRUE(again.results[0].speedup) << again.results[0].speedup_note;
+      if (again.results[0].speedup) {
+        EXPECT_NEAR(again.results[0].speedup->estimate, 2.0, 1e-12);
+      }
+      int timing = 0, waited = 0;
+      for (const std::string& l : lines)
+        if (l.find(" timing ") != std::string::npos) {
+          ++timing;
+          waited += l.find("wait 0.0") != std::string::npos;
+        }
+      EXPECT_EQ(timing, 10) << "1 warm-up and 4 timed rounds, 2 processes each";
+      return waited;
+    };
+    EXPECT_EQ(count_waits(true), 10);
+    EXPECT_EQ(count_waits(false), 0);
+  }
   // A wrong answer is never timed, whatever its speed.
   EXPECT_EQ(res.results[2].graded.verdict, TritonVerdict::mismatch);
   EXPECT_FALSE(res.results[2].speedup);

@@ -7,7 +7,10 @@
 #include <cctype>
 #include <cmath>
 #include <fstream>
+#include <future>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -47,10 +50,9 @@ void parallel(std::size_t n, int workers, const std::function<void(std::size_t)>
   for (auto& t : threads) t.join();
 }
 
-TritonRunOutcome run_one(const TritonEvalOptions& opt, const TritonOperator& op,
-                         const std::string& code, bool time, const std::string& ws_name,
-                         std::uint64_t perturb_seed = 0,
-                         const nlohmann::json& plan = nlohmann::json()) {
+TritonRunRequest make_request(const TritonEvalOptions& opt, const TritonOperator& op,
+                              const std::string& code, bool time, std::uint64_t perturb_seed = 0,
+                              const nlohmann::json& plan = nlohmann::json()) {
   TritonRunRequest req;
   req.code = code;
   req.test_code = op.test_code;
@@ -67,6 +69,15 @@ TritonRunOutcome run_one(const TritonEvalOptions& opt, const TritonOperator& op,
   req.zero_fill = !time && defect && defect->action == TritonDefectAction::zero_fill;
   if (!time && defect && defect->action == TritonDefectAction::entry_args)
     req.entry_args = TritonEntryArgs{defect->entry, defect->args};
+  return req;
+}
+
+TritonRunOutcome run_one(const TritonEvalOptions& opt, const TritonOperator& op,
+                         const std::string& code, bool time, const std::string& ws_name,
+                         std::uint64_t perturb_seed = 0,
+                         const nlohmann::json& plan = nlohmann::json()) {
+  const TritonRunRequest req = make_request(opt, op, code, time, perturb_seed, plan);
+  const TritonDefect* defect = find_triton_defect(opt.defects, op);
   const fs::path ws = opt.work_dir / ws_name;
   std::error_code ec;
   fs::remove_all(ws, ec);  // a leftover of an earlier run must not leak into this one
@@ -510,6 +521,97 @@ void check_process(
   }
 }
 
+// The timing processes of one job, in plan order. With opt.prestart, process i + 1 is started
+// while process i runs: it imports torch and triton, then waits on its gate (TritonGate) for
+// its request and the go, which it gets once process i has ended; so no two processes ever use
+// the GPU at once. Without it, or where a gate cannot be made, each starts on its turn.
+class TimedProcesses {
+ public:
+  TimedProcesses(const TritonEvalOptions& opt, const TritonJobResult& r, const std::string& base,
+                 const std::vector<PlannedRun>& plan)
+      : opt_(opt), r_(r), base_(base), plan_(plan) {}
+  TimedProcesses(const TimedProcesses&) = delete;
+  TimedProcesses& operator=(const TimedProcesses&) = delete;
+  ~TimedProcesses() {
+    if (!next_) return;
+    next_->gate->cancel();
+    next_->out.wait();
+    forget(next_->ws);
+  }
+
+  // Runs process i of the plan with `req` (its code must be process i's).
+  TritonRunOutcome run(std::size_t i, const TritonRunRequest& req) {
+    std::optional<Started> cur;
+    if (next_ && next_index_ == i) cur.swap(next_);
+    next_.reset();
+    if (opt_.prestart && !cur) cur = start(i);
+    if (opt_.prestart && i + 1 < plan_.size()) {
+      next_ = start(i + 1);
+      next_index_ = i + 1;
+    }
+    TritonRunOutcome o;
+    if (!cur) {
+      const fs::path ws = workspace(i);
+      std::error_code ec;
+      fs::remove_all(ws, ec);
+      o = run_triton(opt_.runner, req, ws);
+      forget(ws);
+    } else if (!cur->gate->release(req)) {
+      cur->out.wait();
+      o.status = TritonRunStatus::judge_error;
+      o.detail = "judge: cannot hand the timing process its request";
+      forget(cur->ws);
+    } else {
+      o = cur->out.get();
+      forget(cur->ws);
+    }
+    return o;
+  }
+
+ private:
+  struct Started {
+    std::unique_ptr<TritonGate> gate;
+    std::future<TritonRunOutcome> out;
+    fs::path ws;
+  };
+
+  fs::path workspace(std::size_t i) const {
+    const PlannedRun& p = plan_[i];
+    return opt_.work_dir / fmt::format("{}-{}-time-{}{}", base_,
+                                       p.who == 0 ? "ref" : fmt::format("s{}", r_.job.sample),
+                                       p.warmup ? "w" : "r", p.index);
+  }
+  void forget(const fs::path& ws) const {
+    std::error_code ec;
+    if (!opt_.keep_workspaces) fs::remove_all(ws, ec);
+  }
+  // Process i started and waiting at its gate; nullopt where the gate could not be made.
+  std::optional<Started> start(std::size_t i) const {
+    Started s;
+    s.ws = workspace(i);
+    std::error_code ec;
+    fs::remove_all(s.ws, ec);  // a leftover of an earlier run must not leak into this one
+    try {
+      const TritonOperator& op = *r_.job.op;
+      s.gate = std::make_unique<TritonGate>(
+          s.ws, plan_[i].who == 0 ? op.reference_code : r_.job.code, op.test_code);
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+    s.out = std::async(std::launch::async, [runner = &opt_.runner, gate = s.gate.get()] {
+      return run_triton_gated(*runner, *gate);
+    });
+    return s;
+  }
+
+  const TritonEvalOptions& opt_;
+  const TritonJobResult& r_;
+  std::string base_;
+  const std::vector<PlannedRun>& plan_;
+  std::optional<Started> next_;
+  std::size_t next_index_ = 0;
+};
+
 // Times reference and candidate in interleaved rounds (perf/interleave.h: pairs alternating
 // which side goes first, warm-up pairs first and discarded), one process each, and computes the
 // speedup over the timed rounds. Both sides' processes pay the same per-process costs (a fresh
@@ -529,6 +631,7 @@ void time_job(const TritonEvalOptions& opt, TritonJobResult& r, const TritonRunO
   for (auto& side : entries) side.resize(rounds.size());
   TritonTimedCheck& tc = r.timed_check.emplace();
   tc.perturb_seed = job_secret(opt);
+  TimedProcesses processes(opt, r, base, plan);
   nlohmann::json check_plan;             // from the reference's first process
   std::vector<TritonCallSite> expected;  // its sites: their outputs are the expected ones
   std::set<std::pair<std::size_t, std::size_t>> unstable;
@@ -540,10 +643,8 @@ void time_job(const TritonEvalOptions& opt, TritonJobResult& r, const TritonRunO
     const std::string what = fmt::format("{} {}{}", ref ? "reference" : "candidate",
                                          p.warmup ? "warm-up " : "round ", p.index);
     TritonRunOutcome o =
-        run_one(opt, *r.job.op, ref ? r.job.op->reference_code : r.job.code, true,
-                fmt::format("{}-{}-time-{}{}", base, ref ? "ref" : fmt::format("s{}", r.job.sample),
-                            p.warmup ? "w" : "r", p.index),
-                tc.perturb_seed, check_plan);
+        processes.run(i, make_request(opt, *r.job.op, ref ? r.job.op->reference_code : r.job.code,
+                                      true, tc.perturb_seed, check_plan));
     report(what + " timing", o);
     if (o.status != TritonRunStatus::ok) {
       r.speedup_note = fmt::format("the {} timing run failed: {}", what, o.detail);

@@ -45,6 +45,10 @@ struct TritonEvalOptions {
   TritonTiming timing;
   int rounds = 4;         // timed rounds per candidate: one reference and one candidate process
   int warmup_rounds = 1;  // rounds run first and discarded (clocks, caches, the file system)
+  // Each timing process after the first is started while the one before it runs, and imports
+  // torch and triton while it waits its turn (TritonGate): about 4.5 of a process's 7 s on the
+  // H100. Off: every process starts only when the one before it has ended.
+  bool prestart = true;
   // Run each operator's reference a second time (same seed) when no job runs the reference's
   // own code (--self does: its candidate run is that second run), to tell a reference that
   // disagrees with itself from a candidate's mismatch.

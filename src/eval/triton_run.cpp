@@ -1,5 +1,6 @@
 #include "eval/triton_run.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -472,40 +473,35 @@ void parse_runner_record(const std::string& channel, const std::string& nonce,
     throw InputError(source, 1, "", "status ok, yet neither outputs nor timing");
 }
 
-TritonRunOutcome run_triton(const TritonRunner& runner, const TritonRunRequest& req,
-                            const fs::path& workspace) {
-  TritonRunOutcome out;
-  const fs::path ws = fs::absolute(workspace);
-  const fs::path candidate = ws / "candidate.py";
-  const fs::path test = ws / "test.py";
-  std::optional<ResultChannel> request_channel, result_channel;
-  std::string nonce;
-  try {
-    fs::create_directories(ws);
-    write_file_cloexec(candidate, req.code);
-    write_file_cloexec(test, req.test_code);
-    request_channel.emplace("kjudge-triton-request");
-    result_channel.emplace("kjudge-triton-result");
-    nonce = result_channel->nonce();
-    const std::string body = triton_request_json(req, candidate, test, nonce).dump();
-    if (pwrite(request_channel->fd(), body.data(), body.size(), 0) !=
-        static_cast<ssize_t>(body.size()))
-      throw std::runtime_error("cannot write the request");
-  } catch (const std::exception& e) {
-    out.status = TritonRunStatus::judge_error;
-    out.detail = std::string("judge: cannot prepare the run: ") + e.what();
-    return out;
-  }
+namespace {
 
+// What a started runner is handed: its workspace, its files and its two channels.
+struct RunnerFiles {
+  fs::path ws, candidate, test;
+  ResultChannel* request = nullptr;
+  ResultChannel* result = nullptr;
+};
+
+void write_request(const RunnerFiles& f, const TritonRunRequest& req) {
+  const std::string body = triton_request_json(req, f.candidate, f.test, f.result->nonce()).dump();
+  if (pwrite(f.request->fd(), body.data(), body.size(), 0) != static_cast<ssize_t>(body.size()))
+    throw std::runtime_error("cannot write the request");
+}
+
+// Starts the runner on prepared files and reads its report; go_fd >= 0: the runner waits on it.
+TritonRunOutcome execute(const TritonRunner& runner, const RunnerFiles& f, int go_fd,
+                         double timeout_s) {
+  TritonRunOutcome out;
+  const fs::path& ws = f.ws;
   StepExtras extras;
-  extras.argv = {runner.python.executable,
-                 "-I",
-                 runner.script.string(),
-                 "--request-fd",
-                 std::to_string(request_channel->fd()),
-                 "--result-fd",
-                 std::to_string(result_channel->fd())};
-  extras.inherit_fds = {request_channel->fd(), result_channel->fd()};
+  extras.argv = {
+      runner.python.executable,        "-I",          runner.script.string(),        "--request-fd",
+      std::to_string(f.request->fd()), "--result-fd", std::to_string(f.result->fd())};
+  extras.inherit_fds = {f.request->fd(), f.result->fd()};
+  if (go_fd >= 0) {
+    extras.argv.insert(extras.argv.end(), {"--go-fd", std::to_string(go_fd)});
+    extras.inherit_fds.push_back(go_fd);
+  }
   extras.ro_paths = runner.python.ro_paths;
   extras.ro_paths.push_back(runner.script.parent_path());
   // Every cache the run writes stays in its own workspace: a Triton cache shared between runs
@@ -516,7 +512,7 @@ TritonRunOutcome run_triton(const TritonRunner& runner, const TritonRunRequest& 
                 "PYTHONUNBUFFERED=1"};
   if (runner.gpu >= 0) extras.env.push_back("CUDA_VISIBLE_DEVICES=" + std::to_string(runner.gpu));
   const std::string label = runner.python.executable + " " + runner.script.filename().string();
-  ProcessResult r = run_step(runner.step, runner.machine, label, ws, runner.timeout_s, extras);
+  ProcessResult r = run_step(runner.step, runner.machine, label, ws, timeout_s, extras);
   fill_from_process(r, out);
 
   if (!r.started) {
@@ -526,7 +522,7 @@ TritonRunOutcome run_triton(const TritonRunner& runner, const TritonRunRequest& 
   }
   if (r.timed_out) {
     out.status = TritonRunStatus::timeout;
-    out.detail = fmt::format("timed out after {:g} s", runner.timeout_s);
+    out.detail = fmt::format("timed out after {:g} s", timeout_s);
     return out;
   }
   if (!r.limit_exceeded.empty()) {
@@ -539,7 +535,7 @@ TritonRunOutcome run_triton(const TritonRunner& runner, const TritonRunRequest& 
     out.detail = fmt::format("killed by signal {}: {}", r.signal, last_line(r.output));
     return out;
   }
-  const std::string channel = result_channel->read_all();
+  const std::string channel = f.result->read_all();
   if (r.exit_code != 0 || channel.empty()) {
     // The runner always exits 0 after writing its report: anything else means the process
     // ended under it (os._exit in the operator code, a CUDA abort, a missing interpreter).
@@ -548,7 +544,7 @@ TritonRunOutcome run_triton(const TritonRunner& runner, const TritonRunRequest& 
     return out;
   }
   try {
-    parse_runner_record(channel, nonce, "the runner's report", out);
+    parse_runner_record(channel, f.result->nonce(), "the runner's report", out);
   } catch (const InputError& e) {
     out = TritonRunOutcome{};
     fill_from_process(r, out);
@@ -556,6 +552,80 @@ TritonRunOutcome run_triton(const TritonRunner& runner, const TritonRunRequest& 
     out.detail = std::string("the runner's report was refused: ") + e.what();
   }
   return out;
+}
+
+}  // namespace
+
+TritonRunOutcome run_triton(const TritonRunner& runner, const TritonRunRequest& req,
+                            const fs::path& workspace) {
+  std::optional<ResultChannel> request_channel, result_channel;
+  RunnerFiles f;
+  try {
+    f.ws = fs::absolute(workspace);
+    f.candidate = f.ws / "candidate.py";
+    f.test = f.ws / "test.py";
+    fs::create_directories(f.ws);
+    write_file_cloexec(f.candidate, req.code);
+    write_file_cloexec(f.test, req.test_code);
+    request_channel.emplace("kjudge-triton-request");
+    result_channel.emplace("kjudge-triton-result");
+    f.request = &*request_channel;
+    f.result = &*result_channel;
+    write_request(f, req);
+  } catch (const std::exception& e) {
+    TritonRunOutcome out;
+    out.status = TritonRunStatus::judge_error;
+    out.detail = std::string("judge: cannot prepare the run: ") + e.what();
+    return out;
+  }
+  return execute(runner, f, -1, runner.timeout_s);
+}
+
+TritonGate::TritonGate(const fs::path& workspace, const std::string& code,
+                       const std::string& test_code)
+    : ws_(fs::absolute(workspace)), candidate_(ws_ / "candidate.py"), test_(ws_ / "test.py") {
+  fs::create_directories(ws_);
+  write_file_cloexec(candidate_, code);
+  write_file_cloexec(test_, test_code);
+  request_ = std::make_unique<ResultChannel>("kjudge-triton-request");
+  result_ = std::make_unique<ResultChannel>("kjudge-triton-result");
+  int fds[2];
+  // Close-on-exec both: the runner gets the read end through inherit_fds alone, and no other
+  // process started meanwhile holds the write end (which would keep a cancel from reaching it).
+  if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("cannot make the go pipe");
+  go_read_ = fds[0];
+  go_write_ = fds[1];
+}
+
+TritonGate::~TritonGate() {
+  cancel();
+  if (go_read_ >= 0) close(go_read_);
+}
+
+bool TritonGate::release(const TritonRunRequest& req) {
+  if (go_write_ < 0) return false;
+  try {
+    write_request({ws_, candidate_, test_, request_.get(), result_.get()}, req);
+  } catch (const std::exception&) {
+    cancel();
+    return false;
+  }
+  const char go = 'g';
+  const bool ok = write(go_write_, &go, 1) == 1;
+  close(go_write_);
+  go_write_ = -1;
+  return ok;
+}
+
+void TritonGate::cancel() {
+  if (go_write_ >= 0) close(go_write_);
+  go_write_ = -1;
+}
+
+TritonRunOutcome run_triton_gated(const TritonRunner& runner, TritonGate& gate) {
+  const RunnerFiles f{gate.ws_, gate.candidate_, gate.test_, gate.request_.get(),
+                      gate.result_.get()};
+  return execute(runner, f, gate.go_read_, 2 * runner.timeout_s);
 }
 
 }  // namespace kjudge

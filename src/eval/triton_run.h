@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -205,5 +206,40 @@ struct TritonRunner {
 // Never throws for anything the operator code does; a judge fault is status judge_error.
 TritonRunOutcome run_triton(const TritonRunner& runner, const TritonRunRequest& req,
                             const std::filesystem::path& workspace);
+
+class ResultChannel;
+
+// A run started ahead of its turn (docs/triton.md, "Timing"): importing torch and triton takes
+// most of a timing process's 7 s on the H100, so the next process of a job's rounds starts
+// while the one before it is timing, imports, and waits on a pipe without touching the GPU.
+// release() hands it its request (known only then: the check plan comes from the first
+// process) and lets it go; cancel() ends it without a run. One thread runs run_triton_gated
+// while another releases or cancels.
+class TritonGate {
+ public:
+  // Makes the workspace with the code and test files, the channels and the pipe. Throws
+  // std::runtime_error or std::filesystem::filesystem_error.
+  TritonGate(const std::filesystem::path& workspace, const std::string& code,
+             const std::string& test_code);
+  ~TritonGate();
+  TritonGate(const TritonGate&) = delete;
+  TritonGate& operator=(const TritonGate&) = delete;
+
+  // Writes the request (its code must be the gate's) and the go byte; false, with the gate
+  // cancelled, when it cannot.
+  bool release(const TritonRunRequest& req);
+  // Closes the pipe with no go byte: the runner exits without a report.
+  void cancel();
+
+ private:
+  friend TritonRunOutcome run_triton_gated(const TritonRunner& runner, TritonGate& gate);
+  std::filesystem::path ws_, candidate_, test_;
+  std::unique_ptr<ResultChannel> request_, result_;
+  int go_read_ = -1, go_write_ = -1;
+};
+
+// Runs the runner of a gate: it waits for release() before it reads its request. Its timeout
+// is the runner's twice over (a turn can take a whole run to come). As run_triton otherwise.
+TritonRunOutcome run_triton_gated(const TritonRunner& runner, TritonGate& gate);
 
 }  // namespace kjudge
