@@ -769,6 +769,7 @@ TEST_F(TritonDefectsCli, EvalAppliesTheTableByDefault) {
   ASSERT_EQ(r.rc, 0) << r.out;
   json summary = json::parse(r.out.substr(r.out.find('{')));
   EXPECT_EQ(summary["options"]["keep_defective"], false);
+  EXPECT_EQ(summary["options"]["prestart"], false);  // one timing process at a time by default
   EXPECT_EQ(summary["totals"]["judged"], 4);
   EXPECT_EQ(summary["totals"]["excluded"], 1);
   EXPECT_EQ(summary["totals"]["exec_ok"], 4);

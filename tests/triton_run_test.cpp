@@ -700,7 +700,7 @@ TEST(TritonEval, SpeedupWithTheFakeRunner) {
   EXPECT_GE(res.results[1].speedup->high, 2.0);
   {
     // Every timing process is started ahead of its turn and waits at its gate (the fake
-    // reports a wait only then, and the progress lines show the phases); with --no-prestart
+    // reports a wait only then, and the progress lines show the phases); without --prestart
     // none waits, and the figures are the same.
     auto count_waits = [&](bool prestart) {
       TritonEvalOptions o = opt;

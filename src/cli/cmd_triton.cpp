@@ -308,7 +308,7 @@ void run_triton_eval(const TritonEvalArgs& a, int& rc) {
   opt.warmup_rounds = a.warmup_rounds;
   opt.check_references = !a.no_reference_check;
   if (a.keep_defective) opt.defects.clear();
-  opt.prestart = !a.no_prestart;
+  opt.prestart = a.prestart;
   if (!a.peaks.empty()) opt.peaks = read_gpu_peaks(a.peaks);
   opt.workers = a.workers;
   opt.keep_workspaces = a.keep_workspaces;
@@ -340,7 +340,7 @@ void run_triton_eval(const TritonEvalArgs& a, int& rc) {
         {"gpu", a.gpu},
         {"reference_check", !a.no_reference_check},
         {"keep_defective", a.keep_defective},
-        {"prestart", !a.no_prestart},
+        {"prestart", a.prestart},
         {"peaks",
          opt.peaks ? nlohmann::ordered_json{{"file", a.peaks},
                                             {"gpu", opt.peaks->gpu},
@@ -487,9 +487,10 @@ void add_triton_commands(CLI::App& app, int& rc) {
   e->add_option("--warmup-rounds", ev->warmup_rounds,
                 "Rounds run before the timed ones and discarded (default 1)")
       ->check(CLI::Range(0, 1000));
-  e->add_flag("--no-prestart", ev->no_prestart,
-              "Start each timing process only when the one before it has ended (by default the "
-              "next one imports torch and triton meanwhile, and waits to touch the GPU)");
+  e->add_flag("--prestart", ev->prestart,
+              "Start each timing process while the one before it runs: it imports torch and "
+              "triton meanwhile and waits to touch the GPU (faster sweeps; not yet shown to "
+              "leave self-speedups at 1.00, docs/triton.md)");
   e->add_option("--peaks", ev->peaks,
                 "JSON of python/kjudge_gpu_peaks.py measured on this GPU: with --speedup, each "
                 "timed candidate's achieved bytes/s and FLOP/s over the peaks (gpu_efficiency)");

@@ -10,11 +10,11 @@ void add_solutions_commands(CLI::App& app, int& rc);
 void add_run_commands(CLI::App& app, int& rc);  // validate, evaluate
 void add_doctor_command(CLI::App& app, int& rc);
 void add_generate_command(CLI::App& app, int& rc);
-void add_task_commands(CLI::App& app, int& rc);      // task run, build, new
+void add_task_commands(CLI::App& app, int& rc);  // task run, build, new
 void add_task_new_command(CLI::App* task, int& rc);
 void add_serve_commands(CLI::App& app, int& rc);  // serve, users
 void add_submit_command(CLI::App& app, int& rc);
-void add_report_command(CLI::App& app, int& rc);  // report, report --compare
+void add_report_command(CLI::App& app, int& rc);   // report, report --compare
 void add_triton_commands(CLI::App& app, int& rc);  // triton list, show
 
 }  // namespace kjudge

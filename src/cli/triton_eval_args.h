@@ -21,7 +21,7 @@ struct TritonEvalArgs {
   int rounds = 4;
   int warmup_rounds = 1;
   bool no_reference_check = false;
-  bool no_prestart = false;     // every timing process starts only on its turn
+  bool prestart = false;        // start each timing process while the one before it runs
   bool keep_defective = false;  // ignore the table of known test defects (eval/triton_defects.h)
   std::string peaks;
   std::string channel;
