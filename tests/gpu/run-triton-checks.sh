@@ -16,7 +16,8 @@
 #           (verdict, speedup, the check of every timed call), ok or DIFF, writes
 #           $OUT/triton-cheats.json (exit 1 on a DIFF). tests/cheats/run-device.sh runs it.
 # Usage: OUT=... tests/gpu/run-triton-checks.sh self|speed|bad|cheats [CHANNEL] [OPS...]
-#        (bad, cheats: ROUNDS=N timed rounds per candidate, default 4 for bad (two of each order: the t interval needs a degree of freedom left), 2 for cheats; bad, speed: PEAKS=FILE
+#        (bad, cheats: ROUNDS=N timed rounds per candidate, default 4 for bad: two of each
+#        order, so the t interval keeps a degree of freedom; 2 for cheats; bad, speed: PEAKS=FILE
 #        skips measuring them; KJUDGE=, DATA= another binary and data folder, e.g. for a dry run with
 #        the fake runner)
 set -uo pipefail
