@@ -664,6 +664,23 @@ class FT:
         return len(self.values)
 
 
+def kjfake_module():
+    """A folder on sys.path with a module `kjfake` whose FT is this file's: the operator and
+    test code of a whole run import it. Undone by forget_kjfake_module."""
+    d = tempfile.mkdtemp()
+    with open(os.path.join(d, "kjfake.py"), "w") as f:
+        f.write("import sys\nFT = sys.modules['__kjfake_ft__']\n")
+    sys.modules["__kjfake_ft__"] = FT
+    sys.path.insert(0, d)
+    return d
+
+
+def forget_kjfake_module(d):
+    sys.path.remove(d)
+    del sys.modules["__kjfake_ft__"]
+    sys.modules.pop("kjfake", None)
+
+
 class FakeOps:
     def __init__(self):
         self.made = []  # (seed, values) of every perturbed copy
@@ -1079,11 +1096,7 @@ class TimedCheckTest(unittest.TestCase):
         self.assertEqual(k, {"w": "kwargs.w", "n": 4})
 
     def test_a_whole_run_puts_every_output_in_one_blob_in_order(self):
-        d = tempfile.mkdtemp()
-        with open(os.path.join(d, "kjfake.py"), "w") as f:
-            f.write("import sys\nFT = sys.modules['__kjfake_ft__']\n")
-        sys.modules["__kjfake_ft__"] = FT
-        sys.path.insert(0, d)
+        d = kjfake_module()
         try:
             cand, tpath = os.path.join(d, "candidate.py"), os.path.join(d, "test.py")
             with open(cand, "w") as f:
@@ -1101,8 +1114,7 @@ class TimedCheckTest(unittest.TestCase):
                               "check": {"seed": SECRET, "tolerances": TOL}}}
             rec, data = r.run(req, (fake_torch(), None, FakeOps()))
         finally:
-            sys.path.remove(d)
-            del sys.modules["__kjfake_ft__"]
+            forget_kjfake_module(d)
         self.assertEqual(rec["status"], "ok", rec.get("error"))
         self.assertEqual(rec["outputs"]["data_bytes"], 16)  # the test's own: 2 Python floats
         # Then what each call gave in the test (its result and its tensor arguments after it).
@@ -1183,11 +1195,7 @@ class EntryArgsTest(unittest.TestCase):
     def run_inplace(self, entry_args, torch=True):
         """A run whose operator writes its output into its second argument and returns None,
         as context_attn_bloom's and matmul_kernel's do."""
-        d = tempfile.mkdtemp()
-        with open(os.path.join(d, "kjfake.py"), "w") as f:
-            f.write("import sys\nFT = sys.modules['__kjfake_ft__']\n")
-        sys.modules["__kjfake_ft__"] = FT
-        sys.path.insert(0, d)
+        d = kjfake_module()
         try:
             cand, tpath = os.path.join(d, "candidate.py"), os.path.join(d, "test.py")
             with open(cand, "w") as f:
@@ -1204,8 +1212,7 @@ class EntryArgsTest(unittest.TestCase):
                    "entry_args": entry_args}
             return r.run(req, (fake_torch(), None, FakeOps()) if torch else (None, None))
         finally:
-            sys.path.remove(d)
-            del sys.modules["__kjfake_ft__"]
+            forget_kjfake_module(d)
 
     def test_a_run_keeps_the_output_argument_after_each_call_and_says_so(self):
         rec, data = self.run_inplace(dict(self.KEEP, max_bytes=16))
