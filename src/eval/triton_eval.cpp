@@ -72,18 +72,25 @@ TritonRunRequest make_request(const TritonEvalOptions& opt, const TritonOperator
   return req;
 }
 
-TritonRunOutcome run_one(const TritonEvalOptions& opt, const TritonOperator& op,
-                         const std::string& code, bool time, const std::string& ws_name,
-                         std::uint64_t perturb_seed = 0,
-                         const nlohmann::json& plan = nlohmann::json()) {
-  const TritonRunRequest req = make_request(opt, op, code, time, perturb_seed, plan);
-  const TritonDefect* defect = find_triton_defect(opt.defects, op);
-  const fs::path ws = opt.work_dir / ws_name;
+// The workspace of a run: emptied before (a leftover of an earlier run must not leak into this
+// one), and removed after unless kept.
+void clear_workspace(const fs::path& ws) {
   std::error_code ec;
-  fs::remove_all(ws, ec);  // a leftover of an earlier run must not leak into this one
-  TritonRunOutcome out = run_triton(opt.runner, req, ws);
-  if (!opt.keep_workspaces) fs::remove_all(ws, ec);
-  if (!time && defect && defect->action == TritonDefectAction::skip_entries)
+  fs::remove_all(ws, ec);
+}
+void forget_workspace(const TritonEvalOptions& opt, const fs::path& ws) {
+  if (!opt.keep_workspaces) clear_workspace(ws);
+}
+
+// One test-mode run of `code` against the operator's test, in work_dir/ws_name.
+TritonRunOutcome run_one(const TritonEvalOptions& opt, const TritonOperator& op,
+                         const std::string& code, const std::string& ws_name) {
+  const fs::path ws = opt.work_dir / ws_name;
+  clear_workspace(ws);
+  TritonRunOutcome out = run_triton(opt.runner, make_request(opt, op, code, false), ws);
+  forget_workspace(opt, ws);
+  const TritonDefect* defect = find_triton_defect(opt.defects, op);
+  if (defect && defect->action == TritonDefectAction::skip_entries)
     remove_skipped_entries(defect->entries, out.outputs);
   return out;
 }
@@ -536,7 +543,7 @@ class TimedProcesses {
     if (!next_) return;
     next_->gate->cancel();
     next_->out.wait();
-    forget(next_->ws);
+    forget_workspace(opt_, next_->ws);
   }
 
   // Runs process i of the plan with `req` (its code must be process i's).
@@ -550,21 +557,18 @@ class TimedProcesses {
       next_index_ = i + 1;
     }
     TritonRunOutcome o;
+    const fs::path ws = cur ? cur->ws : workspace(i);
     if (!cur) {
-      const fs::path ws = workspace(i);
-      std::error_code ec;
-      fs::remove_all(ws, ec);
+      clear_workspace(ws);
       o = run_triton(opt_.runner, req, ws);
-      forget(ws);
     } else if (!cur->gate->release(req)) {
       cur->out.wait();
       o.status = TritonRunStatus::judge_error;
       o.detail = "judge: cannot hand the timing process its request";
-      forget(cur->ws);
     } else {
       o = cur->out.get();
-      forget(cur->ws);
     }
+    forget_workspace(opt_, ws);
     return o;
   }
 
@@ -581,16 +585,11 @@ class TimedProcesses {
                                        p.who == 0 ? "ref" : fmt::format("s{}", r_.job.sample),
                                        p.warmup ? "w" : "r", p.index);
   }
-  void forget(const fs::path& ws) const {
-    std::error_code ec;
-    if (!opt_.keep_workspaces) fs::remove_all(ws, ec);
-  }
   // Process i started and waiting at its gate; nullopt where the gate could not be made.
   std::optional<Started> start(std::size_t i) const {
     Started s;
     s.ws = workspace(i);
-    std::error_code ec;
-    fs::remove_all(s.ws, ec);  // a leftover of an earlier run must not leak into this one
+    clear_workspace(s.ws);
     try {
       const TritonOperator& op = *r_.job.op;
       s.gate = std::make_unique<TritonGate>(
@@ -873,7 +872,7 @@ TritonEvalResult evaluate_triton(const std::vector<TritonJob>& jobs, const Trito
   parallel(total, opt.workers, [&](std::size_t i) {
     if (i < ops.size()) {
       const TritonOperator& op = *ops[i];
-      refs[i] = run_one(opt, op, op.reference_code, false,
+      refs[i] = run_one(opt, op, op.reference_code,
                         fmt::format("{}-{}-ref", channel_name(op.channel), slug(op.name)));
       report(op_key(op) + " reference", refs[i]);
       return;
@@ -882,7 +881,7 @@ TritonEvalResult evaluate_triton(const std::vector<TritonJob>& jobs, const Trito
     const TritonJob& job = jobs[k];
     TritonJobResult& r = res.results[k];
     r.run = run_one(
-        opt, *job.op, job.code, false,
+        opt, *job.op, job.code,
         fmt::format("{}-{}-s{}", channel_name(job.op->channel), slug(job.op->name), job.sample));
     report(fmt::format("{} sample {}", op_key(*job.op), job.sample), r.run);
   });
@@ -908,7 +907,7 @@ TritonEvalResult evaluate_triton(const std::vector<TritonJob>& jobs, const Trito
   total += rerun.size();  // no run is reporting now: the first batch has finished
   parallel(rerun.size(), opt.workers, [&](std::size_t k) {
     const TritonOperator& op = *ops[rerun[k]];
-    reruns[k] = run_one(opt, op, op.reference_code, false,
+    reruns[k] = run_one(opt, op, op.reference_code,
                         fmt::format("{}-{}-ref2", channel_name(op.channel), slug(op.name)));
     report(op_key(op) + " reference (second run)", reruns[k]);
   });

@@ -473,23 +473,28 @@ void parse_runner_record(const std::string& channel, const std::string& nonce,
     throw InputError(source, 1, "", "status ok, yet neither outputs nor timing");
 }
 
-namespace {
+TritonRunFiles::TritonRunFiles(const fs::path& workspace, const std::string& code,
+                               const std::string& test_code)
+    : ws(fs::absolute(workspace)), candidate(ws / "candidate.py"), test(ws / "test.py") {
+  fs::create_directories(ws);
+  write_file_cloexec(candidate, code);
+  write_file_cloexec(test, test_code);
+  request = std::make_unique<ResultChannel>("kjudge-triton-request");
+  result = std::make_unique<ResultChannel>("kjudge-triton-result");
+}
 
-// What a started runner is handed: its workspace, its files and its two channels.
-struct RunnerFiles {
-  fs::path ws, candidate, test;
-  ResultChannel* request = nullptr;
-  ResultChannel* result = nullptr;
-};
+TritonRunFiles::~TritonRunFiles() = default;
 
-void write_request(const RunnerFiles& f, const TritonRunRequest& req) {
-  const std::string body = triton_request_json(req, f.candidate, f.test, f.result->nonce()).dump();
-  if (pwrite(f.request->fd(), body.data(), body.size(), 0) != static_cast<ssize_t>(body.size()))
+void TritonRunFiles::write_request(const TritonRunRequest& req) const {
+  const std::string body = triton_request_json(req, candidate, test, result->nonce()).dump();
+  if (pwrite(request->fd(), body.data(), body.size(), 0) != static_cast<ssize_t>(body.size()))
     throw std::runtime_error("cannot write the request");
 }
 
+namespace {
+
 // Starts the runner on prepared files and reads its report; go_fd >= 0: the runner waits on it.
-TritonRunOutcome execute(const TritonRunner& runner, const RunnerFiles& f, int go_fd,
+TritonRunOutcome execute(const TritonRunner& runner, const TritonRunFiles& f, int go_fd,
                          double timeout_s) {
   TritonRunOutcome out;
   const fs::path& ws = f.ws;
@@ -558,37 +563,22 @@ TritonRunOutcome execute(const TritonRunner& runner, const RunnerFiles& f, int g
 
 TritonRunOutcome run_triton(const TritonRunner& runner, const TritonRunRequest& req,
                             const fs::path& workspace) {
-  std::optional<ResultChannel> request_channel, result_channel;
-  RunnerFiles f;
+  std::optional<TritonRunFiles> files;
   try {
-    f.ws = fs::absolute(workspace);
-    f.candidate = f.ws / "candidate.py";
-    f.test = f.ws / "test.py";
-    fs::create_directories(f.ws);
-    write_file_cloexec(f.candidate, req.code);
-    write_file_cloexec(f.test, req.test_code);
-    request_channel.emplace("kjudge-triton-request");
-    result_channel.emplace("kjudge-triton-result");
-    f.request = &*request_channel;
-    f.result = &*result_channel;
-    write_request(f, req);
+    files.emplace(workspace, req.code, req.test_code);
+    files->write_request(req);
   } catch (const std::exception& e) {
     TritonRunOutcome out;
     out.status = TritonRunStatus::judge_error;
     out.detail = std::string("judge: cannot prepare the run: ") + e.what();
     return out;
   }
-  return execute(runner, f, -1, runner.timeout_s);
+  return execute(runner, *files, -1, runner.timeout_s);
 }
 
 TritonGate::TritonGate(const fs::path& workspace, const std::string& code,
                        const std::string& test_code)
-    : ws_(fs::absolute(workspace)), candidate_(ws_ / "candidate.py"), test_(ws_ / "test.py") {
-  fs::create_directories(ws_);
-  write_file_cloexec(candidate_, code);
-  write_file_cloexec(test_, test_code);
-  request_ = std::make_unique<ResultChannel>("kjudge-triton-request");
-  result_ = std::make_unique<ResultChannel>("kjudge-triton-result");
+    : files_(workspace, code, test_code) {
   int fds[2];
   // Close-on-exec both: the runner gets the read end through inherit_fds alone, and no other
   // process started meanwhile holds the write end (which would keep a cancel from reaching it).
@@ -605,7 +595,7 @@ TritonGate::~TritonGate() {
 bool TritonGate::release(const TritonRunRequest& req) {
   if (go_write_ < 0) return false;
   try {
-    write_request({ws_, candidate_, test_, request_.get(), result_.get()}, req);
+    files_.write_request(req);
   } catch (const std::exception&) {
     cancel();
     return false;
@@ -623,9 +613,7 @@ void TritonGate::cancel() {
 }
 
 TritonRunOutcome run_triton_gated(const TritonRunner& runner, TritonGate& gate) {
-  const RunnerFiles f{gate.ws_, gate.candidate_, gate.test_, gate.request_.get(),
-                      gate.result_.get()};
-  return execute(runner, f, gate.go_read_, 2 * runner.timeout_s);
+  return execute(runner, gate.files_, gate.go_read_, 2 * runner.timeout_s);
 }
 
 }  // namespace kjudge

@@ -209,6 +209,22 @@ TritonRunOutcome run_triton(const TritonRunner& runner, const TritonRunRequest& 
 
 class ResultChannel;
 
+// What a runner is started on: its workspace with the code and test files, and its two
+// channels (request, result). Made before the process starts; the request may be written later.
+struct TritonRunFiles {
+  // Throws std::runtime_error or std::filesystem::filesystem_error.
+  TritonRunFiles(const std::filesystem::path& workspace, const std::string& code,
+                 const std::string& test_code);
+  ~TritonRunFiles();
+  TritonRunFiles(const TritonRunFiles&) = delete;
+  TritonRunFiles& operator=(const TritonRunFiles&) = delete;
+  // Writes the request (its code must be these files'); throws std::runtime_error.
+  void write_request(const TritonRunRequest& req) const;
+
+  std::filesystem::path ws, candidate, test;
+  std::unique_ptr<ResultChannel> request, result;
+};
+
 // A run started ahead of its turn (docs/triton.md, "Timing"): importing torch and triton takes
 // most of a timing process's 7 s on the H100, so the next process of a job's rounds starts
 // while the one before it is timing, imports, and waits on a pipe without touching the GPU.
@@ -233,8 +249,7 @@ class TritonGate {
 
  private:
   friend TritonRunOutcome run_triton_gated(const TritonRunner& runner, TritonGate& gate);
-  std::filesystem::path ws_, candidate_, test_;
-  std::unique_ptr<ResultChannel> request_, result_;
+  TritonRunFiles files_;
   int go_read_ = -1, go_write_ = -1;
 };
 
