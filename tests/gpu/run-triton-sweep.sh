@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Issue 8's self-speedup sweep on the GPU machine (after scripts/gpu-bundle; carry `bundle`):
+# every selected operator of CHANNEL judged against itself with --speedup (4 timed rounds and 1
+# warm-up round, one timing process at a time), a few operators per `kjudge triton eval`, until
+# the call's wall budget is spent. A device call is at most 10 minutes, so the sweep goes over
+# several calls: each prints `NEXT START=N` for the next one. The progress lines (each speedup
+# as it comes) are kept beside every run's folder, so an invocation cut at the budget still
+# leaves its figures; tests/gpu/triton-sweep-summary.py gathers them.
+# Usage: OUT=... [START=1] [GROUP=3] [BUDGET=575] [OPS_FILE=f] [SKIP="a b"] [PEAKS=f]
+#        tests/gpu/run-triton-sweep.sh [CHANNEL]
+#   OPS_FILE  operator names, one a line (default: `kjudge triton list CHANNEL` minus SKIP);
+#   SKIP      operators left out of the default list (default: the G references that fail in
+#             torch 2.11 / triton 3.6, docs/gpu-runs.md);
+#   PEAKS     a peaks file (python/kjudge_gpu_peaks.py) for the GPU efficiency figures.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+export PATH="$PWD/bundle/bwrap/root/usr/bin:/usr/local/cuda/bin:$PATH"
+py=${PY:-/opt/torch/.venv/bin/python3}
+k=${KJUDGE:-bundle/kjudge}
+data=${DATA:-bundle/datasets/tritonbench}
+out=${OUT:-/tmp}/sweep
+channel=${1:-G}
+T0=$(date +%s)
+budget=${BUDGET:-575}
+group=${GROUP:-3}
+i=${START:-1}
+mkdir -p "$out"
+skip=${SKIP-sgmv_expand_slice chunk_retention_ops chunk_gla_fwd int8_dequant_matmul fp4_to_bf16_conversion triton_linear_activation}
+if [ -n "${OPS_FILE:-}" ]; then
+  mapfile -t ops < <(grep -v '^\s*$' "$OPS_FILE")
+else
+  mapfile -t ops < <("$k" triton list "$data" --channel "$channel" --json |
+    "$py" -c 'import json,sys; skip=set(sys.argv[1].split()); [print(o["name"]) for o in json.load(sys.stdin) if o["name"] not in skip]' "$skip")
+fi
+peaks=(); [ -n "${PEAKS:-}" ] && peaks=(--peaks "$PEAKS")
+echo "${#ops[@]} operators; from $i, $group per invocation, $budget s"
+# An operator takes about 75 s (10 timing processes of 6-8 s, and its checks); slower ones
+# are cut at the budget with their progress lines kept.
+while [ "$i" -le ${#ops[@]} ]; do
+  left=$((budget - ($(date +%s) - T0)))
+  g=$group
+  while [ $g -gt 0 ] && [ $left -lt $((75 * g + 20)) ]; do g=$((g - 1)); done
+  [ $g -eq 0 ] && break
+  args=(); names=""
+  for o in "${ops[@]:$((i - 1)):$g}"; do args+=(--operator "$o"); names="$names $o"; done
+  d="$out/$i"; s=$(date +%s)
+  timeout -k 5 "$left" "$k" triton eval "$data" --self --channel "$channel" "${args[@]}" \
+    --speedup --rounds "${ROUNDS:-4}" --warmup-rounds 1 "${peaks[@]}" --python "$py" \
+    --timeout 150 --out "$d" --json > "$d.json" 2> "$d.err"
+  rc=$?
+  echo "[$i]$names: exit $rc in $(($(date +%s) - s)) s"
+  grep -E "speedup|failed|timed out" "$d.err" | cut -c1-170
+  i=$((i + g))
+done
+echo "NEXT START=$i (elapsed $(($(date +%s) - T0)) s)"
+nvidia-smi --query-gpu=name,temperature.gpu,clocks.sm,power.draw --format=csv,noheader
