@@ -7,6 +7,7 @@ table and the counts; --json FILE writes the rows.
 
 Usage: triton-sweep-summary.py [--json FILE] FOLDER..."""
 import argparse
+import gzip
 import json
 import os
 import re
@@ -17,7 +18,7 @@ FIGURE = re.compile(r"^(?P<e>[0-9.]+) \[(?P<lo>[0-9.]+), (?P<hi>[0-9.]+)\]")
 
 
 def from_results(path, rows):
-    with open(path) as f:
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
         for line in f:
             if not line.strip():
                 continue
@@ -45,9 +46,6 @@ def from_progress(path, rows):
             if not m:
                 continue
             op, rest = m.group("op"), m.group("rest")
-            if op in rows and rows[op]["source"].endswith("results.jsonl") and \
-                    os.path.dirname(rows[op]["source"]) == path[:-len(".err")]:
-                continue  # the same invocation's results.jsonl says more
             row = {"operator": op, "channel": m.group("ch"), "verdict": None, "source": path,
                    "host_bound": None}
             f2 = FIGURE.match(rest)
@@ -69,12 +67,12 @@ def main():
         found = []
         for root, _, files in os.walk(folder):
             for name in files:
-                if name == "results.jsonl" or name.endswith(".err"):
+                if name in ("results.jsonl", "results.jsonl.gz") or name.endswith(".err"):
                     found.append(os.path.join(root, name))
         # Progress lines first, then the results that supersede them, each in name order.
         for p in sorted(x for x in found if x.endswith(".err")):
             from_progress(p, rows)
-        for p in sorted(x for x in found if x.endswith("results.jsonl")):
+        for p in sorted(x for x in found if not x.endswith(".err")):
             from_results(p, rows)
     timed = [r for r in rows.values() if "estimate" in r]
     holds = [r for r in timed if r["low"] <= 1.0 <= r["high"]]
