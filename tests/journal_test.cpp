@@ -61,5 +61,43 @@ TEST(Journal, RefusesAFileThatIsNotAJournal) {
   EXPECT_THROW(Journal(d / "r.jsonl", nullptr), std::runtime_error);
 }
 
+// The generic journal under both: what its owner's reader refuses, a line it never sees.
+TEST(JsonLinesJournal, HandsBackCompleteLinesAndCutsWhatIsNotWhole) {
+  testing::TempDir d;
+  const auto path = d / "j.jsonl";
+  {
+    JsonLinesJournal j(path, nullptr);
+    j.append(nlohmann::json{{"n", 1}});
+    j.append(nlohmann::ordered_json{{"z", 2}, {"a", "bad \xff byte"}});  // replaced, not thrown
+  }
+  const std::string whole = testing::read_text(path);
+  EXPECT_EQ(whole.find("{\"z\":2,\"a\":"), whole.find('\n') + 1) << whole;  // order kept
+  // A last line without its newline is never handed to the reader, even when it parses.
+  testing::write_text(path, whole + "\n{\"n\": 3}");
+  std::vector<std::pair<int, std::string>> seen;
+  auto collect = [&](const std::string& line, int lineno) { seen.emplace_back(lineno, line); };
+  { JsonLinesJournal j(path, collect); }
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0].first, 1);
+  EXPECT_EQ(seen[1].first, 2);  // the blank line after it is skipped
+  EXPECT_EQ(testing::read_text(path), whole + "\n");
+
+  // A last line the reader refuses is dropped as torn; one before others is an error.
+  auto refuse_z = [](const std::string& line, int) {
+    if (line.find("\"z\"") != std::string::npos) throw std::runtime_error("no z here");
+  };
+  testing::write_text(path, whole);
+  { JsonLinesJournal j(path, refuse_z); }
+  EXPECT_EQ(testing::read_text(path), whole.substr(0, whole.find('\n') + 1));
+  testing::write_text(path, whole + "{\"n\": 4}\n");
+  try {
+    JsonLinesJournal j(path, refuse_z);
+    ADD_FAILURE() << "no throw";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("j.jsonl:2"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("no z here"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace kjudge
