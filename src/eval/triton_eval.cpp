@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cctype>
 #include <cmath>
+#include <condition_variable>
+#include <deque>
+#include <exception>
 #include <fstream>
 #include <future>
 #include <memory>
@@ -38,17 +40,77 @@ std::string slug(const std::string& s) {
   return out;
 }
 
-// Runs fn(0..n-1) on `workers` threads.
-void parallel(std::size_t n, int workers, const std::function<void(std::size_t)>& fn) {
-  std::atomic<std::size_t> next{0};
-  std::vector<std::thread> threads;
-  const std::size_t count = std::max<std::size_t>(1, std::min<std::size_t>(workers, n));
-  for (std::size_t t = 0; t < count; ++t)
-    threads.emplace_back([&] {
-      for (std::size_t i = next++; i < n; i = next++) fn(i);
-    });
-  for (auto& t : threads) t.join();
-}
+// Test-mode runs on up to `workers` threads, in the order queued. A task may queue more while
+// the queue runs (an operator's second reference run, once its first batch has ended): in front,
+// so that what was begun ends, and is written, before more is started.
+class RunQueue {
+ public:
+  explicit RunQueue(int workers) : workers_(std::max(1, workers)) {}
+
+  void push_back(std::function<void()> task) { push(std::move(task), false); }
+  void push_front(std::function<void()> task) { push(std::move(task), true); }
+
+  // Runs every task, those queued meanwhile included, and returns when all have ended. The
+  // first exception a task throws is rethrown here, once the tasks in flight have ended; no
+  // task starts after it.
+  void run() {
+    std::size_t threads;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      threads = std::min<std::size_t>(static_cast<std::size_t>(workers_), tasks_.size());
+    }
+    std::vector<std::thread> pool;
+    for (std::size_t t = 0; t < threads; ++t) pool.emplace_back([this] { work(); });
+    for (auto& t : pool) t.join();
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  void push(std::function<void()> task, bool front) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (front)
+        tasks_.push_front(std::move(task));
+      else
+        tasks_.push_back(std::move(task));
+    }
+    cv_.notify_one();
+  }
+
+  void work() {
+    for (;;) {
+      std::function<void()> task;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        // Idle while others run: one of them may queue more.
+        cv_.wait(lock, [&] { return error_ || !tasks_.empty() || running_ == 0; });
+        if (error_ || tasks_.empty()) break;
+        task = std::move(tasks_.front());
+        tasks_.pop_front();
+        ++running_;
+      }
+      try {
+        task();
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (!error_) error_ = std::current_exception();
+      }
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        --running_;
+      }
+      cv_.notify_all();
+    }
+    cv_.notify_all();
+  }
+
+  int workers_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> tasks_;
+  std::size_t running_ = 0;
+  std::exception_ptr error_;
+};
 
 TritonRunRequest make_request(const TritonEvalOptions& opt, const TritonOperator& op,
                               const std::string& code, bool time, std::uint64_t perturb_seed = 0,
@@ -832,6 +894,14 @@ nlohmann::ordered_json entry_args_json(const TritonDefect& d, const TritonRunOut
 TritonEvalResult evaluate_triton(const std::vector<TritonJob>& jobs, const TritonEvalOptions& opt) {
   TritonEvalResult res;
   res.results.resize(jobs.size());
+  // What the caller is handed as soon as it is final (opt.on_reference, opt.on_result), one
+  // call at a time.
+  std::mutex out_mu;
+  auto emit = [&](const TritonJobResult& r) {
+    if (!opt.on_result) return;
+    std::lock_guard<std::mutex> lock(out_mu);
+    opt.on_result(r);
+  };
   // Known test defects (eval/triton_defects.h): an excluded operator is not run at all, and its
   // candidates get the verdict `excluded`, which counts in no accuracy.
   std::vector<std::size_t> to_run;  // the jobs that are run
@@ -848,19 +918,45 @@ TritonEvalResult evaluate_triton(const std::vector<TritonJob>& jobs, const Trito
       if (d->action == TritonDefectAction::exclude) {
         r.graded.verdict = TritonVerdict::excluded;
         r.detail = "not run: the operator's own test is broken (a known test defect): " + d->reason;
+        if (opt.speedup) r.speedup_note = "not timed: the operator is excluded";
+        emit(r);
         continue;
       }
     }
     to_run.push_back(k);
   }
-  // One task per operator's reference and one per candidate, all independent in test mode.
-  std::vector<const TritonOperator*> ops;
-  for (std::size_t k : to_run)
-    if (std::find(ops.begin(), ops.end(), jobs[k].op) == ops.end()) ops.push_back(jobs[k].op);
-  std::vector<TritonRunOutcome> refs(ops.size());
-  // The runs the progress lines count; the references' second runs are added once known.
+
+  // Per operator: its reference's run and its candidates' test runs, all independent; once they
+  // have all ended, the reference's second run where one is needed, then the check and the
+  // grades. So each operator is judged as soon as its own runs are done, not after everyone's.
+  struct OperatorRuns {
+    const TritonOperator* op = nullptr;
+    std::vector<std::size_t> jobs;       // its jobs that run, in the jobs' order
+    std::optional<std::size_t> self;     // the first of them running the reference's own code
+    TritonRunOutcome reference, second;  // second: the reference's second run, where made
+    std::size_t left = 0;                // test runs not yet ended
+  };
+  std::vector<OperatorRuns> ops;
+  std::map<const TritonOperator*, std::size_t> op_index;
+  for (std::size_t k : to_run) {
+    auto [it, added] = op_index.emplace(jobs[k].op, ops.size());
+    if (added) {
+      ops.emplace_back();
+      ops.back().op = jobs[k].op;
+      ops.back().left = 1;  // the reference's run
+    }
+    OperatorRuns& o = ops[it->second];
+    o.jobs.push_back(k);
+    ++o.left;
+    // A job running the reference's own code (--self) is the reference's second run already.
+    if (!o.self && jobs[k].code == o.op->reference_code) o.self = k;
+  }
+  // The runs the progress lines count. A second reference run is counted in advance for each
+  // operator without a self job, and taken out again when its reference fails.
   std::size_t total = ops.size() + to_run.size();
-  std::atomic<std::size_t> done{0};
+  if (opt.check_references)
+    for (const OperatorRuns& o : ops) total += o.self ? 0 : 1;
+  std::size_t done = 0;
   std::mutex progress_mu;
   auto report = [&](const std::string& what, const TritonRunOutcome& o) {
     if (!opt.progress) return;
@@ -869,81 +965,105 @@ TritonEvalResult evaluate_triton(const std::vector<TritonJob>& jobs, const Trito
                              triton_run_status_name(o.status), o.seconds, phases_text(o),
                              o.detail.empty() ? "" : ": " + o.detail.substr(0, 160)));
   };
-  parallel(total, opt.workers, [&](std::size_t i) {
-    if (i < ops.size()) {
-      const TritonOperator& op = *ops[i];
-      refs[i] = run_one(opt, op, op.reference_code,
-                        fmt::format("{}-{}-ref", channel_name(op.channel), slug(op.name)));
-      report(op_key(op) + " reference", refs[i]);
-      return;
-    }
-    const std::size_t k = to_run[i - ops.size()];
-    const TritonJob& job = jobs[k];
-    TritonJobResult& r = res.results[k];
-    r.run = run_one(
-        opt, *job.op, job.code,
-        fmt::format("{}-{}-s{}", channel_name(job.op->channel), slug(job.op->name), job.sample));
-    report(fmt::format("{} sample {}", op_key(*job.op), job.sample), r.run);
-  });
-  for (std::size_t i = 0; i < ops.size(); ++i) res.references[op_key(*ops[i])] = refs[i];
-
-  // The second run of each reference that ran: a job running the reference's own code (--self)
-  // is one already; otherwise, with check_references, one more test-mode run.
-  std::vector<const TritonRunOutcome*> second(ops.size(), nullptr);
-  std::vector<std::string> second_name(ops.size());
-  std::vector<std::size_t> rerun;
-  for (std::size_t i = 0; i < ops.size(); ++i) {
-    for (const TritonJobResult& r : res.results)
-      if (r.graded.verdict != TritonVerdict::excluded && r.job.op == ops[i] &&
-          r.job.code == ops[i]->reference_code) {
-        second[i] = &r.run;
-        second_name[i] = "self candidate";
-        break;
-      }
-    if (!second[i] && opt.check_references && refs[i].status == TritonRunStatus::ok)
-      rerun.push_back(i);
-  }
-  std::vector<TritonRunOutcome> reruns(rerun.size());
-  total += rerun.size();  // no run is reporting now: the first batch has finished
-  parallel(rerun.size(), opt.workers, [&](std::size_t k) {
-    const TritonOperator& op = *ops[rerun[k]];
-    reruns[k] = run_one(opt, op, op.reference_code,
-                        fmt::format("{}-{}-ref2", channel_name(op.channel), slug(op.name)));
-    report(op_key(op) + " reference (second run)", reruns[k]);
-  });
-  for (std::size_t k = 0; k < rerun.size(); ++k) {
-    second[rerun[k]] = &reruns[k];
-    second_name[rerun[k]] = "second reference run";
-  }
-  for (std::size_t i = 0; i < ops.size(); ++i) {
-    const TritonDefect* d = find_triton_defect(opt.defects, *ops[i]);
-    res.checks[op_key(*ops[i])] =
-        check_reference(refs[i], second[i], second_name[i],
-                        d ? std::optional<TritonDefect>(*d) : std::optional<TritonDefect>());
-  }
   // What each call gave in test mode matters to the grading where the reference's test result
   // holds no tensor (compared_on entry_calls), and to the timed calls' check (not_compared): it
   // is let go as soon as nothing needs it.
   auto release = [](TritonRunOutcome& o) { std::vector<TritonCallOutput>().swap(o.call_outputs); };
-  for (TritonRunOutcome& o : reruns) release(o);
-  for (TritonJobResult& r : res.results) {
-    if (r.graded.verdict == TritonVerdict::excluded) continue;
-    const std::string key = op_key(*r.job.op);
-    grade(r, res.references[key], res.checks[key]);
-    if (!opt.speedup || r.graded.verdict != TritonVerdict::pass) release(r.run);
-  }
-  if (!opt.speedup)
-    for (auto& [key, ref] : res.references) release(ref);
+
+  std::mutex res_mu;  // res.references and res.checks, filled as operators end
+  // The operator's check and grades, handed out as soon as they are known: its reference line
+  // first, then each candidate that is not to be timed (the timed ones once timed, below).
+  auto finish = [&](OperatorRuns& o, const TritonRunOutcome* second, const std::string& name) {
+    const std::string key = op_key(*o.op);
+    const TritonDefect* d = find_triton_defect(opt.defects, *o.op);
+    TritonReferenceCheck check =
+        check_reference(o.reference, second, name,
+                        d ? std::optional<TritonDefect>(*d) : std::optional<TritonDefect>());
+    release(o.second);
+    TritonRunOutcome* ref = nullptr;
+    TritonReferenceCheck* checked = nullptr;
+    {
+      // std::map: what other operators insert meanwhile moves none of these.
+      std::lock_guard<std::mutex> lock(res_mu);
+      ref = &(res.references[key] = std::move(o.reference));
+      checked = &(res.checks[key] = std::move(check));
+    }
+    for (std::size_t k : o.jobs) {
+      TritonJobResult& r = res.results[k];
+      grade(r, *ref, *checked);
+      if (!opt.speedup || r.graded.verdict != TritonVerdict::pass) release(r.run);
+      if (opt.speedup && r.graded.verdict != TritonVerdict::pass)
+        r.speedup_note = "not timed: only correct candidates are";
+    }
+    {
+      std::lock_guard<std::mutex> lock(out_mu);
+      if (opt.on_reference) opt.on_reference(*o.op, *ref, *checked, d);
+      for (std::size_t k : o.jobs) {
+        const TritonJobResult& r = res.results[k];
+        if (!opt.speedup || r.graded.verdict != TritonVerdict::pass)
+          if (opt.on_result) opt.on_result(r);
+      }
+    }
+    if (!opt.speedup) release(*ref);
+  };
+
+  RunQueue queue(opt.workers);
+  // The second run of a reference that ran: a job running the reference's own code (--self) is
+  // one already; otherwise, with check_references, one more test-mode run.
+  auto settle = [&](OperatorRuns& o) {
+    if (o.self) {
+      finish(o, &res.results[*o.self].run, "self candidate");
+      return;
+    }
+    if (opt.check_references && o.reference.status == TritonRunStatus::ok) {
+      queue.push_front([&] {
+        o.second =
+            run_one(opt, *o.op, o.op->reference_code,
+                    fmt::format("{}-{}-ref2", channel_name(o.op->channel), slug(o.op->name)));
+        report(op_key(*o.op) + " reference (second run)", o.second);
+        finish(o, &o.second, "second reference run");
+      });
+      return;
+    }
+    finish(o, nullptr, "");
+  };
+  std::mutex left_mu;
+  auto ended = [&](OperatorRuns& o) {  // one of the operator's test runs has ended
+    bool last = false;
+    {
+      std::lock_guard<std::mutex> lock(left_mu);
+      last = --o.left == 0;
+    }
+    if (last) settle(o);
+  };
+  for (OperatorRuns& o : ops)
+    queue.push_back([&] {
+      o.reference =
+          run_one(opt, *o.op, o.op->reference_code,
+                  fmt::format("{}-{}-ref", channel_name(o.op->channel), slug(o.op->name)));
+      if (opt.check_references && !o.self && o.reference.status != TritonRunStatus::ok) {
+        std::lock_guard<std::mutex> lock(progress_mu);
+        --total;  // its second run, counted in advance, is not made: the reference failed
+      }
+      report(op_key(*o.op) + " reference", o.reference);
+      ended(o);
+    });
+  for (std::size_t k : to_run)
+    queue.push_back([&, k] {
+      const TritonJob& job = jobs[k];
+      TritonJobResult& r = res.results[k];
+      r.run = run_one(
+          opt, *job.op, job.code,
+          fmt::format("{}-{}-s{}", channel_name(job.op->channel), slug(job.op->name), job.sample));
+      report(fmt::format("{} sample {}", op_key(*job.op), job.sample), r.run);
+      ended(ops[op_index.at(job.op)]);
+    });
+  queue.run();
 
   if (opt.speedup) {
-    // One process at a time: a timed run holds the GPU alone.
+    // One process at a time, after every test run: a timed run holds the GPU alone.
     for (TritonJobResult& r : res.results) {
-      if (r.graded.verdict != TritonVerdict::pass) {
-        r.speedup_note = r.graded.verdict == TritonVerdict::excluded
-                             ? "not timed: the operator is excluded"
-                             : "not timed: only correct candidates are";
-        continue;
-      }
+      if (r.graded.verdict != TritonVerdict::pass) continue;  // handed out above
       const std::string key = op_key(*r.job.op);
       time_job(opt, r, res.references[key],
                fmt::format("{}-{}", channel_name(r.job.op->channel), slug(r.job.op->name)),
@@ -960,6 +1080,7 @@ TritonEvalResult evaluate_triton(const std::vector<TritonJob>& jobs, const Trito
                                      ? fmt::format("{:.3f} [{:.3f}, {:.3f}]", r.speedup->estimate,
                                                    r.speedup->low, r.speedup->high)
                                      : r.speedup_note));
+      emit(r);
     }
   }
   std::vector<TritonGraded> graded;

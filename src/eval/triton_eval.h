@@ -2,7 +2,8 @@
 // Judging Triton candidates: every operator's reference and every candidate run once in test
 // mode (in parallel), the reference checked against a second run of itself, outputs compared,
 // and, with speedup on, reference and each correct candidate timed one process at a time in
-// interleaved rounds. Writes nothing itself: the command (cmd_triton.cpp) writes the run dir.
+// interleaved rounds. Writes nothing itself: it hands each result out as soon as it is final
+// (TritonEvalOptions::on_result), and the command (cmd_triton.cpp) journals it in the run dir.
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -38,6 +39,9 @@ struct GpuPeaks {
 // Reads the script's JSON; throws InputError naming the file and field when it is not one.
 GpuPeaks read_gpu_peaks(const std::filesystem::path& file);
 
+struct TritonJobResult;
+struct TritonReferenceCheck;
+
 struct TritonEvalOptions {
   TritonRunner runner;
   std::uint64_t seed = 20251122;
@@ -64,6 +68,17 @@ struct TritonEvalOptions {
   // (--keep-defective).
   std::vector<TritonDefect> defects = triton_defects();
   std::function<void(const std::string&)> progress;  // one line per finished run
+  // Called once per job as soon as its result is final: graded, and timed where it is timed
+  // (an excluded operator's jobs at once; the others when their operator's test runs and its
+  // reference check have ended; a correct candidate with speedup on once timed). Never two
+  // calls at once (of this and on_reference), but from the judge's worker threads. A throw
+  // stops the run: evaluate_triton rethrows it once the runs in flight have ended.
+  std::function<void(const TritonJobResult&)> on_result;
+  // Called once per operator that ran, as soon as its reference check is settled, before any
+  // of its jobs' on_result; `defect` is the row applied to it, or null.
+  std::function<void(const TritonOperator&, const TritonRunOutcome& reference,
+                     const TritonReferenceCheck& check, const TritonDefect* defect)>
+      on_reference;
 };
 
 // The check of a candidate's timed calls (docs/triton.md, "Every timed output checked"): each
