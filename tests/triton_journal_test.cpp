@@ -1,12 +1,17 @@
-// Triton results as soon as they are final: evaluate_triton handing each result out once it is
-// graded (and timed), with the fake runner (tests/fixtures/fake_triton_runner.py).
+// Triton results as soon as they are final, and the journals a killed run leaves: evaluate_triton
+// handing each result out once it is graded (and timed), with the fake runner
+// (tests/fixtures/fake_triton_runner.py); results.jsonl and references.jsonl lines read back for
+// the summary; TritonJournal reopening a run directory. `kjudge triton eval --resume` end to end
+// is in triton_cli_test.cpp.
+#include "eval/triton_journal.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <fstream>
 #include <mutex>
 
-#include "eval/triton_eval.h"
+#include "core/input_error.h"
 #include "test_util.h"
 
 namespace kjudge {
@@ -198,6 +203,132 @@ TEST(TritonResultsAsTheyEnd, AThrowingHandlerEndsTheRun) {
   } catch (const std::runtime_error& e) {
     EXPECT_STREQ(e.what(), "disk full");
   }
+}
+
+// What results.jsonl and references.jsonl hold, read back, gives the summary the results gave:
+// verdicts, exceptions, reference failures, unstable and empty references, speedups and the
+// work of GPU efficiency.
+TEST(TritonReadBack, TheSummaryOfLinesReadBackIsTheSummaryOfTheResults) {
+  TempDir dir;
+  TritonOperator timed = make_op("timed", "#fake ok\n#fake time 1.0\n#fake bytes 1000\n", 1);
+  TritonOperator unstable = make_op("unstable", "#fake random\n", 2);
+  TritonOperator empty = make_op("empty", "#fake none\n", 3);
+  TritonOperator broken = make_op("broken", "#fake error\n", 4);
+  TritonEvalOptions opt = fake_options(dir);
+  opt.speedup = true;
+  opt.timing.reps = 5;
+  opt.rounds = 2;
+  opt.warmup_rounds = 0;
+  std::vector<TritonJob> jobs = {
+      {&timed, "#fake ok\n#fake time 0.5\n#fake bytes 1000\n", 0, "fast"},
+      {&timed, "#fake error\n", 1, "raises"},
+      {&timed, "#fake ok 2\n", 2, "wrong"},
+      {&unstable, "#fake ok\n", 0, "u"},
+      {&empty, "#fake none\n", 0, "e"},
+      {&broken, "#fake ok\n", 0, "b"}};
+  TritonEvalResult res = evaluate_triton(jobs, opt);
+  ASSERT_TRUE(res.results[0].efficiency.is_object()) << res.results[0].efficiency_note;
+  const json info = {{"data_dir", "x"}};
+  const json expected = triton_summary_json(res, info);
+  EXPECT_EQ(expected["reference_unstable"].size(), 1u);
+  EXPECT_EQ(expected["reference_failures"].size(), 1u);
+  EXPECT_EQ(expected["work"].size(), 1u);
+
+  TritonEvalResult back;
+  for (const TritonJobResult& r : res.results)
+    back.results.push_back(triton_result_from_json(triton_result_json(r), r.job));
+  const std::vector<const TritonOperator*> ops = {&timed, &unstable, &empty, &broken};
+  for (const TritonOperator* op : ops) {
+    const std::string key = "G/" + op->name;
+    auto [ref, check] = triton_reference_from_json(
+        triton_reference_json(*op, res.references.at(key), &res.checks.at(key)));
+    back.references.emplace(key, std::move(ref));
+    back.checks.emplace(key, std::move(check));
+  }
+  std::vector<TritonGraded> graded;
+  for (const TritonJobResult& r : back.results) graded.push_back(r.graded);
+  back.scores = score_triton(graded);
+  const json got = triton_summary_json(back, info);
+  EXPECT_EQ(got, expected) << json::diff(expected, got).dump();
+
+  // A line that is not one names the field.
+  json line = triton_result_json(res.results[0]);
+  line["verdict"] = "splendid";
+  try {
+    triton_result_from_json(line, jobs[0]);
+    ADD_FAILURE() << "no throw";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("verdict"), std::string::npos) << e.what();
+  }
+}
+
+// A run directory reopened: what is done, a torn last line dropped, the references' latest
+// line per operator, and a line of another run refused.
+TEST(TritonJournalFiles, ReopenedItSaysWhatIsDone) {
+  TempDir dir;
+  TritonOperator a = make_op("a", "#fake ok\n", 1);
+  TritonOperator b = make_op("b", "#fake ok\n", 2);
+  std::vector<TritonJob> jobs = {
+      {&a, "#fake ok\n", 0, "1"}, {&a, "#fake ok 2\n", 1, "2"}, {&b, "#fake ok\n", 0, "3"}};
+  EXPECT_EQ(triton_candidate_key(jobs[1]), "G/a#1");
+  TritonEvalOptions opt = fake_options(dir);
+  const fs::path run = dir / "run";
+  fs::create_directories(run);
+  {
+    TritonJournal journal(run, jobs);
+    EXPECT_EQ(journal.earlier(), 0u);
+    EXPECT_EQ(journal.todo(jobs).size(), 3u);
+    opt.on_result = [&](const TritonJobResult& r) { journal.append(r); };
+    opt.on_reference = [&](const TritonOperator& op, const TritonRunOutcome& ref,
+                           const TritonReferenceCheck& check,
+                           const TritonDefect* d) { journal.append_reference(op, ref, check, d); };
+    evaluate_triton({jobs[0], jobs[1]}, opt);  // b is left for later
+  }
+  // A kill in the middle of the next line.
+  std::string text = kjudge::testing::read_text(run / "results.jsonl");
+  ASSERT_EQ(std::count(text.begin(), text.end(), '\n'), 2);
+  kjudge::testing::write_text(run / "results.jsonl", text + "{\"schema_version\": 1, \"oper");
+  {
+    TritonJournal journal(run, jobs);
+    EXPECT_EQ(journal.earlier(), 2u);
+    std::vector<TritonJob> todo = journal.todo(jobs);
+    ASSERT_EQ(todo.size(), 1u);
+    EXPECT_EQ(todo[0].op, &b);
+    EXPECT_EQ(kjudge::testing::read_text(run / "results.jsonl"), text);  // the torn line cut
+    opt.on_result = [&](const TritonJobResult& r) { journal.append(r); };
+    opt.on_reference = [&](const TritonOperator& op, const TritonRunOutcome& ref,
+                           const TritonReferenceCheck& check,
+                           const TritonDefect* d) { journal.append_reference(op, ref, check, d); };
+    TritonEvalResult res = evaluate_triton(todo, opt);
+    journal.finish_references(jobs);
+    journal.add_earlier(res, opt.defects);
+    EXPECT_EQ(res.results.size(), 3u);
+    EXPECT_EQ(res.scores.all.judged, 3u);
+    EXPECT_EQ(res.scores.all.exec_ok, 2u);
+    EXPECT_EQ(res.references.size(), 2u);  // a's read back, b's this run's
+    EXPECT_EQ(res.checks.at("G/a").status, "stable");
+  }
+  std::vector<json> results = kjudge::testing::read_jsonl(run / "results.jsonl");
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[2]["operator"], "b");
+  std::vector<json> refs = kjudge::testing::read_jsonl(run / "references.jsonl");
+  ASSERT_EQ(refs.size(), 2u);  // one per operator, in the jobs' order
+  EXPECT_EQ(refs[0]["operator"], "a");
+  EXPECT_EQ(refs[1]["operator"], "b");
+
+  // Another run's journal: a candidate this run does not have.
+  std::vector<TritonJob> other = {jobs[0], jobs[2]};
+  try {
+    TritonJournal journal(run, other);
+    ADD_FAILURE() << "no throw";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("results.jsonl:2"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("G/a#1 is no candidate of this run"), std::string::npos)
+        << e.what();
+  }
+  // A line that is not a result, before others: not ours.
+  kjudge::testing::write_text(run / "results.jsonl", "{\"hello\": 1}\n" + text);
+  EXPECT_THROW(TritonJournal(run, jobs), InputError);
 }
 
 }  // namespace

@@ -223,6 +223,16 @@ std::string_view triton_verdict_name(TritonVerdict v) {
   return "?";
 }
 
+std::optional<TritonVerdict> triton_verdict_from_name(std::string_view name) {
+  // The enumerators count up from 0, and the first value past them has no name.
+  for (int i = 0;; ++i) {
+    const auto v = static_cast<TritonVerdict>(i);
+    const std::string_view n = triton_verdict_name(v);
+    if (n == "?") return std::nullopt;
+    if (n == name) return v;
+  }
+}
+
 void TritonTally::add(const TritonGraded& g) {
   ++verdicts[std::string(triton_verdict_name(g.verdict))];
   if (g.verdict == TritonVerdict::judge_error) {

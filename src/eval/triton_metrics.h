@@ -79,6 +79,8 @@ enum class TritonVerdict {
 };
 
 std::string_view triton_verdict_name(TritonVerdict v);
+// The verdict of a name triton_verdict_name gives; nullopt for any other.
+std::optional<TritonVerdict> triton_verdict_from_name(std::string_view name);
 
 struct TritonGraded {
   std::string op;       // operator name

@@ -325,6 +325,16 @@ std::string_view triton_run_status_name(TritonRunStatus s) {
   return "?";
 }
 
+std::optional<TritonRunStatus> triton_run_status_from_name(std::string_view name) {
+  // The enumerators count up from 0, and the first value past them has no name.
+  for (int i = 0;; ++i) {
+    const auto s = static_cast<TritonRunStatus>(i);
+    const std::string_view n = triton_run_status_name(s);
+    if (n == "?") return std::nullopt;
+    if (n == name) return s;
+  }
+}
+
 nlohmann::json triton_request_json(const TritonRunRequest& req, const fs::path& candidate_path,
                                    const fs::path& test_path, const std::string& nonce) {
   nlohmann::json modes = nlohmann::json::array();

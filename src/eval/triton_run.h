@@ -141,6 +141,8 @@ enum class TritonRunStatus {
 };
 
 std::string_view triton_run_status_name(TritonRunStatus s);
+// The status of a name triton_run_status_name gives; nullopt for any other.
+std::optional<TritonRunStatus> triton_run_status_from_name(std::string_view name);
 
 struct TritonRunError {
   std::string stage;  // setup, syntax, import, test_syntax, call, result, time, runner
