@@ -2,9 +2,15 @@
 // torch (tests/fixtures/fake_triton_runner.py): the run directory's files, the exit codes, and
 // solutions files that are wrong in one field each.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <thread>
 
 #include "core/tritonbench.h"
 #include "schema_validator.h"
@@ -44,6 +50,18 @@ class TritonEvalCli : public ::testing::Test {
     }
     return out;
   }
+  // results.jsonl's lines by candidate ("G/add_example#0"): the file holds them in the order
+  // they were judged. Each candidate once.
+  std::map<std::string, json> by_candidate(const std::vector<json>& results) const {
+    std::map<std::string, json> out;
+    for (const json& r : results) {
+      const std::string key = r["channel"].get<std::string>() + "/" +
+                              r["operator"].get<std::string>() + "#" +
+                              std::to_string(r["sample"].get<int>());
+      EXPECT_TRUE(out.emplace(key, r).second) << key << " twice";
+    }
+    return out;
+  }
   TempDir dir_;
 };
 
@@ -57,13 +75,18 @@ TEST_F(TritonEvalCli, SelfWritesTheRunDirectory) {
   EXPECT_EQ(summary["totals"]["exec_ok"], 2);
   EXPECT_EQ(summary["by_channel"]["T"]["call_accuracy"], 1.0);
   EXPECT_EQ(summary["env"]["torch"], "fake");
-  std::vector<json> results = lines("results.jsonl");
-  ASSERT_EQ(results.size(), 2u);
-  EXPECT_EQ(results[0]["operator"], "add_example");
-  EXPECT_EQ(results[0]["verdict"], "pass");
-  EXPECT_EQ(results[0]["comparison"]["compared"], 1);
-  EXPECT_EQ(results[1]["channel"], "T");
-  EXPECT_EQ(lines("references.jsonl").size(), 2u);
+  std::vector<json> lines_in_file = lines("results.jsonl");
+  ASSERT_EQ(lines_in_file.size(), 2u);
+  std::map<std::string, json> results = by_candidate(lines_in_file);
+  ASSERT_EQ(results.count("G/add_example#0"), 1u);
+  EXPECT_EQ(results["G/add_example#0"]["verdict"], "pass");
+  EXPECT_EQ(results["G/add_example#0"]["comparison"]["compared"], 1);
+  EXPECT_EQ(results.count("T/torch.div#0"), 1u);
+  // references.jsonl: one line per operator, in the order they were selected.
+  std::vector<json> refs = lines("references.jsonl");
+  ASSERT_EQ(refs.size(), 2u);
+  EXPECT_EQ(refs[0]["operator"], "add_example");
+  EXPECT_EQ(refs[1]["operator"], "torch.div");
   EXPECT_TRUE(fs::exists(dir_ / "run/summary.json"));
   EXPECT_FALSE(fs::exists(dir_ / "run/work"));
 }
@@ -78,24 +101,27 @@ TEST_F(TritonEvalCli, SolutionsWithSpeedupAndTheTable) {
   ASSERT_EQ(r.rc, 0) << r.out;
   EXPECT_NE(r.out.find("GROUP"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("2.000 (1)"), std::string::npos) << r.out;  // G's speedup geomean
-  std::vector<json> results = lines("results.jsonl");
-  ASSERT_EQ(results.size(), 3u);
-  EXPECT_EQ(results[0]["verdict"], "pass");
-  EXPECT_DOUBLE_EQ(results[0]["speedup"]["estimate"].get<double>(), 2.0);
-  EXPECT_EQ(results[0]["origin"], (dir_ / "sol.jsonl").string() + ":1");
-  EXPECT_EQ(results[1]["verdict"], "mismatch");
-  EXPECT_EQ(results[1]["sample"], 1);
-  EXPECT_EQ(results[2]["verdict"], "call_error");
-  EXPECT_EQ(results[2]["sample"], 4);
-  EXPECT_EQ(results[2]["exception_type"], "NameError");
+  std::vector<json> lines_in_file = lines("results.jsonl");
+  ASSERT_EQ(lines_in_file.size(), 3u);
+  // In the order judged: the timed candidate last, once timed.
+  EXPECT_EQ(lines_in_file[2]["sample"], 0);
+  std::map<std::string, json> by = by_candidate(lines_in_file);
+  const json timed = by["G/add_example#0"], wrong = by["G/add_example#1"],
+             raises = by["T/torch.div#4"];
+  EXPECT_EQ(timed["verdict"], "pass");
+  EXPECT_DOUBLE_EQ(timed["speedup"]["estimate"].get<double>(), 2.0);
+  EXPECT_EQ(timed["origin"], (dir_ / "sol.jsonl").string() + ":1");
+  EXPECT_EQ(wrong["verdict"], "mismatch");
+  EXPECT_EQ(raises["verdict"], "call_error");
+  EXPECT_EQ(raises["exception_type"], "NameError");
   // Failure classes per result and per channel and difficulty in the summary.
-  EXPECT_TRUE(results[0]["failure"]["class"] == "none") << results[0];
-  EXPECT_EQ(results[1]["failure"]["class"], "result_mismatch");
-  EXPECT_EQ(results[2]["failure"]["class"], "name_reference");
-  EXPECT_EQ(results[2]["failure"]["cause"], "NameError");
+  EXPECT_TRUE(timed["failure"]["class"] == "none") << timed;
+  EXPECT_EQ(wrong["failure"]["class"], "result_mismatch");
+  EXPECT_EQ(raises["failure"]["class"], "name_reference");
+  EXPECT_EQ(raises["failure"]["cause"], "NameError");
   // Timed in interleaved rounds: 4 by default, the first reference-first.
-  ASSERT_EQ(results[0]["timing"]["rounds"].size(), 4u);
-  EXPECT_EQ(results[0]["timing"]["rounds"][0]["first"], "reference");
+  ASSERT_EQ(timed["timing"]["rounds"].size(), 4u);
+  EXPECT_EQ(timed["timing"]["rounds"][0]["first"], "reference");
   std::vector<json> refs = lines("references.jsonl");
   ASSERT_EQ(refs.size(), 2u);  // one per operator
   // No self job here: each reference ran a second time to check it agrees with itself.
@@ -212,6 +238,145 @@ TEST_F(TritonEvalCli, BadSolutionsNameTheLineAndField) {
   r = run_capture(base() + "--self --operator no_such_op");
   EXPECT_EQ(r.rc, 2) << r.out;
   EXPECT_NE(r.out.find("no operator 'no_such_op'"), std::string::npos) << r.out;
+}
+
+// Each candidate's line is in results.jsonl as soon as it is judged: a run killed with -9 while
+// one operator's candidate still runs keeps the other operator's, and --resume judges only
+// what is missing (neither add_example's reference nor its candidate runs again).
+TEST_F(TritonEvalCli, AKilledRunKeepsWhatWasJudgedAndResumes) {
+  std::ofstream(dir_ / "sol.jsonl")
+      << json{{"operator", "add_example"}, {"code", "#fake ok\n"}}.dump() << "\n"
+      << json{{"operator", "torch.div"}, {"code", "#fake ok\n#fake slow 4\n"}}.dump() << "\n";
+  const std::string cmd = base() + "--solutions " + (dir_ / "sol.jsonl").string();
+  const fs::path results = dir_ / "run/results.jsonl";
+  pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    execl("/bin/sh", "sh", "-c", (cmd + " >" + (dir_ / "first.log").string() + " 2>&1").c_str(),
+          nullptr);
+    _exit(127);
+  }
+  // Kill it hard once add_example's line is there (torch.div's candidate sleeps 4 s).
+  bool alive = false;
+  for (int i = 0; i < 300; ++i) {
+    if (fs::exists(results) && kjudge::testing::read_jsonl(results).size() >= 1) {
+      alive = waitpid(pid, nullptr, WNOHANG) == 0;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  kill(-pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  EXPECT_TRUE(alive) << "the run ended before its first line was seen";
+  std::vector<json> before = lines("results.jsonl");
+  ASSERT_EQ(before.size(), 1u);
+  EXPECT_EQ(before[0]["operator"], "add_example");
+  EXPECT_EQ(before[0]["verdict"], "pass");
+  EXPECT_EQ(lines("references.jsonl").size(), 1u);      // add_example's, journalled with it
+  EXPECT_FALSE(fs::exists(dir_ / "run/summary.json"));  // written at the end
+
+  // An existing results.jsonl is another run's unless --resume says to finish it.
+  auto again = run_capture(cmd);
+  EXPECT_EQ(again.rc, 2) << again.out;
+  EXPECT_NE(again.out.find(results.string()), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find("pass --resume"), std::string::npos) << again.out;
+
+  auto r = run_capture(cmd + " --resume --json");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("1 of 2 candidates already judged"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("G/add_example reference"), std::string::npos) << "run again: " << r.out;
+  EXPECT_EQ(r.out.find("G/add_example sample"), std::string::npos) << "run again: " << r.out;
+  EXPECT_NE(r.out.find("T/torch.div sample 0"), std::string::npos) << r.out;
+  std::vector<json> after = lines("results.jsonl");
+  ASSERT_EQ(after.size(), 2u);
+  EXPECT_EQ(after[0], before[0]);  // kept as it was
+  EXPECT_EQ(after[1]["operator"], "torch.div");
+  EXPECT_EQ(after[1]["verdict"], "pass");
+  std::vector<json> refs = lines("references.jsonl");
+  ASSERT_EQ(refs.size(), 2u);  // one per operator, in the jobs' order
+  EXPECT_EQ(refs[0]["operator"], "add_example");
+  EXPECT_EQ(refs[0]["self_check"]["status"], "stable");
+  EXPECT_EQ(refs[1]["operator"], "torch.div");
+  // The summary is over both runs' results.
+  json summary = json::parse(r.out.substr(r.out.find("{\n")));
+  EXPECT_EQ(summary["totals"]["judged"], 2);
+  EXPECT_EQ(summary["totals"]["exec_ok"], 2);
+  EXPECT_EQ(summary["resumed"]["earlier_results"], 1);
+  EXPECT_EQ(summary["by_operator"]["G/add_example"]["judged"], 1);
+  std::ifstream run_json(dir_ / "run/run.json");
+  json run = json::parse(run_json);
+  EXPECT_EQ(run["kind"], "kjudge-triton-run");
+  EXPECT_EQ(run["identity"]["jobs"], 2);
+  EXPECT_EQ(run["resumed_at"].size(), 1u);
+
+  // Resumed once more: nothing left to run, the same summary.
+  auto done = run_capture(cmd + " --resume --json");
+  ASSERT_EQ(done.rc, 0) << done.out;
+  EXPECT_NE(done.out.find("2 of 2 candidates already judged"), std::string::npos) << done.out;
+  EXPECT_EQ(done.out.find("sample 0"), std::string::npos) << done.out;
+  EXPECT_EQ(lines("results.jsonl").size(), 2u);
+  EXPECT_EQ(lines("references.jsonl").size(), 2u);
+  json summary2 = json::parse(done.out.substr(done.out.find("{\n")));
+  EXPECT_EQ(summary2["totals"], summary["totals"]);
+  EXPECT_EQ(summary2["reference_unchecked"], summary["reference_unchecked"]);
+}
+
+// --resume finishes the run it was started as, or refuses, naming what differs.
+TEST_F(TritonEvalCli, ResumeRefusesAnotherRun) {
+  const std::string cmd = base() + "--self --operator add_example";
+  auto first = run_capture(cmd);
+  ASSERT_EQ(first.rc, 0) << first.out;
+  auto refused = [&](const std::string& more, const std::string& what) {
+    auto r = run_capture(cmd + " --resume " + more);
+    EXPECT_EQ(r.rc, 2) << more << ": " << r.out;
+    EXPECT_NE(r.out.find((dir_ / "run/run.json").string()), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(what), std::string::npos) << more << ": " << r.out;
+  };
+  refused("--seed 7", "--seed (was 20251122, now 7)");
+  refused("--operator torch.div",
+          "--operator (was [\"add_example\"], now [\"add_example\",\"torch.div\"])");
+  refused("--speedup", "--speedup (was false, now true)");
+  refused("--keep-defective", "--keep-defective");
+  std::ofstream(dir_ / "sol.jsonl") << json{{"operator", "add_example"}, {"code", "x"}}.dump();
+  auto other = run_capture(base() + "--operator add_example --resume --solutions " +
+                           (dir_ / "sol.jsonl").string());
+  EXPECT_EQ(other.rc, 2) << other.out;
+  EXPECT_NE(other.out.find("--self, --solutions or --llm-generated"), std::string::npos)
+      << other.out;
+  // Not a kjudge triton eval run (no run.json): refused, nothing judged.
+  fs::remove(dir_ / "run/run.json");
+  refused("", "missing");
+  EXPECT_EQ(lines("results.jsonl").size(), 1u);
+}
+
+// A torn last line (a write cut by kill -9) is dropped and its candidate judged again; a line
+// that is not a result, followed by others, is not ours.
+TEST_F(TritonEvalCli, ResumeDropsATornLastLine) {
+  const std::string cmd = base() + "--self --operator add_example --operator torch.div";
+  auto first = run_capture(cmd);
+  ASSERT_EQ(first.rc, 0) << first.out;
+  std::vector<json> results = lines("results.jsonl");
+  ASSERT_EQ(results.size(), 2u);
+  const std::string text = kjudge::testing::read_text(dir_ / "run/results.jsonl");
+  const std::string first_line = text.substr(0, text.find('\n') + 1);
+  const std::string kept = results[0]["operator"].get<std::string>();
+  const std::string torn = results[1]["operator"].get<std::string>();
+  const std::string second_line = text.substr(first_line.size());
+  kjudge::testing::write_text(dir_ / "run/results.jsonl",
+                              first_line + second_line.substr(0, second_line.size() / 2));
+  auto r = run_capture(cmd + " --resume");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("1 of 2 candidates already judged"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("/" + kept + " sample"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("/" + torn + " sample"), std::string::npos) << r.out;
+  std::vector<json> after = lines("results.jsonl");  // every line whole
+  ASSERT_EQ(after.size(), 2u);
+  EXPECT_EQ(after[1]["operator"], torn);
+
+  kjudge::testing::write_text(dir_ / "run/results.jsonl", "{oops\n" + text);
+  auto bad = run_capture(cmd + " --resume");
+  EXPECT_NE(bad.rc, 0) << bad.out;
+  EXPECT_NE(bad.out.find("results.jsonl:1"), std::string::npos) << bad.out;
 }
 
 TEST_F(TritonEvalCli, AnInterpreterThatDoesNotRunIsAnEnvironmentError) {

@@ -80,6 +80,23 @@ TEST_F(TritonEvaluate, ATritonPackIsJudgedByTheTritonJudge) {
   EXPECT_EQ(r.out.find("reference"), std::string::npos) << r.out;
 }
 
+// --resume finishes a Triton run as `kjudge triton eval --resume` does (triton_cli_test.cpp).
+TEST_F(TritonEvaluate, ResumeFinishesATritonRun) {
+  ASSERT_EQ(run_capture(evaluate((dir_ / "sol.jsonl").string(), "-q")).rc, 0);
+  auto again = run_capture(evaluate((dir_ / "sol.jsonl").string()));
+  EXPECT_EQ(again.rc, 2) << again.out;
+  EXPECT_NE(again.out.find("pass --resume"), std::string::npos) << again.out;
+  auto r = run_capture(evaluate((dir_ / "sol.jsonl").string(), "--resume --json"));
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("2 of 2 candidates already judged"), std::string::npos) << r.out;
+  json summary = json::parse(r.out.substr(r.out.find("{\n")));
+  EXPECT_EQ(summary["totals"]["judged"], 2);
+  // With another filter it is another run.
+  auto other = run_capture(evaluate((dir_ / "sol.jsonl").string(), "--resume --benchmark"));
+  EXPECT_EQ(other.rc, 2) << other.out;
+  EXPECT_NE(other.out.find("--speedup (was false, now true)"), std::string::npos) << other.out;
+}
+
 TEST_F(TritonEvaluate, OptionsWithoutMeaningForTritonAreRefusedByName) {
   auto refused = [&](const std::string& more, const std::string& what) {
     auto r = run_capture(evaluate((dir_ / "sol.jsonl").string(), more));
@@ -88,7 +105,7 @@ TEST_F(TritonEvaluate, OptionsWithoutMeaningForTritonAreRefusedByName) {
     EXPECT_FALSE(fs::exists(dir_ / "run/results.jsonl")) << more;
   };
   refused("-k 1,3", "-k cannot apply to Triton operators");
-  refused("--resume --no-cache", "--resume, --no-cache cannot apply");
+  refused("--no-cache --retries 3", "--no-cache, --retries cannot apply");
   refused("--executor slurm", "--executor slurm cannot apply");
   refused("--gpus 0,1", "the Triton judge runs on one GPU");
   refused("--group X", "'X' is not a TritonBench channel");

@@ -8,12 +8,12 @@
 #include <cstdlib>
 #include <ctime>
 #include <nlohmann/json.hpp>
-#include <set>
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/step_options.h"
 #include "cli/triton_eval_args.h"
+#include "cli/triton_run_json.h"
 #include "core/input_error.h"
 #include "core/llm_generated.h"
 #include "core/time_stamp.h"
@@ -21,6 +21,7 @@
 #include "eval/codebleu.h"
 #include "eval/triton_defects.h"
 #include "eval/triton_eval.h"
+#include "eval/triton_journal.h"
 #include "eval/triton_solutions.h"
 #include "run/cloexec_file.h"
 
@@ -315,6 +316,34 @@ void run_triton_eval(const TritonEvalArgs& a, int& rc) {
   const fs::path run_dir =
       a.out.empty() ? fs::path("kjudge-runs") / ("triton-" + run_stamp(std::time(nullptr), false))
                     : fs::path(a.out);
+  // The run directory's journals (eval/triton_journal.h): each candidate's line is written as
+  // soon as it is judged. One left by an earlier run is finished with --resume, never mixed
+  // with another run's: run.json says what that run judges.
+  const fs::path results_path = run_dir / "results.jsonl";
+  const nlohmann::ordered_json identity = triton_run_identity(a, jobs);
+  const bool resuming = a.resume && fs::exists(results_path);
+  if (fs::exists(results_path) && !a.resume)
+    throw InputError(results_path.string(), 0, "",
+                     "holds an earlier run's results; pass --resume to finish that run, or "
+                     "choose another --out");
+  if (resuming) check_triton_run_identity(run_dir, identity);
+  fs::create_directories(run_dir);
+  write_triton_run_json(run_dir, identity, resuming);
+  TritonJournal journal(run_dir, jobs);
+  const std::vector<TritonJob> todo = journal.todo(jobs);
+  if (resuming) {
+    // What a killed run left in flight is of no use now.
+    std::error_code ec;
+    if (!a.keep_workspaces) fs::remove_all(run_dir / "work", ec);
+    if (!a.quiet)
+      fmt::print(stderr, "kjudge: resuming {}: {} of {} candidates already judged\n",
+                 run_dir.string(), journal.earlier(), jobs.size());
+  }
+  opt.on_result = [&journal](const TritonJobResult& r) { journal.append(r); };
+  opt.on_reference = [&journal](const TritonOperator& op, const TritonRunOutcome& ref,
+                                const TritonReferenceCheck& check, const TritonDefect* defect) {
+    journal.append_reference(op, ref, check, defect);
+  };
   fs::create_directories(run_dir / "work");
   opt.work_dir = fs::absolute(run_dir / "work");
   // Progress goes to stderr, so it stays on beside --json (a long timed run that is cut off
@@ -376,27 +405,15 @@ void run_triton_eval(const TritonEvalArgs& a, int& rc) {
                              {"without_code", std::move(no_code)}};
   }
 
-  TritonEvalResult res = evaluate_triton(jobs, opt);
+  if (resuming) info["resumed"] = {{"earlier_results", journal.earlier()}};
+
+  // results.jsonl is written as the candidates are judged; references.jsonl is put in the
+  // jobs' order at the end, and the summary covers the earlier runs' results too.
+  TritonEvalResult res = evaluate_triton(todo, opt);
+  journal.finish_references(jobs);
+  journal.add_earlier(res, opt.defects);
   nlohmann::ordered_json summary = triton_summary_json(res, info);
   if (a.codebleu) summary["codebleu"] = codebleu_json(a, jobs, bench);
-
-  std::string results, references;
-  for (const TritonJobResult& r : res.results) results += triton_result_json(r).dump() + "\n";
-  std::set<std::string> written;  // one line per operator, in the jobs' order
-  for (const TritonJob& j : jobs) {
-    const std::string key = std::string(channel_name(j.op->channel)) + "/" + j.op->name;
-    auto it = res.references.find(key);
-    if (it == res.references.end() || !written.insert(key).second) continue;
-    auto check = res.checks.find(key);
-    auto defect = res.defects.find(key);
-    references += triton_reference_json(*j.op, it->second,
-                                        check == res.checks.end() ? nullptr : &check->second,
-                                        defect == res.defects.end() ? nullptr : &defect->second)
-                      .dump() +
-                  "\n";
-  }
-  write_file_cloexec(run_dir / "results.jsonl", results);
-  write_file_cloexec(run_dir / "references.jsonl", references);
   write_file_cloexec(run_dir / "summary.json", summary.dump(2) + "\n");
   if (!opt.keep_workspaces) {
     std::error_code ec;
@@ -406,7 +423,7 @@ void run_triton_eval(const TritonEvalArgs& a, int& rc) {
     fmt::print("{}\n", summary.dump(2));
   } else if (!a.quiet) {
     print_table(summary);
-    fmt::print("results: {}\n", (run_dir / "results.jsonl").string());
+    fmt::print("results: {}\n", results_path.string());
   }
   rc = res.scores.all.judge_errors > 0 ? exit_code::judge_error : exit_code::ok;
 }
@@ -459,7 +476,13 @@ void add_triton_commands(CLI::App& app, int& rc) {
   e->add_option("--limit", ev->limit, "At most N candidates")->check(CLI::PositiveNumber);
   e->add_flag("--speedup", ev->speedup,
               "Also time the reference and every correct candidate, one at a time on the GPU");
-  e->add_option("--out", ev->out, "Run directory (default kjudge-runs/triton-<time>)");
+  e->add_option("--out", ev->out,
+                "Run directory (default kjudge-runs/triton-<time>): results.jsonl gets each "
+                "candidate's line as soon as it is judged (in completion order), "
+                "references.jsonl, summary.json and run.json");
+  e->add_flag("--resume", ev->resume,
+              "Finish the run in --out: judge only the candidates its results.jsonl lacks (the "
+              "options that decide a verdict must be the ones it was started with)");
   e->add_flag("--json", ev->json, "summary.json on stdout instead of the table");
   e->add_option(
       "--python", ev->python,

@@ -45,10 +45,10 @@ const CLI::Option* given(const CLI::App& cmd, const std::string& name) {
 // Options of `kjudge evaluate` that mean something for Triton operators; anything else given
 // is refused by name.
 const char* const kSupported[] = {
-    "--problems", "--solutions", "--out",          "--json",    "--quiet",
-    "--workers",  "--gpus",      "--task",         "--group",   "--difficulty",
-    "--limit",    "--benchmark", "--runs",         "--warmups", "--keep-workspaces",
-    "--sandbox",  "--bwrap",     "--memory-limit", "--log-cap", "--executor"};
+    "--problems",     "--solutions", "--out",     "--resume",          "--json",       "--quiet",
+    "--workers",      "--gpus",      "--task",    "--group",           "--difficulty", "--limit",
+    "--benchmark",    "--runs",      "--warmups", "--keep-workspaces", "--sandbox",    "--bwrap",
+    "--memory-limit", "--log-cap",   "--executor"};
 
 std::string one_value(const CLI::Option* o) {
   const auto& r = o->results();
@@ -127,6 +127,7 @@ int evaluate_triton_pack(const CLI::App& cmd) {
   a.dir = cmd.get_option("--problems")->as<std::string>();
   a.solutions = triton_solutions_file(cmd.get_option("--solutions")->as<std::string>()).string();
   if (auto o = given(cmd, "--out")) a.out = one_value(o);
+  a.resume = given(cmd, "--resume") != nullptr;
   a.json = given(cmd, "--json") != nullptr;
   a.quiet = given(cmd, "--quiet") != nullptr;
   if (auto o = given(cmd, "--workers")) {

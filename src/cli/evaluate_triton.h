@@ -28,8 +28,8 @@ std::filesystem::path triton_solutions_file(const std::filesystem::path& path);
 bool is_triton_evaluation(const std::string& problems, const std::string& solutions);
 
 // Runs the Triton judge with the options given to `kjudge evaluate` (`cmd`, parsed). Options
-// that have no meaning for Triton operators (pass@k, --resume, the build cache, Slurm, …) are
-// refused by name rather than ignored. Returns the exit code.
+// that have no meaning for Triton operators (pass@k, the build cache, Slurm, …) are refused by
+// name rather than ignored. Returns the exit code.
 int evaluate_triton_pack(const CLI::App& cmd);
 
 }  // namespace kjudge

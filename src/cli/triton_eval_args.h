@@ -30,6 +30,7 @@ struct TritonEvalArgs {
   int limit = 0;
   bool speedup = false;
   std::string out;
+  bool resume = false;  // finish the run in `out` (its results.jsonl and run.json)
   bool json = false;
   bool quiet = false;  // no progress lines (kjudge evaluate -q)
   std::string python = default_triton_python();

@@ -1,0 +1,35 @@
+#pragma once
+// RUN/run.json of `kjudge triton eval`: what the run judges (its identity: the data folder, the
+// candidates, the filters and the options that decide a verdict or a speedup), written before
+// the first run. `--resume` refuses a run directory whose identity differs from the command's,
+// naming what differs, so one results.jsonl never mixes two runs (docs/triton.md).
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "cli/triton_eval_args.h"
+#include "eval/triton_eval.h"
+
+namespace kjudge {
+
+// The identity of a run of these options over these `jobs` (every job selected, done or not):
+// the data folder and the candidates' file as absolute paths, --channel, --operator (sorted),
+// --difficulty, --limit, --keep-defective, the reference check, --seed, --speedup and, with it,
+// the rounds and the timing options, the job count and a hash of every job (its key, its code,
+// the operator's reference and test code). Not the options a resumed run may change: --python,
+// --timeout, --workers, --gpu, the sandbox, --peaks, --prestart.
+nlohmann::ordered_json triton_run_identity(const TritonEvalArgs& a,
+                                           const std::vector<TritonJob>& jobs);
+
+// Throws InputError naming run_dir/run.json when it is missing, unreadable or not a `kjudge
+// triton eval` run's, or when its identity differs from `identity` (each difference named by its
+// option, with the value the run was started with and the value now).
+void check_triton_run_identity(const std::filesystem::path& run_dir,
+                               const nlohmann::ordered_json& identity);
+
+// Writes run_dir/run.json (a new file renamed over it): kind, version, the identity and when the
+// run started; a resumed run keeps the start and adds the time to `resumed_at`.
+void write_triton_run_json(const std::filesystem::path& run_dir,
+                           const nlohmann::ordered_json& identity, bool resumed);
+
+}  // namespace kjudge
