@@ -9,12 +9,15 @@
 
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "core/datapack.h"
 #include "core/input_error.h"
+#include "core/tritonbench.h"
 #include "eval/graded_json.h"
 #include "eval/task_run.h"
+#include "eval/triton_eval.h"
 #include "report/render.h"
 #include "report/run_data.h"
 #include "test_util.h"
@@ -382,6 +385,33 @@ TEST(StaticFalsePositives, NoComputeEvalBaselineIsFlagged) {
   if (packs == 0) GTEST_SKIP() << "shared datasets missing: " << kDatasets;
 }
 
+// The references of TritonBench are real repositories' operators, not solutions: what the pass
+// flags there is what a candidate that copies them would carry. Printed, and bounded to the
+// rules a reference can honestly need (a stream of its own, a timer in its test helpers).
+TEST(StaticFalsePositives, TritonReferencesAsCandidates) {
+  const fs::path data = kSource / "../shared/datasets/tritonbench";
+  if (!fs::exists(data)) GTEST_SKIP() << "shared datasets missing: " << data;
+  const TritonBench bench = load_tritonbench(data);
+  std::map<std::string, int> by_rule;
+  int flagged = 0, total = 0;
+  std::string where;
+  for (const TritonOperator& op : bench.operators) {
+    if (op.channel != TritonChannel::G) continue;
+    ++total;
+    const std::vector<StaticFlag> flags = triton_static_flags({&op, op.reference_code, 0, "self"});
+    if (!flags.empty()) ++flagged;
+    for (const StaticFlag& f : flags) {
+      by_rule[f.code]++;
+      where += "  " + f.file + ":" + std::to_string(f.line) + " " + f.code + " " + f.reason + "\n";
+    }
+  }
+  std::string rules;
+  for (const auto& [code, n] : by_rule) rules += " " + code + "=" + std::to_string(n);
+  std::printf("[ static  ] TritonBench G: %d of %d references flagged:%s\n%s", flagged, total,
+              rules.c_str(), where.c_str());
+  EXPECT_EQ(total, 184);
+}
+
 TEST(StaticFalsePositives, NoExampleTaskSubmissionIsFlagged) {
   int n = 0;
   for (const auto& task : fs::directory_iterator(kSource / "examples/tasks")) {
@@ -493,6 +523,56 @@ TaskRunOptions plain() {
   o.step.log_cap = 16 * 1024;
   o.profiler = fs::path();  // the stand-in harness is a shell script: no CUPTI profiler
   return o;
+}
+
+// A Triton candidate's line and the run's summary carry the pass's flags; what the operator's
+// instruction asks for is not one.
+TEST(StaticFlagsInRecords, TritonResultLinesAndSummaryCarryThem) {
+  TritonOperator op;
+  op.name = "add_example";
+  op.file = "add_example.py";
+  op.difficulty = 1;
+  op.simple_instruction = "Write an add kernel.";
+  op.test_code = "torch.manual_seed(1234)\nresult_gold = test_add()\n";
+  const std::string code =
+      "import torch, time\n"
+      "side = torch.cuda.Stream()\n"
+      "def add(x, y):\n"
+      "    t0 = time.perf_counter()\n"
+      "    torch.manual_seed(1234)\n"
+      "    return x + y\n";
+  TritonEvalResult res;
+  TritonJobResult& r = res.results.emplace_back();
+  r.job = {&op, code, 0, "self"};
+  r.flags = triton_static_flags(r.job);
+  std::set<std::string> codes;
+  for (const StaticFlag& f : r.flags) {
+    codes.insert(f.code);
+    EXPECT_EQ(f.file, "add_example.py");
+  }
+  EXPECT_EQ(codes, (std::set<std::string>{"stream_creation", "timer", "seed"}));
+  const nlohmann::ordered_json line = triton_result_json(r);
+  ASSERT_TRUE(line.contains("cheat_flags"));
+  EXPECT_EQ(line["cheat_flags"].size(), r.flags.size());
+  EXPECT_EQ(line["cheat_flags"][0]["source"], "static");
+  const nlohmann::ordered_json summary = triton_summary_json(res, nlohmann::ordered_json::object());
+  ASSERT_EQ(summary["flagged"].size(), 1u);
+  EXPECT_EQ(summary["flagged"][0]["operator"], "G/add_example");
+  EXPECT_EQ(summary["flagged"][0]["checks"],
+            nlohmann::ordered_json({"seed", "stream_creation", "timer"}));
+  // The public seed is named as one; a stream the instruction asks for is no flag.
+  bool named = false;
+  for (const StaticFlag& f : r.flags)
+    if (f.code == "seed") named = f.reason.find("public") != std::string::npos;
+  EXPECT_TRUE(named);
+  op.simple_instruction += " Run it on a side stream made with torch.cuda.Stream().";
+  codes.clear();
+  for (const StaticFlag& f : triton_static_flags(r.job)) codes.insert(f.code);
+  EXPECT_EQ(codes.count("stream_creation"), 0u);
+  // A clean candidate has no `cheat_flags` at all.
+  r.job.code = "def add(x, y):\n    return x + y\n";
+  r.flags = triton_static_flags(r.job);
+  EXPECT_FALSE(triton_result_json(r).contains("cheat_flags"));
 }
 
 TEST(StaticFlagsInRecords, TaskStagesCarryStaticAndTimingFlags) {

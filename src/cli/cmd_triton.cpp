@@ -19,6 +19,7 @@
 #include "core/time_stamp.h"
 #include "core/tritonbench.h"
 #include "eval/codebleu.h"
+#include "eval/python_bytecode.h"
 #include "eval/triton_defects.h"
 #include "eval/triton_eval.h"
 #include "eval/triton_journal.h"
@@ -292,6 +293,25 @@ void run_triton_eval(const TritonEvalArgs& a, int& rc) {
     rc = exit_code::environment;
     return;
   }
+  // Compiled once here, outside the sandbox, with no operator code; a cache that cannot be made
+  // costs time, never the run.
+  nlohmann::ordered_json bytecode = nullptr;
+  const fs::path bytecode_root =
+      a.bytecode_cache.empty() ? default_python_bytecode_root() : fs::path(a.bytecode_cache);
+  if (!a.no_bytecode_cache && !bytecode_root.empty()) {
+    try {
+      const PythonBytecode bc =
+          prepare_python_bytecode(opt.runner.python, bytecode_root, kRunnerPackages);
+      opt.runner.python.bytecode_cache = bc.dir;
+      bytecode = {{"dir", bc.dir.string()},
+                  {"compiled", bc.compiled},
+                  {"missing", bc.missing},
+                  {"failed", bc.failed}};
+    } catch (const std::runtime_error& e) {
+      fmt::print(stderr, "kjudge: warning: no bytecode cache, each run compiles torch: {}\n",
+                 e.what());
+    }
+  }
   int steps_rc = 0;
   std::optional<ResolvedSteps> steps = resolve_step_options(a.steps, a.log_cap, &steps_rc);
   if (!steps) {
@@ -370,6 +390,7 @@ void run_triton_eval(const TritonEvalArgs& a, int& rc) {
         {"reference_check", !a.no_reference_check},
         {"keep_defective", a.keep_defective},
         {"prestart", a.prestart},
+        {"bytecode_cache", bytecode},
         {"peaks",
          opt.peaks ? nlohmann::ordered_json{{"file", a.peaks},
                                             {"gpu", opt.peaks->gpu},
@@ -510,6 +531,12 @@ void add_triton_commands(CLI::App& app, int& rc) {
   e->add_option("--warmup-rounds", ev->warmup_rounds,
                 "Rounds run before the timed ones and discarded (default 1)")
       ->check(CLI::Range(0, 1000));
+  e->add_option("--bytecode-cache", ev->bytecode_cache,
+                "Where the judge compiles torch, triton and numpy once for every run (default "
+                "~/.cache/kjudge/python-bytecode)");
+  e->add_flag("--no-bytecode-cache", ev->no_bytecode_cache,
+              "Let every run compile what it imports, as a read-only venv without bytecode "
+              "makes it");
   e->add_flag("--prestart", ev->prestart,
               "Start each timing process while the one before it runs: it imports torch and "
               "triton meanwhile and waits to touch the GPU (faster sweeps; not yet shown to "

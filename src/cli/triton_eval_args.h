@@ -35,6 +35,10 @@ struct TritonEvalArgs {
   bool quiet = false;  // no progress lines (kjudge evaluate -q)
   std::string python = default_triton_python();
   std::string runner;
+  // Where the judge keeps its bytecode of torch, triton and numpy (eval/python_bytecode.h);
+  // empty: $XDG_CACHE_HOME or ~/.cache. no_bytecode_cache: every run compiles what it imports.
+  std::string bytecode_cache;
+  bool no_bytecode_cache = false;
   double timeout_s = 180;
   std::uint64_t seed = 20251122;
   int workers = 4;

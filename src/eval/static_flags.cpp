@@ -584,6 +584,14 @@ StaticContext task_context(const TaskSpec& t) {
   return ctx;
 }
 
+StaticContext triton_context(const TritonOperator& op) {
+  StaticContext ctx;
+  ctx.path = TimedPath::triton;
+  ctx.problem_text = op.simple_instruction + "\n" + op.complex_instruction;
+  collect_seeds(op.test_code, ctx.public_seeds);
+  return ctx;
+}
+
 nlohmann::json to_json(const StaticFlag& f) {
   nlohmann::json j = {{"check", f.code}, {"detail", f.reason}, {"source", "static"}};
   // A flag read back from a plain string (older records) has no place to point at.

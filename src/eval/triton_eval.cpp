@@ -909,6 +909,7 @@ TritonEvalResult evaluate_triton(const std::vector<TritonJob>& jobs, const Trito
     const TritonJob& job = jobs[k];
     TritonJobResult& r = res.results[k];
     r.job = job;
+    r.flags = triton_static_flags(job);
     r.graded.op = job.op->name;
     r.graded.channel = std::string(channel_name(job.op->channel));
     r.graded.difficulty = job.op->difficulty;
@@ -1123,6 +1124,10 @@ nlohmann::ordered_json operator_line_head(const TritonOperator& op) {
 
 }  // namespace
 
+std::vector<StaticFlag> triton_static_flags(const TritonJob& job) {
+  return static_flags({{job.op->file, job.code}}, triton_context(*job.op));
+}
+
 nlohmann::ordered_json triton_result_json(const TritonJobResult& r) {
   const TritonOperator& op = *r.job.op;
   nlohmann::ordered_json j = operator_line_head(op);
@@ -1212,6 +1217,7 @@ nlohmann::ordered_json triton_result_json(const TritonJobResult& r) {
     }
   }
   if (r.timed_check) j["timing_check"] = timed_check_json(*r.timed_check);
+  if (!r.flags.empty()) j["cheat_flags"] = flags_json(r.flags);
   if (!r.side_work.empty()) {
     // A flag, not a verdict: those calls were timed to the device-wide end, so the work counts.
     std::string detail;
@@ -1366,6 +1372,18 @@ nlohmann::ordered_json triton_summary_json(const TritonEvalResult& res,
   }
   j["excluded"] = std::move(excluded);
   j["defects_applied"] = std::move(applied);
+  // Candidates the static pass flagged, with the checks: where a reviewer should look first.
+  nlohmann::ordered_json flagged = nlohmann::ordered_json::array();
+  for (const TritonJobResult& r : res.results) {
+    if (r.flags.empty()) continue;
+    std::set<std::string> checks;
+    for (const StaticFlag& f : r.flags) checks.insert(f.code);
+    flagged.push_back({{"operator", op_key(*r.job.op)},
+                       {"sample", r.job.sample},
+                       {"origin", r.job.origin},
+                       {"checks", checks}});
+  }
+  j["flagged"] = std::move(flagged);
   // Failure classes (src/eval/triton_failure.h) per channel and difficulty.
   std::map<std::string, FailureCounts> counts;
   for (const TritonJobResult& r : res.results) {

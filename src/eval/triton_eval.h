@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/triton_operator.h"
+#include "eval/static_flags.h"
 #include "eval/triton_compare.h"
 #include "eval/triton_defects.h"
 #include "eval/triton_metrics.h"
@@ -134,7 +135,14 @@ struct TritonJobResult {
   // whether the site was host-bound in any round (TritonCallSite::hold_ms, host_bound).
   std::vector<double> hold_ms[2];
   std::vector<bool> host_bound[2];
+  // The static pass over the candidate's code (eval/static_flags.h, path triton): flags for a
+  // person, never a verdict. `cheat_flags` in results.jsonl.
+  std::vector<StaticFlag> flags;
 };
+
+// The static pass over a job's code, in its operator's context (its instructions, its test's
+// seeds); the file is named as the operator's.
+std::vector<StaticFlag> triton_static_flags(const TritonJob& job);
 
 // Whether a reference agrees with itself: its first test-mode run against a second one on the
 // same seed in another process (docs/triton.md, "Self-inconsistent references").

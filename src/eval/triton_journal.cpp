@@ -63,6 +63,7 @@ std::string triton_candidate_key(const TritonJob& job) {
 TritonJobResult triton_result_from_json(const nlohmann::ordered_json& line, const TritonJob& job) {
   TritonJobResult r;
   r.job = job;
+  r.flags = triton_static_flags(job);  // a function of the code, as when it was judged
   r.graded.op = job.op->name;
   r.graded.channel = std::string(channel_name(job.op->channel));
   r.graded.difficulty = job.op->difficulty;

@@ -13,6 +13,9 @@ struct PythonEnv {
   // Host folders outside /usr the interpreter reads (the venv, its base installation,
   // site-packages elsewhere on sys.path): bound read-only into the sandbox. /usr is always there.
   std::vector<std::filesystem::path> ro_paths;
+  // Bytecode of its packages compiled by the judge (eval/python_bytecode.h), bound read-only and
+  // read by every run; empty: none (each run compiles what it imports).
+  std::filesystem::path bytecode_cache;
 };
 
 // Asks `python` (a name looked up in PATH, or a path) where it lives, running it outside the

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "core/input_error.h"
+#include "eval/python_bytecode.h"
 #include "run/cloexec_file.h"
 #include "run/result_channel.h"
 
@@ -509,9 +510,15 @@ TritonRunOutcome execute(const TritonRunner& runner, const TritonRunFiles& f, in
   TritonRunOutcome out;
   const fs::path& ws = f.ws;
   StepExtras extras;
-  extras.argv = {
-      runner.python.executable,        "-I",          runner.script.string(),        "--request-fd",
-      std::to_string(f.request->fd()), "--result-fd", std::to_string(f.result->fd())};
+  // -I: nothing of the environment or the user's site-packages reaches the interpreter, so
+  // PYTHON* variables have no effect here (string hashes stay randomised): -B (write no
+  // bytecode) and -u (unbuffered output, kept when the run is killed) say it instead.
+  extras.argv = {runner.python.executable, "-I", "-B", "-u"};
+  for (const std::string& arg : python_bytecode_args(runner.python.bytecode_cache))
+    extras.argv.push_back(arg);
+  extras.argv.insert(extras.argv.end(),
+                     {runner.script.string(), "--request-fd", std::to_string(f.request->fd()),
+                      "--result-fd", std::to_string(f.result->fd())});
   extras.inherit_fds = {f.request->fd(), f.result->fd()};
   if (go_fd >= 0) {
     extras.argv.insert(extras.argv.end(), {"--go-fd", std::to_string(go_fd)});
@@ -519,12 +526,12 @@ TritonRunOutcome execute(const TritonRunner& runner, const TritonRunFiles& f, in
   }
   extras.ro_paths = runner.python.ro_paths;
   extras.ro_paths.push_back(runner.script.parent_path());
+  if (!runner.python.bytecode_cache.empty())
+    extras.ro_paths.push_back(runner.python.bytecode_cache);
   // Every cache the run writes stays in its own workspace: a Triton cache shared between runs
   // would let one candidate plant compiled kernels under the reference's cache key.
-  extras.env = {"HOME=" + ws.string(),        "TRITON_CACHE_DIR=" + (ws / ".triton/cache").string(),
-                "TRITON_HOME=" + ws.string(), "XDG_CACHE_HOME=" + (ws / ".cache").string(),
-                "PYTHONDONTWRITEBYTECODE=1",  "PYTHONHASHSEED=0",
-                "PYTHONUNBUFFERED=1"};
+  extras.env = {"HOME=" + ws.string(), "TRITON_CACHE_DIR=" + (ws / ".triton/cache").string(),
+                "TRITON_HOME=" + ws.string(), "XDG_CACHE_HOME=" + (ws / ".cache").string()};
   if (runner.gpu >= 0) extras.env.push_back("CUDA_VISIBLE_DEVICES=" + std::to_string(runner.gpu));
   const std::string label = runner.python.executable + " " + runner.script.filename().string();
   ProcessResult r = run_step(runner.step, runner.machine, label, ws, timeout_s, extras);
