@@ -217,6 +217,47 @@ TEST(TensorFile, RefusesMalformedManifests) {
   expect_error(manifest(), d, "outputs.entries[4].shape", "more than the judge reads", 3);
 }
 
+// A timed call's tensor kept as a sample: its own shape, only the sampled elements' data.
+TEST(TensorFile, ReadsASampleAndRefusesAMalformedOne) {
+  json m = {{"entries",
+             {{{"name", "result"},
+               {"kind", "tensor"},
+               {"dtype", "float32"},
+               {"shape", {1000, 3}},
+               {"sampled", {{"elements", 2}, {"seed", 77}}},
+               {"offset", 0},
+               {"nbytes", 8}}}},
+            {"data_bytes", 8}};
+  const std::string d = floats({1.5f, -2.0f});
+  OutputSet s = parse_output_set(m, d, "r");
+  const OutputEntry* e = s.find("result");
+  ASSERT_TRUE(e->sample);
+  EXPECT_EQ(e->sample->elements, 2u);
+  EXPECT_EQ(e->sample->seed, 77u);
+  EXPECT_EQ(e->tensor.shape, (std::vector<std::int64_t>{1000, 3}));
+  EXPECT_EQ(e->tensor.values, (std::vector<double>{1.5, -2.0}));
+  // The judge's element budget counts what it holds: the sample, not the tensor.
+  EXPECT_NO_THROW(parse_output_set(m, d, "r", 2));
+  expect_error(m, d, "outputs.entries[0].shape", "more than the judge reads", 1);
+  EXPECT_FALSE(parse_output_set(manifest(), blob(), "r").find("test_case_1")->sample);
+
+  json bad = m;
+  bad["entries"][0]["nbytes"] = 12000;  // the whole tensor's bytes for a sample of 2
+  expect_error(bad, d, "outputs.entries[0].nbytes", "12000 bytes for 2 elements");
+  bad = m;
+  bad["entries"][0]["sampled"] = true;
+  expect_error(bad, d, "outputs.entries[0].sampled", "not an object");
+  bad = m;
+  bad["entries"][0]["sampled"].erase("seed");
+  expect_error(bad, d, "outputs.entries[0].sampled.seed", "missing");
+  bad = m;
+  bad["entries"][0]["sampled"]["elements"] = 0;
+  expect_error(bad, d, "outputs.entries[0].sampled.elements", "at least one element");
+  bad = m;
+  bad["entries"][0]["shape"] = {2};  // a sample of every element is the whole tensor
+  expect_error(bad, d, "outputs.entries[0].sampled.elements", "fewer than the tensor");
+}
+
 TEST(TensorFile, ReadsTheRunnersFilePair) {
   kjudge::testing::TempDir dir;
   json record = {{"protocol", 1}, {"status", "ok"}, {"outputs", manifest()}};

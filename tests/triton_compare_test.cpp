@@ -118,5 +118,93 @@ TEST(TritonCompare, ABrokenReferenceEntryIsSetAsideNotPassed) {
   EXPECT_FALSE(v.passed);
 }
 
+// A sample of `v.size()` elements of a tensor of `numel`, drawn from `seed`.
+OutputEntry sampled(const std::string& name, std::vector<double> v, std::int64_t numel,
+                    std::uint64_t seed, DType d = DType::f32) {
+  OutputEntry e = tensor(name, std::move(v), d);
+  e.tensor.shape = {numel};
+  e.sample = TensorSample{e.tensor.values.size(), seed};
+  return e;
+}
+
+// Timed calls' outputs too large to keep whole come as samples: compared element by element
+// with the reference's sample at the same positions, under the same rules; a sample never
+// stands in for a whole tensor, nor for a sample drawn otherwise, and says why.
+TEST(TritonCompare, SamplesAreComparedWithSamplesAtTheSamePositions) {
+  OutputSet ref = set({sampled("result", {1.0, 2.0, 3.0}, 1000, 7), tensor("small", {4.0})});
+  OutputsVerdict v = compare_outputs(ref, ref);
+  EXPECT_TRUE(v.passed) << v.detail;
+  EXPECT_EQ(v.compared, 2u);
+  EXPECT_EQ(v.sampled, 1u);
+  EXPECT_EQ(entry(v, "result").status, "match");
+  // Within tolerance passes; beyond it fails, and the detail says it was a sample.
+  EXPECT_TRUE(compare_outputs(ref, set({sampled("result", {1.00005, 2.0, 3.0}, 1000, 7),
+                                        tensor("small", {4.0})}))
+                  .passed);
+  v = compare_outputs(ref,
+                      set({sampled("result", {1.0, 2.5, 3.0}, 1000, 7), tensor("small", {4.0})}));
+  EXPECT_FALSE(v.passed);
+  EXPECT_EQ(v.sampled, 1u);
+  EXPECT_EQ(entry(v, "result").status, "value_mismatch");
+  EXPECT_NE(entry(v, "result").detail.find("in a sample of 3 of 1000 elements: 1 of 3"),
+            std::string::npos)
+      << entry(v, "result").detail;
+  // The rules of whole tensors hold in a sample: NaN, all zero, a broken reference.
+  EXPECT_EQ(
+      entry(compare_outputs(ref, set({sampled("result", {1, NAN, 3}, 1000, 7)})), "result").status,
+      "not_finite");
+  EXPECT_EQ(
+      entry(compare_outputs(ref, set({sampled("result", {0, 0, 0}, 1000, 7)})), "result").status,
+      "all_zero");
+  v = compare_outputs(set({sampled("result", {NAN, 1, 1}, 1000, 7)}),
+                      set({sampled("result", {5, 1, 1}, 1000, 7)}));
+  EXPECT_EQ(entry(v, "result").status, "bad_reference");
+  EXPECT_FALSE(entry(v, "result").failed);
+}
+
+TEST(TritonCompare, ASampleAgainstAWholeTensorOrAnotherSampleFails) {
+  const OutputEntry ref = sampled("result", {1.0, 2.0}, 4, 7);
+  auto status_of = [&](const OutputEntry& ref_entry, const OutputEntry& cand) {
+    OutputsVerdict v = compare_outputs(set({ref_entry}), set({cand}));
+    EXPECT_FALSE(v.passed);
+    EXPECT_EQ(v.failed, 1u);
+    return entry(v, "result");
+  };
+  // Whole against sampled, either way round, even where the values would agree.
+  OutputEntry whole = tensor("result", {1.0, 2.0, 3.0, 4.0});
+  EntryVerdict e = status_of(ref, whole);
+  EXPECT_EQ(e.status, "sample_mismatch");
+  EXPECT_NE(e.detail.find("the reference's output is a sample of 2 of 4 elements, the "
+                          "candidate's is whole"),
+            std::string::npos)
+      << e.detail;
+  e = status_of(whole, ref);
+  EXPECT_EQ(e.status, "sample_mismatch");
+  EXPECT_NE(e.detail.find("the candidate's output is a sample of 2 of 4 elements, the "
+                          "reference's is whole"),
+            std::string::npos)
+      << e.detail;
+  // Another sample size, other positions.
+  e = status_of(ref, sampled("result", {1.0, 2.0, 3.0}, 4, 7));
+  EXPECT_EQ(e.status, "sample_mismatch");
+  EXPECT_NE(e.detail.find("a sample of 3 elements where the reference's has 2"), std::string::npos)
+      << e.detail;
+  e = status_of(ref, sampled("result", {1.0, 2.0}, 4, 8));
+  EXPECT_EQ(e.status, "sample_mismatch");
+  EXPECT_NE(e.detail.find("other positions"), std::string::npos) << e.detail;
+  // Another tensor altogether: its dtype or shape is what is said.
+  EXPECT_EQ(status_of(ref, sampled("result", {1.0, 2.0}, 8, 7)).status, "shape_mismatch");
+  EXPECT_EQ(status_of(ref, tensor("result", {1.0, 2.0})).status, "shape_mismatch");
+  EXPECT_EQ(status_of(ref, sampled("result", {1.0, 2.0}, 4, 7, DType::f16)).status,
+            "dtype_mismatch");
+  // A complex sample against a real one fails as complex tensors do.
+  OutputEntry z = sampled("result", {1.0, 2.0}, 4, 7);
+  z.complex = true;
+  z.tensor.shape = {2, 2};
+  EXPECT_EQ(status_of(z, sampled("result", {1.0, 2.0}, 4, 7)).status, "complex_mismatch");
+  OutputEntry z2 = z;
+  EXPECT_TRUE(compare_outputs(set({z}), set({z2})).passed);
+}
+
 }  // namespace
 }  // namespace kjudge

@@ -81,17 +81,33 @@ void read_tensor(const nlohmann::json& e, std::string_view data, const std::stri
     numel *= n;
     out.tensor.shape.push_back(static_cast<std::int64_t>(n));
   }
-  if (numel > budget)
+  // What the data holds: every element, or the sample's.
+  std::uint64_t kept = numel;
+  if (auto s = e.find("sampled"); s != e.end()) {
+    const std::string at = where + ".sampled";
+    if (!s->is_object()) throw InputError(source, 0, at, "not an object");
+    TensorSample sample;
+    sample.elements = unsigned_field(*s, "elements", source, at);
+    sample.seed = unsigned_field(*s, "seed", source, at);
+    if (sample.elements == 0 || sample.elements >= numel)
+      throw InputError(source, 0, at + ".elements",
+                       fmt::format("{} elements of {}: a sample holds at least one element and "
+                                   "fewer than the tensor",
+                                   sample.elements, numel));
+    kept = sample.elements;
+    out.sample = sample;
+  }
+  if (kept > budget)
     throw InputError(source, 0, where + ".shape",
-                     fmt::format("{} elements: more than the judge reads from one run", numel));
-  budget -= numel;
+                     fmt::format("{} elements: more than the judge reads from one run", kept));
+  budget -= kept;
   const std::uint64_t offset = unsigned_field(e, "offset", source, where);
   const std::uint64_t nbytes = unsigned_field(e, "nbytes", source, where);
   const std::size_t size = dtype_size(*dtype);
-  if (nbytes != numel * size)
+  if (nbytes != kept * size)
     throw InputError(source, 0, where + ".nbytes",
-                     fmt::format("{} bytes for {} elements of {} ({} expected)", nbytes, numel,
-                                 dtype_text, numel * size));
+                     fmt::format("{} bytes for {} elements of {} ({} expected)", nbytes, kept,
+                                 dtype_text, kept * size));
   if (offset > data.size() || nbytes > data.size() - offset)
     throw InputError(source, 0, where + ".offset",
                      fmt::format("bytes {}..{} lie outside the {} bytes of data", offset,
@@ -102,9 +118,9 @@ void read_tensor(const nlohmann::json& e, std::string_view data, const std::stri
   if (out.complex && (shape.empty() || out.tensor.shape.back() != 2))
     throw InputError(source, 0, where + ".shape", "a complex tensor needs a last axis of 2");
   out.scalar = e.contains("scalar") && e["scalar"].is_boolean() && e["scalar"].get<bool>();
-  out.tensor.values.resize(numel);
+  out.tensor.values.resize(kept);
   const auto* p = reinterpret_cast<const unsigned char*>(data.data()) + offset;
-  for (std::uint64_t i = 0; i < numel; ++i)
+  for (std::uint64_t i = 0; i < kept; ++i)
     out.tensor.values[i] = decode_element(*dtype, p + i * size);
 }
 

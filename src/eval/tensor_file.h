@@ -4,10 +4,13 @@
 // of raw little-endian data the offsets point into. Reading decodes every tensor to doubles for
 // compare_tensors. Anything malformed is an InputError naming the source and the field
 // (`outputs.entries[3].nbytes`): the runner runs untrusted code in its own process, so its
-// report is checked as strictly as any user input.
+// report is checked as strictly as any user input. A timed call's tensor too large to keep whole
+// may come as a sample of its elements ("sampled": docs/triton.md, "Every timed output
+// checked").
 #include <cstdint>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,10 +28,21 @@ enum class OutputKind {
 
 std::string_view output_kind_name(OutputKind k);
 
+// A tensor kept as a sample of its elements (the runner's sampled timed calls): `elements` of
+// them, at row-major positions the runner drew from a generator seeded `seed` (from the job's
+// secret, the call site, the call and the entry's name: the same in every process of a job).
+struct TensorSample {
+  std::uint64_t elements = 0;
+  std::uint64_t seed = 0;
+};
+
 struct OutputEntry {
   std::string name;  // the path in the test's result: test_case_1, test_case_2[0], a.b
   OutputKind kind = OutputKind::tensor;
-  TensorValues tensor;   // kind == tensor
+  // kind == tensor. With `sample`, tensor.shape is the tensor's own and tensor.values holds only
+  // the sampled elements, in the order drawn.
+  TensorValues tensor;
+  std::optional<TensorSample> sample;
   bool complex = false;  // a complex tensor stored as (real, imaginary) in a last axis of 2
   bool scalar = false;   // a Python number rather than a tensor
   std::string text;      // text: the string (cut at 4096 characters); other: its type and repr

@@ -1,9 +1,62 @@
 #include "eval/triton_compare.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace kjudge {
 namespace {
+
+std::string sample_text(const OutputEntry& e) {
+  std::uint64_t numel = 1;
+  for (std::int64_t d : e.tensor.shape) numel *= static_cast<std::uint64_t>(d);
+  return fmt::format("a sample of {} of {} elements", e.sample->elements, numel);
+}
+
+// Tensors of which one side at least is a sample: dtype and shape first (what a whole
+// comparison would say), then the samples' size and positions, then their elements.
+EntryVerdict compare_sampled(const OutputEntry& ref, const OutputEntry& cand) {
+  EntryVerdict v;
+  v.name = ref.name;
+  auto fail = [&](std::string status, std::string detail) {
+    v.status = std::move(status);
+    v.failed = true;
+    v.detail = std::move(detail);
+    return v;
+  };
+  if (ref.tensor.dtype != cand.tensor.dtype)
+    return fail(std::string(compare_status_name(CompareStatus::dtype_mismatch)),
+                fmt::format("dtype {} where the reference has {}", dtype_name(cand.tensor.dtype),
+                            dtype_name(ref.tensor.dtype)));
+  if (ref.tensor.shape != cand.tensor.shape)
+    return fail(std::string(compare_status_name(CompareStatus::shape_mismatch)),
+                fmt::format("shape [{}] where the reference has [{}]",
+                            fmt::join(cand.tensor.shape, ", "), fmt::join(ref.tensor.shape, ", ")));
+  if (!cand.sample)
+    return fail("sample_mismatch", "the reference's output is " + sample_text(ref) +
+                                       ", the candidate's is whole: not comparable");
+  if (!ref.sample)
+    return fail("sample_mismatch", "the candidate's output is " + sample_text(cand) +
+                                       ", the reference's is whole: not comparable");
+  if (ref.sample->elements != cand.sample->elements)
+    return fail("sample_mismatch",
+                fmt::format("a sample of {} elements where the reference's has {}",
+                            cand.sample->elements, ref.sample->elements));
+  if (ref.sample->seed != cand.sample->seed)
+    return fail("sample_mismatch",
+                fmt::format("sampled at other positions than the reference's (seed {}, the "
+                            "reference's {})",
+                            cand.sample->seed, ref.sample->seed));
+  if (ref.tensor.values.size() != ref.sample->elements ||
+      cand.tensor.values.size() != cand.sample->elements)
+    return fail("sample_mismatch", "a sample holds another number of elements than it says");
+  const Comparison c = compare_tensors(ref.tensor, cand.tensor);
+  v.status = std::string(compare_status_name(c.status));
+  v.max_abs_error = c.max_abs_error;
+  // Element indices in the detail count within the sample.
+  if (!c.detail.empty()) v.detail = "in " + sample_text(ref) + ": " + c.detail;
+  v.failed = !c.passed() && c.status != CompareStatus::bad_reference;
+  return v;
+}
 
 EntryVerdict compare_entry(const OutputEntry& ref, const OutputEntry& cand) {
   EntryVerdict v;
@@ -38,6 +91,7 @@ EntryVerdict compare_entry(const OutputEntry& ref, const OutputEntry& cand) {
                            : "the candidate is complex, the reference is not";
     return v;
   }
+  if (ref.sample || cand.sample) return compare_sampled(ref, cand);
   Comparison c = compare_tensors(ref.tensor, cand.tensor);
   v.status = std::string(compare_status_name(c.status));
   v.max_abs_error = c.max_abs_error;
@@ -61,7 +115,10 @@ OutputsVerdict compare_outputs(const OutputSet& reference, const OutputSet& cand
     } else {
       v = compare_entry(ref, *cand);
     }
-    if (ref.kind == OutputKind::tensor && v.status != "bad_reference") ++out.compared;
+    if (ref.kind == OutputKind::tensor && v.status != "bad_reference") {
+      ++out.compared;
+      if (ref.sample || (cand && cand->sample)) ++out.sampled;
+    }
     out.entries.push_back(std::move(v));
   }
   for (const OutputEntry& cand : candidate.entries) {
