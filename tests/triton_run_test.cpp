@@ -190,7 +190,8 @@ TEST(TritonReport, ParsesAnErrorAndTimings) {
   const json plan = triton_check_plan(ot.sites);
   EXPECT_EQ(plan, json::parse(R"([{"entry": "op", "mode": "perturbed", "reason": "",
                                    "perturb": ["args[0]"], "observe": [],
-                                   "probe": [[], ["args[0]"], ["args[0]"]], "reps": 2}])"));
+                                   "probe": [[], ["args[0]"], ["args[0]"]], "reps": 2,
+                                   "whole": 2, "sample": 0}])"));
 }
 
 void expect_refused(const std::string& channel, const std::string& field,
@@ -359,6 +360,78 @@ TEST(TritonReport, EveryTimedCallHasItsOutput) {
   t = site;
   t["check"]["outputs"][0]["entries"][0]["nbytes"] = 8;
   expect_refused(report(timing(t), d), "outputs.entries[0].nbytes", "8 bytes for 1 elements");
+}
+
+// Timed calls too large to keep whole: the site says how many are whole and how many elements
+// the others keep of each tensor, the plan hands both on, and each sampled entry is read as
+// the sample it says it is.
+TEST(TritonReport, SampledTimedCallsAndTheSplitOfTheirSite) {
+  std::string data;
+  json outputs = json::array();
+  for (int i = 0; i < 3; ++i) {
+    const int n = i == 0 ? 4 : 2;  // the first call whole, the others 2 of the 4 elements
+    json e = {{"name", "result"}, {"kind", "tensor"}, {"dtype", "float32"}, {"shape", {4}}};
+    if (i > 0) e["sampled"] = {{"elements", 2}, {"seed", 10 + i}};
+    e["offset"] = 0;
+    e["nbytes"] = 4 * n;
+    outputs.push_back({{"entries", {e}}, {"offset", data.size()}, {"data_bytes", 4 * n}});
+    for (int k = 0; k < n; ++k) {
+      const float v = static_cast<float>(10 * i + k);
+      data.append(reinterpret_cast<const char*>(&v), 4);
+    }
+  }
+  json site = {{"entry", "op"},
+               {"samples_ms", {1.0, 1.0, 1.0}},
+               {"check",
+                {{"mode", "unperturbed"},
+                 {"reason", "no floating-point tensor argument holds a fraction"},
+                 {"perturbed", json::array()},
+                 {"observed", json::array()},
+                 {"whole", 1},
+                 {"sample", 2},
+                 {"outputs", outputs}}}};
+  auto timing = [](json s) {
+    return json{{"protocol", 1}, {"nonce", "N"}, {"status", "ok"}, {"timing", {{"sites", {s}}}}};
+  };
+  TritonRunOutcome o;
+  parse_runner_record(report(timing(site), data), "N", "r", o);
+  ASSERT_EQ(o.sites.size(), 1u);
+  const TritonSiteCheck& c = o.sites[0].check;
+  EXPECT_EQ(c.whole, 1u);
+  EXPECT_EQ(c.sample, 2u);
+  const OutputEntry* whole = c.outputs[0].find("result");
+  EXPECT_FALSE(whole->sample);
+  EXPECT_EQ(whole->tensor.values, (std::vector<double>{0, 1, 2, 3}));
+  const OutputEntry* sampled = c.outputs[2].find("result");
+  ASSERT_TRUE(sampled->sample);
+  EXPECT_EQ(sampled->sample->elements, 2u);
+  EXPECT_EQ(sampled->sample->seed, 12u);
+  EXPECT_EQ(sampled->tensor.shape, (std::vector<std::int64_t>{4}));
+  EXPECT_EQ(sampled->tensor.values, (std::vector<double>{20, 21}));
+  const json plan = triton_check_plan(o.sites);
+  EXPECT_EQ(plan[0]["reps"], 3);
+  EXPECT_EQ(plan[0]["whole"], 1);
+  EXPECT_EQ(plan[0]["sample"], 2);
+  // The plan reaches the runner's request as it is.
+  TritonRunRequest q = request("def op(x): return x\n");
+  q.time = true;
+  q.plan = plan;
+  EXPECT_EQ(triton_request_json(q, "c.py", "t.py", "n")["timing"]["check"]["plan"][0]["whole"], 1);
+
+  json t = site;
+  t["check"]["whole"] = 4;
+  expect_refused(report(timing(t), data), "timing.sites[0].check.whole",
+                 "not a count of at most 3");
+  t = site;
+  t["check"]["whole"] = -1;
+  expect_refused(report(timing(t), data), "timing.sites[0].check.whole", "not a count");
+  t = site;
+  t["check"]["sample"] = 0;
+  expect_refused(report(timing(t), data), "timing.sites[0].check.sample", "not a positive count");
+  t = site;
+  t["check"]["outputs"][1]["entries"][0]["sampled"]["elements"] = 4;  // all: not a sample
+  expect_refused(report(timing(t), data), "outputs.entries[0].sampled.elements",
+                 "fewer than the tensor");
 }
 
 // ---- every way a run ends, with the fake runner ----
@@ -882,6 +955,71 @@ TEST(TritonEval, WhatTheTestNeverLooksAtIsNotComparedWhenTimed) {
   EXPECT_EQ(b.timed_check->failed, 16u);
   EXPECT_EQ(b.timed_check->sites[0]["not_compared"], json::array());
   EXPECT_NE(b.detail.find("args[1]"), std::string::npos) << b.detail;
+}
+
+// Timed outputs too large to keep whole: the reference's first process keeps the first 2 calls
+// of each site whole and samples the others; the plan hands the split and the secret on, and
+// each candidate call is compared sample with sample, whole with whole. A candidate that keeps
+// whole what the reference sampled, or samples elsewhere, is not passed by default: each such
+// call fails, saying why; a stale result is caught on a sample as on a whole output.
+TEST(TritonEval, SampledTimedOutputsAreComparedSampleWithSample) {
+  TempDir dir;
+  TritonOperator op = make_op("op", "#fake ok\n#fake time 1.0\n#fake sampled 2\n", 1);
+  TritonEvalOptions opt = fake_speedup_options(dir, 5, 2, 1);
+  std::vector<TritonJob> jobs = {
+      {&op, "#fake ok\n#fake time 0.5\n#fake sampled\n", 0, "honest"},
+      {&op, "#fake ok\n#fake time 0.5\n#fake sampledwhole\n", 1, "whole"},
+      {&op, "#fake ok\n#fake time 0.5\n#fake sampledseed\n", 2, "elsewhere"},
+      {&op, "#fake ok\n#fake time 0.01\n#fake sampled\n#fake stale\n", 3, "stale"}};
+  TritonEvalResult res = evaluate_triton(jobs, opt);
+  ASSERT_EQ(res.results.size(), 4u);
+  std::ifstream schema_file(std::string(KJUDGE_SOURCE_DIR) +
+                            "/docs/schemas/triton-result.schema.json");
+  kjudge::testing::SchemaValidator schema(json::parse(schema_file));
+
+  // 3 candidate processes x 2 sites x 5 calls, of which 3 a site sampled.
+  const TritonJobResult& honest = res.results[0];
+  EXPECT_EQ(honest.graded.verdict, TritonVerdict::pass) << honest.detail;
+  EXPECT_TRUE(honest.speedup) << honest.speedup_note;
+  ASSERT_TRUE(honest.timed_check);
+  EXPECT_EQ(honest.timed_check->checked, 30u);
+  EXPECT_EQ(honest.timed_check->sampled, 18u);
+  EXPECT_EQ(honest.timed_check->failed, 0u);
+  EXPECT_EQ(honest.timed_check->reference_differs, 0u);
+  EXPECT_EQ(honest.timed_check->sites[0]["whole"], 2);
+  EXPECT_EQ(honest.timed_check->sites[0]["sample"], 2);
+  json line = triton_result_json(honest);
+  EXPECT_EQ(line["timing_check"]["sampled"], 18);
+  EXPECT_EQ(line["timing_check"]["sites"][1]["whole"], 2);
+  for (const auto& err : schema.errors(line)) ADD_FAILURE() << err;
+
+  const TritonJobResult& whole = res.results[1];
+  EXPECT_EQ(whole.graded.verdict, TritonVerdict::timed_mismatch) << whole.detail;
+  EXPECT_FALSE(whole.speedup);
+  EXPECT_EQ(whole.timed_check->checked, 30u);
+  EXPECT_EQ(whole.timed_check->failed, 18u);
+  EXPECT_EQ(whole.timed_check->sampled, 18u);
+  EXPECT_NE(whole.detail.find("call 2 of op (site 0): result: the reference's output is a sample "
+                              "of 2 of 1000 elements, the candidate's is whole"),
+            std::string::npos)
+      << whole.detail;
+
+  const TritonJobResult& elsewhere = res.results[2];
+  EXPECT_EQ(elsewhere.graded.verdict, TritonVerdict::timed_mismatch) << elsewhere.detail;
+  EXPECT_EQ(elsewhere.timed_check->failed, 18u);
+  EXPECT_NE(elsewhere.detail.find("sampled at other positions"), std::string::npos)
+      << elsewhere.detail;
+
+  // Stale from the second call on: the second call is caught whole, the later ones on samples.
+  const TritonJobResult& stale = res.results[3];
+  EXPECT_EQ(stale.graded.verdict, TritonVerdict::timed_mismatch) << stale.detail;
+  EXPECT_EQ(stale.timed_check->failed, 24u);
+  EXPECT_EQ(stale.timed_check->sampled, 18u);
+  EXPECT_EQ(stale.timed_check->first_failure["call"], 1);
+  EXPECT_EQ(stale.timed_check->first_failure["sampled"], false);
+  line = triton_result_json(stale);
+  EXPECT_EQ(line["timing_check"]["first_failure"]["sampled"], false);
+  for (const auto& err : schema.errors(line)) ADD_FAILURE() << err;
 }
 
 // The timing processes run in ABBA pairs (warm-up pair first, discarded), and a constant bias

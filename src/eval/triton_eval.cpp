@@ -580,11 +580,13 @@ void check_process(
                              {"site", s},
                              {"call", i},
                              {"entry", got[s].entry},
-                             {"detail", v.detail}}});
+                             {"detail", v.detail},
+                             {"sampled", v.sampled > 0}}});
       } else if (v.compared == 0) {
         ++tc.unchecked;  // nothing to compare: no tensor in the reference's output
       } else {
         ++tc.checked;
+        if (v.sampled > 0) ++tc.sampled;
       }
     }
   }
@@ -726,6 +728,8 @@ void time_job(const TritonEvalOptions& opt, TritonJobResult& r, const TritonRunO
                             {"perturbed", site["perturb"]},
                             {"observed", site["observe"]},
                             {"calls", site["reps"]},
+                            {"whole", site["whole"]},
+                            {"sample", site["sample"]},
                             {"not_compared", s < skip.size() ? skip[s] : std::set<std::string>{}}});
       }
       expected = o.sites;
@@ -765,6 +769,7 @@ void time_job(const TritonEvalOptions& opt, TritonJobResult& r, const TritonRunO
       continue;
     }
     ++tc.checked;
+    if (failure["sampled"].get<bool>()) ++tc.sampled;
     if (tc.failed++ == 0) tc.first_failure = failure;
   }
   tc.complete = true;
@@ -814,6 +819,7 @@ nlohmann::ordered_json timed_check_json(const TritonTimedCheck& c) {
   return {{"complete", c.complete},
           {"timed", c.timed},
           {"checked", c.checked},
+          {"sampled", c.sampled},
           {"failed", c.failed},
           {"unchecked", c.unchecked},
           {"reference_unstable", c.reference_unstable},

@@ -91,6 +91,7 @@ struct TritonTimedCheck {
   std::uint64_t perturb_seed = 0;  // the job's secret (the new content is drawn from it)
   std::size_t timed = 0;           // the candidate's timed calls, warm-up rounds included
   std::size_t checked = 0;         // compared with the reference's output (passed or failed)
+  std::size_t sampled = 0;         // of those, compared on samples of outputs (in part)
   std::size_t failed = 0;          // of those, different
   // Not compared: the reference's output holds no tensor there, the candidate made a call the
   // reference did not, or the reference's processes disagree there (`reference_unstable`).

@@ -184,6 +184,19 @@ TritonSiteCheck parse_check(const nlohmann::json& check, std::size_t samples, st
   if (c.outputs.size() != samples)
     throw InputError(source, 0, where + ".outputs",
                      fmt::format("{} outputs for {} timed calls", c.outputs.size(), samples));
+  c.whole = c.outputs.size();
+  if (const nlohmann::json* whole = optional_field(check, "whole")) {
+    if (!whole->is_number_unsigned() || whole->get<std::uint64_t>() > c.outputs.size())
+      throw InputError(source, 0, where + ".whole",
+                       fmt::format("{}, not a count of at most {} timed calls", whole->dump(),
+                                   c.outputs.size()));
+    c.whole = whole->get<std::size_t>();
+  }
+  if (const nlohmann::json* sample = optional_field(check, "sample")) {
+    if (!sample->is_number_unsigned() || sample->get<std::uint64_t>() == 0)
+      throw InputError(source, 0, where + ".sample", sample->dump() + ", not a positive count");
+    c.sample = sample->get<std::uint64_t>();
+  }
   return c;
 }
 
@@ -378,7 +391,9 @@ nlohmann::json triton_check_plan(const std::vector<TritonCallSite>& sites) {
                     {"perturb", s.check.perturbed},
                     {"observe", s.check.observed},
                     {"probe", s.check.probe},
-                    {"reps", s.check.outputs.size()}});
+                    {"reps", s.check.outputs.size()},
+                    {"whole", s.check.whole},
+                    {"sample", s.check.sample}});
   return plan;
 }
 

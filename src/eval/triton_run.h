@@ -34,8 +34,10 @@ struct TritonTiming {
   // The secret the new content is drawn from, the same in every process of a timed job;
   // 0: a fresh one per job (a candidate cannot compute tomorrow's inputs today).
   std::uint64_t perturb_seed = 0;
-  // Bytes of timed calls' outputs one call site, and one process, send back before the
-  // repetitions are cut (the judge holds them as doubles).
+  // Bytes of timed calls' outputs one call site, and one process, send back (the judge holds
+  // them as doubles): calls whose whole outputs do not fit keep a sample of each large tensor
+  // instead (the runner's SAMPLE_ELEMENTS, 65536 elements at most); the repetitions are cut
+  // (to min_reps at least) only where even the smallest samples do not fit.
   std::uint64_t check_bytes_per_site = std::uint64_t{16} << 20;
   std::uint64_t check_bytes = std::uint64_t{128} << 20;
 };
@@ -103,6 +105,12 @@ struct TritonSiteCheck {
   // in each), which every later process makes again: the same calls everywhere.
   std::vector<std::vector<std::string>> probe;
   std::vector<OutputSet> outputs;  // per timed call: "result..." and the observed arguments
+  // Of `outputs`, the first `whole` keep the whole output the plan allowed; the others (and a
+  // call planned whole that did not fit the runner's budgets) keep a sample of at most `sample`
+  // elements of each tensor (OutputEntry::sample). The reference's first process decides both
+  // and the plan hands them on. Absent from the report: every call whole, sample 0 (unsaid).
+  std::size_t whole = 0;
+  std::uint64_t sample = 0;
 };
 
 struct TritonCallSite {
@@ -126,8 +134,9 @@ struct TritonCallSite {
 };
 
 // The plan a timing process passes on (TritonRunRequest::plan): per site its entry, mode,
-// reason, the paths to give new content and to read back, its probe calls and its number of
-// timed calls.
+// reason, the paths to give new content and to read back, its probe calls, its number of timed
+// calls, how many of them keep their whole output (`whole`) and the elements of each tensor the
+// others keep (`sample`; 0: the runner's SAMPLE_ELEMENTS).
 nlohmann::json triton_check_plan(const std::vector<TritonCallSite>& sites);
 
 enum class TritonRunStatus {
