@@ -15,7 +15,8 @@ Order of work (each step's failure is reported with its stage):
   call      execute the test code: it calls the operator
   result    find and encode what the test returned
   time      time the operator calls, keeping every timed call's output for the judge to
-            check (mode "time" only)
+            check: whole, or a sample of each large tensor where the whole would not fit the
+            byte budgets (mode "time" only)
 
 With "zero_fill": true in the request (test mode only), torch.empty, empty_like, empty_strided
 and Tensor.new_empty(_strided) return zero-filled tensors from before the operator code runs
@@ -157,15 +158,27 @@ def torch_tensor_parts(torch, np):
     return parts
 
 
-def encode_results(value, tensor_parts):
-    """(entries, data): the manifest entries and the concatenated little-endian data."""
+def encode_results(value, tensor_parts, sampled_parts=None):
+    """(entries, data): the manifest entries and the concatenated little-endian data.
+
+    With `sampled_parts` (the timed-call check's sampled repetitions, CallCheck.keep), each leaf
+    goes through sampled_parts(name, leaf) instead, which returns what tensor_parts does plus a
+    fifth item: None where the tensor is kept whole, else {"elements": k, "seed": s}, and then
+    the raw data holds only those k elements (at positions drawn from s, sample_positions) while
+    "shape" stays the tensor's own: the entry says so as "sampled"."""
     if sys.byteorder != "little":
         raise RuntimeError("the runner writes little-endian data and this machine is big-endian")
     entries = []
     data = bytearray()
     for name, leaf in unique_names(flatten(value)):
         entry = {"name": name}
-        parts = tensor_parts(leaf)
+        sample = None
+        if sampled_parts is None:
+            parts = tensor_parts(leaf)
+        else:
+            parts = sampled_parts(name, leaf)
+            if parts is not None:
+                parts, sample = parts[:4], parts[4]
         if parts is not None:
             dtype, shape, raw, is_complex = parts
             entry.update({"kind": "tensor", "dtype": dtype, "shape": shape})
@@ -175,6 +188,8 @@ def encode_results(value, tensor_parts):
                 entry["kind"] = "other"
                 entry["type"] = "tensor of dtype " + dtype
             else:
+                if sample is not None:
+                    entry["sampled"] = dict(sample)
                 entry["offset"] = len(data)
                 entry["nbytes"] = len(raw)
                 data += raw
@@ -511,11 +526,41 @@ def call_values(fn, args, kwargs, result, tensor_type):
 # and what it wrote into its arguments, goes back to the judge, which compares it with the
 # reference's output on the same inputs: a candidate that caches by content finds nothing to
 # reuse, and one that computes only the test's own call is caught.
+#
+# What is kept of each timed call is bounded, whatever the size of the operator's outputs
+# (a rope_embedding call site returns 256 MiB and writes as much into an argument): a timed call
+# keeps its whole output while the site's and the process's byte budgets allow, and otherwise a
+# *sample* of each tensor leaf, SAMPLE_ELEMENTS elements at most, gathered on the device (only
+# the sample is copied to the host). Which calls of a site are whole (the first `whole`) and how
+# many elements the others keep of each leaf (`sample`) is decided by the reference's first
+# timing process and handed on in the plan, so that every process of a job keeps the same.
+#
+# The positions of a sample are drawn from a generator seeded by the judge's secret, the site,
+# the repetition and the leaf's name (sample_seed), over the leaf's elements in row-major order:
+# the same in every process for the same site, call and shape, and unknown to the operator
+# before its call returns (it would have to read the secret out of the runner). They are
+# stratified: the n elements are cut into k equal runs of n/k and one position is drawn
+# uniformly in each. So a sampled call catches, with certainty, any difference that covers a
+# run of 2n/k consecutive elements (for 16x128x64x512 float32, n/k = 1024: two rows of 512),
+# and a difference at m scattered elements escapes one call's sample with probability at most
+# exp(-m k / n) (each run misses its m_i wrong elements with probability 1 - m_i k / n), and all
+# R sampled calls of a site, whose positions are drawn afresh, with at most exp(-m k R / n). A
+# candidate wrong on 1 % of its elements is caught by one call (e^-655); one wrong at 64
+# scattered elements of 2^26 escapes a call with probability 0.94 and 30 calls with 0.15. Such
+# a difference is what sampling gives up: the test's own call, the whole-output calls, and every
+# call of a site whose outputs fit the budget are still compared whole.
 
 FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
 PERTURB_RELATIVE = 0.125        # the size of the change, relative to each value
-CHECK_BYTES_PER_SITE = 16 << 20  # outputs kept per call site before repetitions are cut
+CHECK_BYTES_PER_SITE = 16 << 20  # outputs kept per call site (whole, or sampled beyond that)
 CHECK_BYTES = 128 << 20          # and per process, all sites together
+# Elements a sampled call keeps of each tensor leaf at most (a leaf this small or smaller is
+# kept whole): 256 KiB of float32. Fewer, by halves down to SAMPLE_MIN_ELEMENTS, only where the
+# site's sampled calls would not fit its budget otherwise (many leaves, or a process budget that
+# earlier sites used up); the repetitions are cut (never below min_reps) only where even those
+# do not fit.
+SAMPLE_ELEMENTS = 65536
+SAMPLE_MIN_ELEMENTS = 1024
 
 
 def arg_paths(args, kwargs, is_tensor):
@@ -573,6 +618,14 @@ def perturb_seed(secret, site, rep, path):
     return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "little") >> 1
 
 
+def sample_seed(secret, site, rep, name):
+    """The seed of the positions a sampled timed call keeps of its output leaf `name`: the same
+    in every process given the same secret, and unrelated between repetitions, sites, leaves
+    and the new content's seeds (perturb_seed)."""
+    text = "sample/%d/%d/%s/%s" % (secret, site, rep, name)
+    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "little") >> 1
+
+
 class TorchOps:
     """The tensor operations the check needs, taken before the operator code runs (as the
     timer's are): patching torch.Tensor.clone, .mul_, .cpu or torch.rand later does not reach
@@ -587,6 +640,12 @@ class TorchOps:
         self.plain = (T, torch.nn.Parameter)
         self.strided = torch.strided
         self.float32, self.float64, self.uint8 = torch.float32, torch.float64, torch.uint8
+        self.int64 = torch.int64
+        # Integer dtypes by element size: a sample is gathered as raw elements of any dtype.
+        self._raw_dtypes = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+        self._element_size = T.element_size
+        self._arange, self._randint, self._take = torch.arange, torch.randint, torch.take
+        self._div, self._remainder = torch.div, torch.remainder
         self._clone, self._detach, self._contiguous = T.clone, T.detach, T.contiguous
         self._cpu, self._reshape, self._view, self._to = T.cpu, T.reshape, T.view, T.to
         self._mul_, self._numel = T.mul_, T.numel
@@ -691,30 +750,105 @@ class TorchOps:
             bound = self._add(self._mul(self._abs(y), rtol), atol)
             return bool(self._all(self._le(self._abs(self._sub(x, y)), bound)))
 
+    def _plain(self, v):
+        """(tensor, complex) as encode_results reads a plain tensor: detached, dense,
+        dequantized, a complex one as view_as_real; still on its device, strides as they are."""
+        t = self._detach(v)
+        if t.is_sparse:
+            t = self._to_dense(t)
+        if t.is_quantized:
+            t = self._dequantize(t)
+        is_complex = bool(self._is_complex(t))
+        if is_complex:
+            t = self._view_as_real(self._resolve_conj(t))
+        return self._resolve_neg(t), is_complex
+
+    def _raw(self, t):
+        """The bytes of a contiguous CPU tensor."""
+        if self._numel(t) == 0:
+            return b""
+        flat = self._view(self._reshape(t, (-1,)), self.uint8)
+        return self._numpy(flat).tobytes() if self.np is not None else bytes(self._tolist(flat))
+
     def parts(self, v):
         """encode_results' reader for outputs of timed calls (torch_tensor_parts with the
         functions taken early); None for anything that is not a plain tensor or a numpy value."""
         if type(v) in self.plain:
-            t = self._detach(v)
-            if t.is_sparse:
-                t = self._to_dense(t)
-            if t.is_quantized:
-                t = self._dequantize(t)
-            is_complex = bool(self._is_complex(t))
-            if is_complex:
-                t = self._view_as_real(self._resolve_conj(t))
-            t = self._cpu(self._contiguous(self._resolve_neg(t)))
+            t, is_complex = self._plain(v)
+            t = self._cpu(self._contiguous(t))
             dtype, shape = self.dtype(t), [int(x) for x in t.shape]
             if dtype not in SUPPORTED_DTYPES:
                 return dtype, shape, None, is_complex
-            if self._numel(t) == 0:
-                return dtype, shape, b"", is_complex
-            flat = self._view(self._reshape(t, (-1,)), self.uint8)
-            raw = (self._numpy(flat).tobytes() if self.np is not None
-                   else bytes(self._tolist(flat)))
-            return dtype, shape, raw, is_complex
+            return dtype, shape, self._raw(t), is_complex
         if self.np is not None and isinstance(v, (self.np.ndarray, self.np.generic)):
             return torch_tensor_parts(None, self.np)(v)
+        return None
+
+    def encoded_size(self, v):
+        """(elements, bytes each) that parts(v) would encode, from the shape alone (nothing is
+        read or copied); None for what parts does not read as a tensor. A complex tensor counts
+        its real view's elements; a dtype the judge does not read, nothing."""
+        if type(v) in self.plain:
+            n, size = int(self._numel(v)), int(self._element_size(v))
+            if v.is_quantized:
+                return n, 4  # dequantized to float32
+            if bool(self._is_complex(v)):
+                return 2 * n, size // 2
+            return (n, size) if self.dtype(v) in SUPPORTED_DTYPES else (0, 0)
+        if self.np is not None and isinstance(v, (self.np.ndarray, self.np.generic)):
+            a = self.np.asarray(v)
+            if self.np.iscomplexobj(a):
+                return 2 * int(a.size), int(a.itemsize) // 2
+            return int(a.size), int(a.itemsize)
+        return None
+
+    def sample_positions(self, numel, count, seed):
+        """`count` positions in [0, numel) (count < numel), as an int64 CPU tensor: the n
+        elements cut into `count` runs of n/count (the i-th from floor(i n / count)) and one
+        position drawn uniformly in each, from a CPU generator seeded `seed` (the same positions
+        on every device and in every process)."""
+        g = self._generator()
+        g.manual_seed(seed)
+        i = self._arange(count, dtype=self.int64)
+        start = self._div(self._mul(i, numel), count, rounding_mode="floor")
+        end = self._div(self._mul(self._add(i, 1), numel), count, rounding_mode="floor")
+        u = self._randint(0, 1 << 62, (count,), generator=g, dtype=self.int64)
+        return self._add(start, self._remainder(u, self._sub(end, start)))
+
+    def sampled_parts(self, v, count, seed):
+        """parts(v) plus a fifth item: for a tensor of more than `count` elements, `count` of
+        them at sample_positions(n, count, seed) in row-major order (of the real view for a
+        complex one), gathered on its device (torch.take: whatever its strides, no copy of the
+        whole) and only those copied to the host, with {"elements": count, "seed": seed};
+        smaller ones whole, with None."""
+        if type(v) in self.plain:
+            t, is_complex = self._plain(v)
+            dtype, shape = self.dtype(t), [int(x) for x in t.shape]
+            if dtype not in SUPPORTED_DTYPES:
+                return dtype, shape, None, is_complex, None
+            n = int(self._numel(t))
+            if n <= count:
+                return dtype, shape, self._raw(self._cpu(self._contiguous(t))), is_complex, None
+            # Raw elements: take() on an integer view of the same size works for every dtype
+            # (bool and the float8 types included); a dtype view keeps the strides.
+            raw_t = self._view(t, self._raw_dtypes[int(self._element_size(t))])
+            idx = self._to(self.sample_positions(n, count, seed), t.device)
+            picked = self._cpu(self._take(raw_t, idx))
+            return dtype, shape, self._raw(picked), is_complex, {"elements": count, "seed": seed}
+        np = self.np
+        if np is not None and isinstance(v, (np.ndarray, np.generic)):
+            a = np.asarray(v)
+            is_complex = bool(np.iscomplexobj(a))
+            if is_complex:
+                a = np.stack([a.real, a.imag], axis=-1)
+            dtype = "bool" if a.dtype == np.bool_ else a.dtype.name
+            if dtype not in SUPPORTED_DTYPES or a.size <= count:
+                return torch_tensor_parts(None, np)(v) + (None,)
+            idx = self._numpy(self.sample_positions(int(a.size), count, seed))
+            picked = np.take(a, idx)  # row-major positions, whatever the array's strides
+            raw = np.ascontiguousarray(picked).astype(a.dtype.newbyteorder("<"), copy=False)
+            return (dtype, list(a.shape), raw.tobytes(), is_complex,
+                    {"elements": count, "seed": seed})
         return None
 
 
@@ -725,7 +859,21 @@ class CallCheck:
 
     The plan comes from the judge, which takes it from the reference's first timing process; that
     process has none and makes it (`probe`), so every later process, the candidate's included,
-    runs on exactly the reference's inputs."""
+    runs on exactly the reference's inputs.
+
+    What is kept of each timed call stays within the byte budgets (`max_bytes` per site,
+    `max_total` per process) whatever the outputs' size: the site's first `whole` timed calls
+    keep their whole output, the others a sample of at most `sample` elements of each tensor
+    leaf (see the comment above FLOAT_DTYPES). Both are in the plan: the reference's first
+    process decides them at the site's first timed call (`split`), from the shapes of what it
+    returned, and every later process keeps the same calls whole and samples the others at the
+    same positions. A call planned whole whose output would not fit the budgets in this process
+    (a candidate returning more than the reference) is sampled instead, and the judge finds a
+    sample where the reference's output is whole: a mismatch, never a blown memory limit.
+
+    Not deduplicated: a tensor both returned and read back as an argument (an in-place
+    operator returning its output, rope_embedding's Q) is encoded, or sampled, once per name;
+    the budgets count both, so this costs repetitions or sample size, not memory beyond them."""
 
     def __init__(self, ops, params):
         self.ops = ops
@@ -734,6 +882,10 @@ class CallCheck:
         self.secret = int(params.get("seed", 0))
         self.max_bytes = int(params.get("max_bytes_per_site", CHECK_BYTES_PER_SITE))
         self.max_total = int(params.get("max_bytes", CHECK_BYTES))
+        # The sample sizes: the runner's constants; the parameters are for tests.
+        self.sample_elements = max(1, int(params.get("sample_elements", SAMPLE_ELEMENTS)))
+        self.sample_min = max(1, min(self.sample_elements,
+                                     int(params.get("sample_min_elements", SAMPLE_MIN_ELEMENTS))))
         self.tolerances = {}
         for dtype, t in (params.get("tolerances") or {}).items():
             self.tolerances[dtype] = (float(t["rtol"]), float(t["atol"]))
@@ -742,19 +894,29 @@ class CallCheck:
         self.blob = bytearray()
 
     def site_plan(self, index, fn, args, kwargs, reset):
-        """{mode, reason, perturb, observe, reps} for call site `index`."""
+        """{mode, reason, perturb, observe, reps, probe, whole, sample} for call site `index`.
+        whole: the timed calls kept whole (the first ones; None: all that fit the budgets, until
+        `split` decides in the reference's first process); sample: the elements the others keep
+        of each tensor leaf."""
         if self.plan is None:
             return self.probe(index, fn, args, kwargs, reset)
         if index >= len(self.plan) or not isinstance(self.plan[index], dict):
             return {"mode": "unperturbed", "reason": "the reference made no such call",
-                    "perturb": [], "observe": [], "reps": None, "probe": []}
+                    "perturb": [], "observe": [], "reps": None, "probe": [], "whole": None,
+                    "sample": self.sample_elements}
         p = self.plan[index]
-        reps = p.get("reps")
+        reps, whole, sample = p.get("reps"), p.get("whole"), p.get("sample")
+
+        def count(v, least):
+            return v if type(v) is int and v >= least else None
+
         plan = {"mode": str(p.get("mode", "unperturbed")), "reason": str(p.get("reason", "")),
                 "perturb": [str(x) for x in p.get("perturb", [])],
                 "observe": [str(x) for x in p.get("observe", [])],
-                "reps": int(reps) if isinstance(reps, int) and reps > 0 else None,
-                "probe": [[str(x) for x in c] for c in p.get("probe", []) if isinstance(c, list)]}
+                "reps": count(reps, 1),
+                "probe": [[str(x) for x in c] for c in p.get("probe", []) if isinstance(c, list)],
+                "whole": count(whole, 0),
+                "sample": count(sample, 1) or self.sample_elements}
         self.replay(index, fn, args, kwargs, reset, plan["probe"])
         return plan
 
@@ -820,7 +982,7 @@ class CallCheck:
         ops = self.ops
         paths = [path for path, _ in arg_paths(args, kwargs, ops.is_tensor)]
         plan = {"mode": "unperturbed", "reason": "", "perturb": [], "observe": paths,
-                "reps": None, "probe": []}
+                "reps": None, "probe": [], "whole": None, "sample": self.sample_elements}
         written = set()
 
         def call(perturb):
@@ -865,14 +1027,76 @@ class CallCheck:
         plan["observe"] = [path for path in paths if path not in fresh or path in written]
         return plan
 
-    def keep(self, result, args, kwargs, observe):
-        """Encodes one timed call's observation into the blob; returns its manifest, whose
-        entries' offsets count from `offset`."""
-        entries, raw = encode_results(
-            observation(result, args, kwargs, observe, self.ops.is_tensor), self.ops.parts)
-        rep = {"entries": entries, "offset": len(self.blob), "data_bytes": len(raw)}
+    def sizes(self, value):
+        """[(elements, bytes each)] of what encoding `value` keeps whole, from shapes alone: a
+        pair per tensor leaf (ops.encoded_size) and per Python number."""
+        out = []
+        for _, leaf in flatten(value):
+            size = self.ops.encoded_size(leaf)
+            if size is not None:
+                out.append(size)
+            elif isinstance(leaf, bool):
+                out.append((1, 1))
+            elif isinstance(leaf, (int, float)):
+                out.append((1, 8))
+        return out
+
+    def split(self, plan, value, reps, min_reps):
+        """The reference's first process, at a site's first timed call (`value` its
+        observation): sets plan["whole"] and plan["sample"] so that the site's `reps` timed calls
+        fit what is left of the budgets, and returns the repetitions, cut (to min_reps at least)
+        only where even samples of sample_min elements do not fit. All whole where they fit;
+        else sampled calls at the largest sample (halving from sample_elements) that fits, and
+        the first calls whole as far as the room left allows."""
+        sizes = self.sizes(value)
+        budget = max(0, min(self.max_bytes, self.max_total - len(self.blob)))
+        whole = sum(n * b for n, b in sizes)
+
+        def sampled(k):
+            return sum(min(n, k) * b for n, b in sizes)
+
+        sample = self.sample_elements
+        if reps * whole <= budget:
+            plan["whole"], plan["sample"] = reps, sample
+            return reps
+        while sample > self.sample_min and reps * sampled(sample) > budget:
+            sample = max(self.sample_min, sample // 2)
+        per = sampled(sample)
+        if reps * per > budget:
+            reps = min(reps, max(min_reps, budget // max(1, per)))
+        if whole <= per:  # every leaf within the sample: a sample is the whole output
+            plan["whole"] = reps
+        elif reps * per > budget:
+            plan["whole"] = 0
+        else:
+            plan["whole"] = min(reps, (budget - reps * per) // (whole - per))
+        plan["sample"] = sample
+        return reps
+
+    def keep(self, value, site, rep, plan, site_bytes):
+        """Encodes one timed call's observation (`value`) into the blob, whole or sampled as the
+        plan says (a call planned whole that would not fit the budgets, with `site_bytes` kept
+        for this site so far, is sampled); returns its manifest, whose entries' offsets count
+        from `offset`."""
+        ops = self.ops
+        planned = plan.get("whole")
+        whole = planned is None or rep < planned
+        if whole:
+            need = sum(n * b for n, b in self.sizes(value))
+            whole = (site_bytes + need <= self.max_bytes
+                     and len(self.blob) + need <= self.max_total)
+        if whole:
+            entries, raw = encode_results(value, ops.parts)
+        else:
+            sample, secret = plan["sample"], self.secret
+
+            def sampled_parts(name, leaf):
+                return ops.sampled_parts(leaf, sample, sample_seed(secret, site, rep, name))
+
+            entries, raw = encode_results(value, ops.parts, sampled_parts)
+        kept = {"entries": entries, "offset": len(self.blob), "data_bytes": len(raw)}
         self.blob += raw
-        return rep
+        return kept
 
 
 CALL_OUTPUT_BYTES = 16 << 20  # test mode: what the calls gave, kept up to this much in all
@@ -953,7 +1177,8 @@ class CudaTimer:
     """Per call site (the n-th outermost entry call of the test): the call the test makes (its
     result goes back to the test), `warmup` untimed calls on plain copies, then up to `reps`
     timed calls on fresh copies (new content where the site's plan says), each timed one after
-    writing a buffer larger than L2, each one's output kept for the judge (CallCheck). The time
+    writing a buffer larger than L2, each one's output kept for the judge (CallCheck: whole, or
+    a sample of each large tensor where the whole would not fit its byte budgets). The time
     of one repetition runs from an event recorded after the flush was queued to an event recorded
     on the same stream right after the call returned. A third event, recorded once
     torch.cuda.synchronize() (every stream of the device) has returned, gives the call's tail:
@@ -1022,6 +1247,7 @@ class CudaTimer:
         reps = self.reps if plan["reps"] is None else max(1, min(self.reps, plan["reps"]))
         min_reps = min(self.min_reps, reps)
         samples, device, tails, outputs, changed = [], [], [], [], []
+        kept = 0  # bytes of this site's timed outputs in the blob
         hold, host_bound, held_once, not_counted, strikes = 0.0, False, False, 0, 0
         started = time.perf_counter()
         while len(samples) < reps:
@@ -1064,17 +1290,20 @@ class CudaTimer:
                     continue
             held_once = held_once or (hold > 0 and not waited)
             strikes = 0
+            rep = len(samples)
             samples.append(float(self._elapsed(start, end)))
             device.append(float(self._elapsed(start, after)))
             tails.append(float(self._elapsed(end, after)))
-            outputs.append(check.keep(out, a, k, plan["observe"]))
+            value = observation(out, a, k, plan["observe"], check.ops.is_tensor)
             del out, a, k
-            if check.plan is None and len(samples) == 1:
-                # What the judge must hold stays bounded: large outputs, fewer repetitions (the
-                # plan hands the count on to every later process).
-                per_call = max(1, outputs[0]["data_bytes"])
-                room = max(0, check.max_total - len(check.blob) + outputs[0]["data_bytes"])
-                reps = min(reps, max(min_reps, min(check.max_bytes, room) // per_call))
+            if check.plan is None and rep == 0:
+                # What this process and the judge hold stays bounded: which calls keep their
+                # whole output and how much of it the others keep, decided here from the shapes
+                # and handed on in the plan to every later process.
+                reps = check.split(plan, value, reps, min_reps)
+            outputs.append(check.keep(value, index, rep, plan, kept))
+            kept += outputs[-1]["data_bytes"]
+            del value
             if len(samples) >= min_reps and time.perf_counter() - started > self.budget_s:
                 break
         tail = sorted(tails)[len(tails) // 2] if tails else 0.0
@@ -1086,7 +1315,10 @@ class CudaTimer:
                            "bytes": moved, "values": values,
                            "check": {"mode": plan["mode"], "reason": plan["reason"],
                                      "perturbed": changed, "observed": plan["observe"],
-                                     "probe": plan["probe"], "outputs": outputs}})
+                                     "probe": plan["probe"],
+                                     "whole": len(outputs) if plan["whole"] is None
+                                     else min(len(outputs), plan["whole"]),
+                                     "sample": plan["sample"], "outputs": outputs}})
         return result
 
     def _cycles(self, ms):

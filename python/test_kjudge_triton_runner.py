@@ -729,6 +729,28 @@ class FakeOps:
             return v.dtype, list(v.shape), struct.pack("<%df" % len(v.values), *v.values), False
         return None
 
+    def encoded_size(self, v):
+        return (len(v.values), 4) if isinstance(v, FT) else None
+
+    def sample_positions(self, numel, count, seed):
+        """TorchOps' stratified positions (one in each of `count` runs), from Python's
+        generator."""
+        rng = random.Random(seed)
+        out = []
+        for i in range(count):
+            start, end = i * numel // count, (i + 1) * numel // count
+            out.append(start + rng.randrange(end - start))
+        return out
+
+    def sampled_parts(self, v, count, seed):
+        if not isinstance(v, FT):
+            return None
+        if len(v.values) <= count:
+            return self.parts(v) + (None,)
+        picked = [v.values[i] for i in self.sample_positions(len(v.values), count, seed)]
+        return (v.dtype, list(v.shape), struct.pack("<%df" % count, *picked), False,
+                {"elements": count, "seed": seed})
+
 
 def fake_torch():
     """Just what CudaTimer (and run()) touch: events on a clock that advances 1 ms a record."""
@@ -784,7 +806,8 @@ def plan_of(t):
     """The plan the judge hands on from a reference's first timing process."""
     return [{"entry": s["entry"], "mode": s["check"]["mode"], "perturb": s["check"]["perturbed"],
              "observe": s["check"]["observed"], "probe": s["check"]["probe"],
-             "reps": len(s["samples_ms"])} for s in t.sites]
+             "reps": len(s["samples_ms"]), "whole": s["check"]["whole"],
+             "sample": s["check"]["sample"]} for s in t.sites]
 
 
 def add(x, y):
@@ -1057,7 +1080,8 @@ class TimedCheckTest(unittest.TestCase):
         t.measure("add", add, (self.X, self.Y), {}, lambda: resets.append(1))
         self.assertEqual(len(resets), 2 + 3 + 6)  # warm-ups, probe calls, timed calls
 
-    def test_repetitions_follow_the_plan_and_large_outputs_cut_them(self):
+    def test_repetitions_follow_the_plan_and_are_cut_only_where_no_sample_fits(self):
+        # Outputs of three floats: a sample of them is all of them, so nothing smaller fits.
         ref = timer(reps=30, max_bytes_per_site=12 * 4)  # 12 floats: four calls of three
         ref.measure("add", add, (self.X, self.Y), {}, lambda: None)
         self.assertEqual(len(ref.sites[0]["samples_ms"]), 4)
@@ -1137,6 +1161,170 @@ class TimedCheckTest(unittest.TestCase):
         self.assertEqual(at, len(data))
         payload = r.channel_bytes(rec, data)
         self.assertEqual(json.loads(payload.partition(b"\n")[0])["data_bytes"], len(data))
+
+
+class SampledCheckTest(unittest.TestCase):
+    """Timed calls whose whole outputs do not fit the byte budgets keep a sample of each large
+    tensor, at positions every process draws alike; the plan says which calls are whole."""
+
+    N = 4096  # 16384 bytes a call, against budgets of a few calls' samples
+    X = FT([0.5 + (i % 97) / 8.0 for i in range(N)])
+    Y = FT([-0.25 + (i % 89) / 16.0 for i in range(N)])
+    SAMPLE = 64  # the runner's SAMPLE_ELEMENTS and SAMPLE_MIN_ELEMENTS, scaled down
+    SMALL = {"sample_elements": SAMPLE, "sample_min_elements": 4}
+
+    def site(self, plan=None, op=add, reps=10, **check):
+        t = timer(plan, reps=reps, **dict(self.SMALL, **check))
+        t.measure("add", op, (self.X, self.Y), {}, lambda: None)
+        return t
+
+    def entries(self, t, site=0):
+        return [{e["name"]: e for e in rep["entries"]} for rep in t.sites[site]["check"]["outputs"]]
+
+    def test_a_site_with_a_large_output_keeps_bounded_bytes_and_every_repetition(self):
+        t = self.site(max_bytes_per_site=16 << 10)
+        site = t.sites[0]
+        # 10 calls at 16384 bytes do not fit 16 KiB; 10 samples of 64 floats (2560 bytes) do,
+        # and no call whole beside them: all sampled, none cut (min_reps is 2).
+        self.assertEqual(len(site["samples_ms"]), 10)
+        self.assertEqual((site["check"]["whole"], site["check"]["sample"]), (0, 64))
+        self.assertEqual(len(t.check.blob), 10 * 64 * 4)
+        for rep, e in enumerate(self.entries(t)):
+            self.assertEqual(e["result"]["shape"], [self.N])  # the tensor's own shape
+            self.assertEqual(e["result"]["nbytes"], 64 * 4)
+            self.assertEqual(e["result"]["sampled"],
+                             {"elements": 64, "seed": r.sample_seed(SECRET, 0, rep, "result")})
+        # The inputs are only read (new content, never written): not read back, not sampled.
+        self.assertEqual(site["check"]["observed"], [])
+        json.dumps(t.sites)
+
+    def test_the_first_calls_are_whole_as_far_as_the_room_left_allows(self):
+        budget = 2 * 16384 + 10 * 256  # two whole calls beside ten samples
+        t = self.site(max_bytes_per_site=budget)
+        self.assertEqual((t.sites[0]["check"]["whole"], t.sites[0]["check"]["sample"]), (2, 64))
+        entries = self.entries(t)
+        for e in entries[:2]:
+            self.assertNotIn("sampled", e["result"])
+            self.assertEqual(e["result"]["nbytes"], 16384)
+        for e in entries[2:]:
+            self.assertEqual(e["result"]["sampled"]["elements"], 64)
+        self.assertEqual(len(t.check.blob), 2 * 16384 + 8 * 256)
+        self.assertLessEqual(len(t.check.blob), budget)
+
+    def test_the_process_budget_shrinks_later_sites_samples_and_then_their_repetitions(self):
+        t = timer(reps=10, max_bytes=3000, **self.SMALL)
+        for _ in range(4):
+            t.measure("add", add, (self.X, self.Y), {}, lambda: None)
+        got = [(len(s["samples_ms"]), s["check"]["whole"], s["check"]["sample"])
+               for s in t.sites]
+        # 10 x 256 bytes; 440 left: 8 floats (320); 120 left: the floor, 4 floats (16 bytes)
+        # for 7 calls; 8 left: min_reps calls at the floor, the only bytes past the budget.
+        self.assertEqual(got, [(10, 0, 64), (10, 0, 8), (7, 0, 4), (2, 0, 4)])
+        self.assertEqual(len(t.check.blob), 2560 + 320 + 112 + 32)
+
+    def test_samples_are_the_same_in_every_process_and_new_in_every_call(self):
+        ref = self.site(max_bytes_per_site=16 << 10)
+        plan = plan_of(ref)
+        self.assertEqual((plan[0]["whole"], plan[0]["sample"]), (0, 64))
+        # Another process with the same secret and plan: the same positions of the same
+        # outputs, byte for byte, though its own budgets would keep everything whole.
+        other = self.site(plan)
+        self.assertEqual(other.sites[0]["check"]["outputs"], ref.sites[0]["check"]["outputs"])
+        self.assertEqual(bytes(other.check.blob), bytes(ref.check.blob))
+        seeds = {e["result"]["sampled"]["seed"] for e in self.entries(ref)}
+        self.assertEqual(len(seeds), 10)
+        # Another secret: other positions (and other inputs).
+        stranger = self.site(plan, seed=99)
+        self.assertNotEqual(self.entries(stranger)[0]["result"]["sampled"]["seed"],
+                            self.entries(ref)[0]["result"]["sampled"]["seed"])
+        self.assertNotEqual(bytes(stranger.check.blob), bytes(ref.check.blob))
+
+    def test_the_plan_hands_the_split_on(self):
+        ref = self.site(max_bytes_per_site=2 * 16384 + 10 * 256)
+        cand = self.site(plan_of(ref))  # the default 16 MiB budget: it would keep all whole
+        self.assertEqual(cand.sites[0]["check"]["whole"], 2)
+        self.assertEqual([("sampled" in e["result"]) for e in self.entries(cand)],
+                         [False, False] + [True] * 8)
+        self.assertEqual(bytes(cand.check.blob), bytes(ref.check.blob))
+
+    def test_a_call_planned_whole_that_does_not_fit_is_sampled(self):
+        # The reference's outputs fit whole; a candidate returning 4000 floats does not:
+        # its calls are sampled (the judge then finds a sample where the reference's output is
+        # whole), and what it keeps stays within the budget.
+        small = timer(reps=10, max_bytes_per_site=10000, **self.SMALL)
+        short = FT(self.X.values[:100])
+        small.measure("add", add, (short, short), {}, lambda: None)
+        self.assertEqual(small.sites[0]["check"]["whole"], 10)
+
+        def bigger(x, y):
+            return FT(add(x, y).values * 40)
+
+        cand = timer(plan_of(small), reps=10, max_bytes_per_site=10000, **self.SMALL)
+        cand.measure("add", bigger, (short, short), {}, lambda: None)
+        entries = self.entries(cand)
+        self.assertTrue(all("sampled" in e["result"] for e in entries))
+        self.assertEqual(entries[0]["result"]["shape"], [4000])
+        self.assertLessEqual(len(cand.check.blob), 10000)
+
+    def test_a_candidate_wrong_at_sampled_positions_is_caught_there(self):
+        """Sampling is a probability: a difference at a few scattered elements is caught only by
+        the calls whose sample holds one of them (the argument is in the runner, above
+        FLOAT_DTYPES). What is certain, and tested here: the same positions in every process,
+        so a wrong element that a call's sample holds shows in that call; and a wrong run of
+        2n/k consecutive elements holds a whole stratum, so every sampled call shows it."""
+        budget = 16 << 10
+        ref = self.site(max_bytes_per_site=budget)
+        plan = plan_of(ref)
+        ops = FakeOps()
+        # One element that call 3's sample holds.
+        wrong = ops.sample_positions(self.N, 64, r.sample_seed(SECRET, 0, 3, "result"))[40]
+
+        def off_at(positions):
+            def op(x, y):
+                out = add(x, y)
+                for i in positions:
+                    out.values[i] += 1.0
+                return out
+            return op
+
+        one = self.site(plan, op=off_at([wrong]), max_bytes_per_site=budget)
+        blob_r, blob_c = bytes(ref.check.blob), bytes(one.check.blob)
+        for rep in range(10):
+            want = decode(ref.sites[0]["check"]["outputs"][rep], blob_r)["result"]
+            got = decode(one.sites[0]["check"]["outputs"][rep], blob_c)["result"]
+            drawn = wrong in ops.sample_positions(
+                self.N, 64, r.sample_seed(SECRET, 0, rep, "result"))
+            self.assertEqual(got != want, drawn, rep)
+            if rep == 3:
+                self.assertTrue(drawn)
+                self.assertEqual([abs(a - b) > 0.5 for a, b in zip(got, want)].count(True), 1)
+        run = range(1000, 1000 + 2 * (self.N // 64 + 1))
+        block = self.site(plan, op=off_at(run), max_bytes_per_site=budget)
+        for rep in range(10):
+            self.assertNotEqual(decode(block.sites[0]["check"]["outputs"][rep],
+                                       bytes(block.check.blob))["result"],
+                                decode(ref.sites[0]["check"]["outputs"][rep], blob_r)["result"])
+
+    def test_positions_are_stratified_and_a_small_leaf_is_kept_whole(self):
+        ops = FakeOps()
+        pos = ops.sample_positions(1000, 10, 5)
+        self.assertEqual([p // 100 for p in pos], list(range(10)))
+        self.assertEqual(pos, ops.sample_positions(1000, 10, 5))
+        self.assertNotEqual(pos, ops.sample_positions(1000, 10, 6))
+        check = r.CallCheck(ops, {"seed": SECRET, "sample_elements": 4})
+        plan = {"whole": 0, "sample": 4}
+        kept = check.keep({"big": FT([1.0] * 10), "small": FT([2.0] * 4), "n": 3}, 0, 0, plan, 0)
+        by = {e["name"]: e for e in kept["entries"]}
+        self.assertEqual(by["big"]["sampled"]["elements"], 4)
+        self.assertNotIn("sampled", by["small"])
+        self.assertNotIn("sampled", by["n"])
+        self.assertEqual(kept["data_bytes"], 16 + 16 + 8)
+
+    def test_seeds_depend_on_the_secret_the_site_the_repetition_and_the_leaf(self):
+        seeds = {r.sample_seed(s, i, rep, n) for s in (1, 2) for i in (0, 1) for rep in (0, 1)
+                 for n in ("result", "args[0]")}
+        self.assertEqual(len(seeds), 16)
+        self.assertNotEqual(r.sample_seed(1, 0, 0, "args[0]"), r.perturb_seed(1, 0, 0, "args[0]"))
 
 
 class EntryArgsTest(unittest.TestCase):
@@ -1305,6 +1493,42 @@ class TorchOpsTest(unittest.TestCase):
         self.assertIsNone(ops.parts(torch.randn(2).as_subclass(Lazy)))
         self.assertEqual(ops.parts(torch.nn.Parameter(torch.ones(1)))[:2], ("float32", [1]))
 
+    def test_samples_are_gathered_in_row_major_order_whatever_the_strides_and_dtype(self):
+        torch, ops = self.torch, self.ops
+
+        def raw(t):
+            return bytes(t.contiguous().reshape(-1).view(torch.uint8).tolist())
+
+        pos = ops.sample_positions(1000, 10, 5)
+        self.assertEqual(pos.dtype, torch.int64)
+        self.assertEqual([int(p) // 100 for p in pos], list(range(10)))  # one in each run
+        self.assertTrue(torch.equal(pos, ops.sample_positions(1000, 10, 5)))
+        self.assertFalse(torch.equal(pos, ops.sample_positions(1000, 10, 6)))
+        x = torch.randn(40, 30).t()  # not contiguous
+        at = ops.sample_positions(1200, 50, 7)
+        got = ops.sampled_parts(x, 50, 7)
+        self.assertEqual((got[0], got[1], got[3], got[4]),
+                         ("float32", [30, 40], False, {"elements": 50, "seed": 7}))
+        self.assertEqual(got[2], raw(x.reshape(-1)[at]))
+        for t in (x.to(torch.float16), x.to(torch.bfloat16), x > 0, (x * 10).to(torch.int64)):
+            got = ops.sampled_parts(t, 50, 7)
+            self.assertEqual(got[2], raw(t.reshape(-1)[at]), t.dtype)
+            self.assertEqual(ops.encoded_size(t), (1200, t.element_size()))
+        z = torch.randn(30, 20, dtype=torch.complex64)
+        got = ops.sampled_parts(z, 50, 7)
+        self.assertEqual((got[0], got[1], got[3]), ("float32", [30, 20, 2], True))
+        self.assertEqual(got[2], raw(torch.view_as_real(z).reshape(-1)[at]))
+        self.assertEqual(ops.encoded_size(z), (1200, 4))
+        small = torch.randn(50)  # no larger than the sample: whole
+        self.assertEqual(ops.sampled_parts(small, 50, 7), ops.parts(small) + (None,))
+
+        class Lazy(torch.Tensor):
+            pass
+
+        lazy = torch.randn(100).as_subclass(Lazy)
+        self.assertIsNone(ops.sampled_parts(lazy, 10, 1))
+        self.assertIsNone(ops.encoded_size(lazy))
+
     def test_patching_torch_later_does_not_reach_the_check(self):
         torch, ops = self.torch, self.ops
         x = torch.randn(4)
@@ -1403,6 +1627,28 @@ class TorchOpsTest(unittest.TestCase):
                                     bytes(honest.check.blob)), want)
             got = decode(cand.sites[0]["check"]["outputs"][i], bytes(cand.check.blob))
             self.assertNotEqual(got, want)
+
+        # Outputs too large for the budget: sampled on the device, the same positions as on
+        # the CPU, the same in every process.
+        w = torch.randn(64, 512, device="cuda").t()
+        self.assertEqual(self.ops.sampled_parts(w, 1000, 3)[2],
+                         self.ops.sampled_parts(w.cpu(), 1000, 3)[2])
+
+        def sampling(plan=None):
+            params = {"warmup": 1, "reps": 5, "min_reps": 1, "flush_bytes": 1 << 20,
+                      "check": {"seed": SECRET, "tolerances": TOL, "plan": plan,
+                                "max_bytes_per_site": 64 << 10, "sample_elements": 1000}}
+            return r.CudaTimer(torch, params, ops=self.ops)
+
+        big = torch.randn(256, 1024, device="cuda")
+        ref = sampling()
+        ref.measure("add", torch.add, (big, big), {}, lambda: None)
+        check = ref.sites[0]["check"]
+        self.assertEqual((check["whole"], check["sample"]), (0, 1000))
+        self.assertEqual(len(ref.check.blob), 5 * 4000)
+        honest = sampling(plan_of(ref))
+        honest.measure("add", torch.add, (big, big), {}, lambda: None)
+        self.assertEqual(bytes(honest.check.blob), bytes(ref.check.blob))
 
 
 if __name__ == "__main__":
