@@ -5,6 +5,7 @@ test code, wrapping entries, whole runs of pure-Python operators, the two ways i
 the real one where it is installed). Run: /usr/bin/python3 python/test_kjudge_triton_runner.py"""
 
 import ast
+import contextlib
 import json
 import math
 import os
@@ -509,6 +510,51 @@ class ZeroFillTest(unittest.TestCase):
         self.assertIn("torch.Tensor.new_empty", rec["zero_fill"]["patched"])
         rec, data = self.run_packing(False)  # the test as it stands: what memory held
         self.assertEqual(struct.unpack("<3d", data[:24]), (7.5, 8.5, 9.5))
+        self.assertNotIn("zero_fill", rec)
+
+    def run_timed(self, zero_fill):
+        """A timed run whose operator returns a torch.empty it never writes, as
+        mul_exponent_compensator's launches with no program do."""
+
+        class GarbageFT(FT):
+            def zero_(self):
+                self.values = [0.0] * len(self.values)
+                return self
+
+        torch = fake_torch()
+        # Small tensors hold what memory held; the timer's own flush buffer stays empty.
+        torch.empty = lambda n, dtype=None, device=None: GarbageFT([7.5] * n if n < 64 else [])
+        torch.no_grad = contextlib.nullcontext
+        sys.modules["__kjfake_torch__"] = torch
+        d = kjfake_module()
+        try:
+            cand, tpath = os.path.join(d, "candidate.py"), os.path.join(d, "test.py")
+            with open(cand, "w") as f:
+                f.write("import __kjfake_torch__ as torch\n"
+                        "def op(x):\n    return torch.empty(len(x.values))\n")
+            with open(tpath, "w") as f:
+                f.write("from kjfake import FT\n"
+                        "def test_op():\n    return {'a': op(FT([0.5, 1.5])).values}\n"
+                        "r = test_op()\n")
+            req = {"protocol": 1, "nonce": "n", "candidate_path": cand, "test_path": tpath,
+                   "seed": 7, "modes": ["time"], "require_torch": False, "zero_fill": zero_fill,
+                   "timing": {"warmup": 1, "reps": 3, "min_reps": 1,
+                              "check": {"seed": SECRET, "tolerances": TOL}}}
+            rec, data = r.run(req, (torch, None, FakeOps()))
+        finally:
+            forget_kjfake_module(d)
+            del sys.modules["__kjfake_torch__"]
+        self.assertEqual(rec["status"], "ok", rec.get("error"))
+        outputs = [decode(rep, data)["result"] for rep in rec["timing"]["sites"][0]["check"]["outputs"]]
+        return rec, outputs
+
+    def test_timed_calls_are_filled_too(self):
+        rec, outputs = self.run_timed(True)
+        self.assertEqual(outputs, [[0.0, 0.0]] * 3)
+        # The test's call, the probe's three, the warm-up and the 3 timed calls.
+        self.assertGreaterEqual(rec["zero_fill"]["calls"]["torch.empty"], 4)
+        rec, outputs = self.run_timed(False)  # what memory held
+        self.assertEqual(outputs, [[7.5, 7.5]] * 3)
         self.assertNotIn("zero_fill", rec)
 
     def test_without_torch_the_fill_is_a_setup_error(self):
