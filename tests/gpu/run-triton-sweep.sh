@@ -11,6 +11,8 @@
 #   OPS_FILE  operator names, one a line (default: `kjudge triton list CHANNEL` minus SKIP);
 #   SKIP      operators left out of the default list (default: the G references that fail in
 #             torch 2.11 / triton 3.6, docs/gpu-runs.md);
+#   DONE      folders of earlier sweeps (bench/triton/...): operators with a speedup there are
+#             left out, so a new session carries on where the last one stopped;
 #   PEAKS     a peaks file (python/kjudge_gpu_peaks.py) for the GPU efficiency figures.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -31,6 +33,16 @@ if [ -n "${OPS_FILE:-}" ]; then
 else
   mapfile -t ops < <("$k" triton list "$data" --channel "$channel" --json |
     "$py" -c 'import json,sys; skip=set(sys.argv[1].split()); [print(o["name"]) for o in json.load(sys.stdin) if o["name"] not in skip]' "$skip")
+fi
+if [ -n "${DONE:-}" ]; then
+  # shellcheck disable=SC2086
+  mapfile -t done_ops < <("$py" tests/gpu/triton-sweep-summary.py --timed $DONE)
+  keep=()
+  for o in "${ops[@]}"; do
+    [[ " ${done_ops[*]} " == *" $o "* ]] || keep+=("$o")
+  done
+  echo "${#done_ops[@]} operators already timed in $DONE"
+  ops=("${keep[@]}")
 fi
 peaks=(); [ -n "${PEAKS:-}" ] && peaks=(--peaks "$PEAKS")
 echo "${#ops[@]} operators; from $i, $group per invocation, $budget s"

@@ -3,7 +3,8 @@
 folders given, and the progress lines (*.err) of invocations cut before they wrote one. One row
 per operator (the latest run of it wins, folders in the order given): the speedup with its
 interval and whether the interval holds 1.00, or why there is no speedup. Prints a Markdown
-table and the counts; --json FILE writes the rows.
+table and the counts; --json FILE writes the rows; --timed prints only the names of the operators
+with a speedup, one a line (what run-triton-sweep.sh's DONE skips).
 
 Usage: triton-sweep-summary.py [--json FILE] FOLDER..."""
 import argparse
@@ -15,6 +16,9 @@ import sys
 
 LINE = re.compile(r"^(?P<ch>[GT])/(?P<op>\S+) sample \d+ speedup (?P<rest>.*)$")
 FIGURE = re.compile(r"^(?P<e>[0-9.]+) \[(?P<lo>[0-9.]+), (?P<hi>[0-9.]+)\]")
+
+
+EVER_TIMED = set()  # operators with a speedup in any run read, whichever run wins the row
 
 
 def from_results(path, rows):
@@ -30,6 +34,7 @@ def from_results(path, rows):
                    "verdict": r.get("verdict"), "source": path,
                    "host_bound": any(any(v) for v in hb.values()) if hb else False}
             if s.get("estimate") is not None:
+                EVER_TIMED.add(r["operator"])
                 row.update(estimate=s["estimate"], low=s["low"], high=s["high"],
                            round_ratios=s.get("round_ratios"),
                            reference_ms=s.get("reference_ms"))
@@ -50,6 +55,7 @@ def from_progress(path, rows):
                    "host_bound": None}
             f2 = FIGURE.match(rest)
             if f2:
+                EVER_TIMED.add(op)
                 row.update(estimate=float(f2.group("e")), low=float(f2.group("lo")),
                            high=float(f2.group("hi")))
             else:
@@ -61,20 +67,28 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("folders", nargs="+")
     ap.add_argument("--json")
+    ap.add_argument("--timed", action="store_true")
     a = ap.parse_args()
     rows = {}
     for folder in a.folders:
         found = []
         for root, _, files in os.walk(folder):
             for name in files:
-                if name in ("results.jsonl", "results.jsonl.gz") or name.endswith(".err"):
+                # Runs with --prestart are not one process at a time: not counted here.
+                if "prestart" in name:
+                    continue
+                if name in ("results.jsonl", "results.jsonl.gz") or name.endswith((".err", ".log")):
                     found.append(os.path.join(root, name))
         # Progress lines first, then the results that supersede them, each in name order.
-        for p in sorted(x for x in found if x.endswith(".err")):
+        for p in sorted(x for x in found if x.endswith((".err", ".log"))):
             from_progress(p, rows)
-        for p in sorted(x for x in found if not x.endswith(".err")):
+        for p in sorted(x for x in found if not x.endswith((".err", ".log"))):
             from_results(p, rows)
     timed = [r for r in rows.values() if "estimate" in r]
+    if a.timed:
+        for op in sorted(EVER_TIMED):
+            print(op)
+        return 0
     holds = [r for r in timed if r["low"] <= 1.0 <= r["high"]]
     print("| operator | speedup | interval | holds 1.00 | note |")
     print("|---|---|---|---|---|")
