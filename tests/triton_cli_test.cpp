@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <thread>
 
 #include "core/tritonbench.h"
@@ -89,6 +90,32 @@ TEST_F(TritonEvalCli, SelfWritesTheRunDirectory) {
   EXPECT_EQ(refs[1]["operator"], "torch.div");
   EXPECT_TRUE(fs::exists(dir_ / "run/summary.json"));
   EXPECT_FALSE(fs::exists(dir_ / "run/work"));
+}
+
+// The judge's bytecode (eval/python_bytecode.h): made where --bytecode-cache says, for the
+// interpreter the runs use, and said in the summary; none with --no-bytecode-cache. (What the
+// runs do with it is python_bytecode_test's.)
+TEST_F(TritonEvalCli, TheBytecodeCacheIsMadeWhereAskedAndReported) {
+  const fs::path cache = dir_ / "bytecode";
+  auto r = run_capture(base() + "--self --operator add_example --json --bytecode-cache " +
+                       cache.string());
+  ASSERT_EQ(r.rc, 0) << r.out;
+  json options = json::parse(r.out.substr(r.out.find('{')))["options"];
+  ASSERT_TRUE(options["bytecode_cache"].is_object()) << options.dump();
+  const fs::path dir = options["bytecode_cache"]["dir"].get<std::string>();
+  EXPECT_EQ(dir.parent_path(), cache);
+  EXPECT_TRUE(fs::is_directory(dir));
+  // numpy, torch and triton: each either compiled or missing on this interpreter, none failed.
+  std::set<std::string> seen;
+  for (const char* key : {"compiled", "missing"})
+    for (const auto& m : options["bytecode_cache"][key]) seen.insert(m.get<std::string>());
+  EXPECT_EQ(seen, (std::set<std::string>{"numpy", "torch", "triton"}));
+  EXPECT_TRUE(options["bytecode_cache"]["failed"].empty());
+
+  fs::remove_all(dir_ / "run");
+  r = run_capture(base() + "--self --operator add_example --json --no-bytecode-cache");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_TRUE(json::parse(r.out.substr(r.out.find('{')))["options"]["bytecode_cache"].is_null());
 }
 
 TEST_F(TritonEvalCli, SolutionsWithSpeedupAndTheTable) {
