@@ -1510,6 +1510,12 @@ def run(request, modules=None):
         record["env"] = environment(torch)
         if ops is None and torch is not None:
             ops = TorchOps(torch, np)
+        # The zero fill, for test and timed runs alike: in timed ones memory the test never set
+        # would otherwise differ from one process to the next, and so would the timed outputs
+        # the judge compares. The fill's time counts on both sides alike.
+        fill = zero_fill(torch) if request.get("zero_fill", False) else None
+        if fill is not None:
+            record["zero_fill"] = fill.report
         if "test" in modes:
             t0 = time.perf_counter()
             try:
@@ -1521,10 +1527,6 @@ def run(request, modules=None):
             recorder = CallRecorder(ops, keep=keep) if ops is not None else None
             if keep is not None:
                 record["entry_args"] = recorder.kept
-            fill = None
-            if request.get("zero_fill", False):
-                fill = zero_fill(torch)
-                record["zero_fill"] = fill.report
             results, source, entries, shadowed = execute(request, torch, np, None, recorder,
                                                          fill)
             seconds["test"] = time.perf_counter() - t0
@@ -1551,13 +1553,6 @@ def run(request, modules=None):
                 timer = CudaTimer(torch, request.get("timing", {}), ops=ops, np=np)
             except BaseException as e:  # noqa: BLE001
                 raise StageError("setup", e)
-            fill = None
-            if request.get("zero_fill", False):
-                # Timed calls too: memory the test never set would otherwise differ from one
-                # process to the next, and so would the timed outputs the judge compares. The
-                # fill's time counts on both sides alike.
-                fill = zero_fill(torch)
-                record["zero_fill"] = fill.report
             try:
                 _, source, entries, _ = execute(request, torch, np, timer, None, fill)
             except StageError as e:

@@ -5,6 +5,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "core/enum_names.h"
 #include "perf/stats.h"
 
 namespace kjudge {
@@ -224,13 +225,7 @@ std::string_view triton_verdict_name(TritonVerdict v) {
 }
 
 std::optional<TritonVerdict> triton_verdict_from_name(std::string_view name) {
-  // The enumerators count up from 0, and the first value past them has no name.
-  for (int i = 0;; ++i) {
-    const auto v = static_cast<TritonVerdict>(i);
-    const std::string_view n = triton_verdict_name(v);
-    if (n == "?") return std::nullopt;
-    if (n == name) return v;
-  }
+  return enum_from_name<TritonVerdict>(name, triton_verdict_name);
 }
 
 void TritonTally::add(const TritonGraded& g) {

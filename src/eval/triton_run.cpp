@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "core/enum_names.h"
 #include "core/input_error.h"
 #include "eval/python_bytecode.h"
 #include "run/cloexec_file.h"
@@ -340,13 +341,7 @@ std::string_view triton_run_status_name(TritonRunStatus s) {
 }
 
 std::optional<TritonRunStatus> triton_run_status_from_name(std::string_view name) {
-  // The enumerators count up from 0, and the first value past them has no name.
-  for (int i = 0;; ++i) {
-    const auto s = static_cast<TritonRunStatus>(i);
-    const std::string_view n = triton_run_status_name(s);
-    if (n == "?") return std::nullopt;
-    if (n == name) return s;
-  }
+  return enum_from_name<TritonRunStatus>(name, triton_run_status_name);
 }
 
 nlohmann::json triton_request_json(const TritonRunRequest& req, const fs::path& candidate_path,
