@@ -32,8 +32,10 @@
 #include <deque>
 #include <exception>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -44,8 +46,14 @@
 #include "reference.cuh"
 #include "task.h"
 
+#ifdef KJ_CHECKER
+// Built as the checker of an isolated run (`kjudge task run --isolate`): no submission in this
+// program; custom_kernel runs in the worker process (kjudge/split_call.cuh, kjudge_worker.cu).
+#include "kjudge/split_call.cuh"
+#else
 // The submission's entry point.
 output_t custom_kernel(const input_t& input);
+#endif
 
 namespace {
 
@@ -104,6 +112,23 @@ void write_report() {
                  std::strerror(errno));
     std::_Exit(111);
   }
+  // Sealed, the file can no longer change: read it back. A thread of the solution that wrote
+  // into it between the write above and the seal (the one moment it could) shows as a
+  // difference, and the run fails rather than hand the judge a report it may have shaped.
+  std::string back(g_report.size() + 1, '\0');
+  std::size_t got = 0;
+  for (;;) {
+    const ssize_t n =
+        pread(kj::channel::fd, back.data() + got, back.size() - got, static_cast<off_t>(got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+    if (got == back.size()) break;
+  }
+  if (got != g_report.size() || back.compare(0, got, g_report) != 0) {
+    std::fprintf(stderr, "kjudge harness: the result channel changed before it was sealed\n");
+    std::_Exit(111);
+  }
 }
 
 std::string num(double x) {
@@ -124,6 +149,7 @@ std::string join(const std::vector<double>& xs) {
 
 // --- Options ----------------------------------------------------------------------------------
 struct Options {
+  std::string worker;  // worker=PATH: the isolated run's worker program (checker builds only)
   kj::StopRule rule;
   double warmup_ms = 200;
   bool gpumode_style = false;  // style=gpumode: time as GPU MODE's CUDA harness does
@@ -144,6 +170,10 @@ Options parse_options(int argc, char** argv) {
     }
     if (k == "placement") {
       o.arena = a.substr(eq + 1) == "arena";
+      continue;
+    }
+    if (k == "worker") {
+      o.worker = a.substr(eq + 1);
       continue;
     }
     double v = std::atof(a.c_str() + eq + 1);
@@ -233,10 +263,11 @@ class L2Flusher {
 };
 
 struct CallResult {
-  bool ran = false;     // custom_kernel returned without a C++ exception or CUDA error
-  std::string error;    // why not
-  double event_ns = 0;  // CUDA events on the default stream
-  double host_ns = 0;   // host clock around the call and a device-wide synchronize
+  bool ran = false;      // custom_kernel returned without a C++ exception or CUDA error
+  std::string error;     // why not
+  double event_ns = 0;   // CUDA events on the default stream
+  double host_ns = 0;    // host clock around the call and a device-wide synchronize
+  double worker_ns = 0;  // isolated runs: the worker's own events around the call
   bool checked = false;
   kj::CompareResult cmp;
 };
@@ -309,6 +340,61 @@ void trim_kept_calls() {
   }
 }
 
+#ifdef KJ_CHECKER
+std::unique_ptr<kj::RemoteWorker<output_t>> g_worker;
+
+// call_once for an isolated run: the same steps in the same order, with the call itself made in
+// the worker (kjudge/split_call.cuh). The checker's events time it; `range` (profile mode) has
+// no meaning here.
+CallResult call_once(const kj::Spec& spec, std::uint64_t rep, bool check, L2Flusher& l2,
+                     cudaEvent_t start, cudaEvent_t stop, const std::string& mark,
+                     const char* = nullptr) {
+  CallResult r;
+  kj::Spec s = spec;
+  s.set_seed(kj::repetition_seed(spec.seed(), rep));
+  input_t input = generate_input(s);
+  std::optional<output_t> want;
+  kj::Tolerance tol;
+  if (check) {
+    want = ref_kernel(input);
+    tol = tolerance(input);
+  }
+  KJ_CHECK(cudaDeviceSynchronize());
+  trim_kept_calls();
+  std::string error;
+  // The task's generator failing in the worker is the task's fault, as it is here.
+  if (!g_worker->prepare(spec.text(), rep, want ? &*want : nullptr, &error))
+    throw std::runtime_error("in the submission's process: " + error);
+  l2.flush();
+  KJ_CHECK(cudaDeviceSynchronize());
+
+  static StreamGate gate;
+  gate.close();
+  auto t0 = std::chrono::steady_clock::now();
+  KJ_CHECK(cudaEventRecord(start, 0));
+  const bool queued = g_worker->enqueue(mark, &error);
+  KJ_CHECK(cudaEventRecord(stop, 0));
+  gate.open();
+  KJ_CHECK(cudaDeviceSynchronize());
+  auto c = g_worker->finish(queued, error, t0);
+  if (!c.ran) {
+    r.error = c.error;
+    return r;
+  }
+  r.ran = true;
+  float ms = 0;
+  KJ_CHECK(cudaEventElapsedTime(&ms, start, stop));
+  r.event_ns = static_cast<double>(ms) * 1e6;
+  r.host_ns = c.host_ns;
+  r.worker_ns = c.worker_ns;
+  if (check) {
+    r.checked = true;
+    r.cmp = compare_outputs(c.got, *want, tol);
+  }
+  g_kept.push_back({std::move(input), std::move(c.got)});
+  return r;
+}
+#else
 // `mark`: the name of the call's range in the harness's NVTX domain (kj::timed_mark, or
 // kj::kUntimedMark). `range`: instead, an NVTX range of the global domain around the call alone
 // (profile mode), so Nsight Compute, filtering on it, sees the submission's kernels and none of
@@ -377,6 +463,7 @@ CallResult call_once(const kj::Spec& spec, std::uint64_t rep, bool check, L2Flus
   g_kept.push_back({std::move(input), std::move(got)});
   return r;
 }
+#endif
 
 // --- Modes --------------------------------------------------------------------------------------
 bool run_tests(const std::vector<kj::Spec>& cases, L2Flusher& l2, cudaEvent_t a, cudaEvent_t b) {
@@ -427,7 +514,7 @@ bool run_benchmarks(const std::vector<kj::Spec>& cases, const Options& o, L2Flus
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const std::string p = "benchmark." + std::to_string(i) + ".";
     put(p + "spec", cases[i].text());
-    std::vector<double> ev, host;
+    std::vector<double> ev, host, worker;
     double timed_s = 0;
     auto t0 = std::chrono::steady_clock::now();
     std::string failure;
@@ -449,12 +536,16 @@ bool run_benchmarks(const std::vector<kj::Spec>& cases, const Options& o, L2Flus
       }
       ev.push_back(r.event_ns);
       host.push_back(r.host_ns);
+      worker.push_back(r.worker_ns);
       timed_s += r.event_ns * 1e-9;
       double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       why = kj::should_stop(o.rule, ev, timed_s, wall);
     }
     put(p + "times_ns", join(ev));
     put(p + "host_ns", join(host));
+#ifdef KJ_CHECKER
+    put(p + "worker_ns", join(worker));
+#endif
     put(p + "checked", std::to_string(checked));
     if (!failure.empty()) {
       put(p + "status", "fail");
@@ -468,6 +559,7 @@ bool run_benchmarks(const std::vector<kj::Spec>& cases, const Options& o, L2Flus
   return all;
 }
 
+#ifndef KJ_CHECKER
 // GPU MODE's CUDA harness (examples/eval.cu), kept for comparison only (kjudge task run
 // --timing gpumode): one input per benchmark, reused by every call; the host clock around a call
 // between two cudaDeviceSynchronize; no L2 flush; the output checked once.
@@ -516,6 +608,8 @@ bool run_benchmarks_gpumode(const std::vector<kj::Spec>& cases, const Options& o
   }
   return all;
 }
+
+#endif
 
 bool run_profile(const std::vector<kj::Spec>& cases, L2Flusher& l2, cudaEvent_t a, cudaEvent_t b) {
   if (cases.empty()) return false;
@@ -582,12 +676,31 @@ int main(int argc, char** argv) {
   cudaEvent_t a, b;
   KJ_CHECK(cudaEventCreate(&a));
   KJ_CHECK(cudaEventCreate(&b));
+#ifdef KJ_CHECKER
+  // The worker starts after this process's CUDA context exists (its events and buffers are
+  // this context's) and after the channel was taken: it inherits neither.
+  if (opt.worker.empty() || mode == "profile" || opt.gpumode_style) {
+    std::fprintf(stderr,
+                 "kjudge harness: the checker runs test, benchmark and leaderboard modes with "
+                 "worker=PATH\n");
+    return 2;
+  }
+  g_worker = std::make_unique<kj::RemoteWorker<output_t>>(
+      opt.worker, std::vector<std::string>{opt.arena ? "placement=arena" : "placement=malloc"});
+  put("process", "isolated");
+#else
+  if (!opt.worker.empty()) {
+    std::fprintf(stderr, "kjudge harness: worker= needs the checker build (-DKJ_CHECKER)\n");
+    return 2;
+  }
+#endif
   bool ok = false;
   try {
-    if (mode == "test")
-      ok = run_tests(cases, l2, a, b);
+    if (mode == "test") ok = run_tests(cases, l2, a, b);
+#ifndef KJ_CHECKER
     else if (mode == "benchmark" && opt.gpumode_style)
       ok = run_benchmarks_gpumode(cases, opt, l2, a, b);
+#endif
     else if (mode == "benchmark")
       ok = run_benchmarks(cases, opt, l2, a, b);
     else if (mode == "leaderboard")

@@ -51,6 +51,22 @@ TEST(TaskBuild, CommandCompilesTheSubmissionAloneWithPtxasReports) {
   EXPECT_NE(cmd.find("arch=compute_80,code=sm_80"), std::string::npos) << cmd;
 }
 
+TEST(TaskBuild, IsolateAddsTheCheckerAndTheWorker) {
+  TaskSpec t = load_task(kExamples / "vectoradd");
+  t.libraries = {"cublas"};
+  const std::string plain = task_build_command(t, "sm_90a", "nvcc");
+  EXPECT_EQ(plain.find("kjudge_checker"), std::string::npos) << plain;
+  const std::string cmd = task_build_command(t, "sm_90a", "nvcc", true);
+  EXPECT_NE(cmd.find("-o kjudge_task -lcublas"), std::string::npos) << cmd;
+  EXPECT_NE(cmd.find("-DKJ_CHECKER -c kjudge_harness.cu -o kjudge_checker.o"), std::string::npos)
+      << cmd;
+  EXPECT_NE(cmd.find("kjudge_checker.o -o kjudge_checker -lcublas"), std::string::npos)
+      << "the checker links no task source (the submission is one): " << cmd;
+  EXPECT_NE(cmd.find("kjudge_worker.o submission.cu.o -o kjudge_worker -lcublas"),
+            std::string::npos)
+      << cmd;
+}
+
 TEST(TaskBuild, ArchFollowsTheGpu) {
   MachineInfo m;
   EXPECT_EQ(task_arch(m, ""), "sm_90a") << "no GPU: the H100's";
@@ -98,6 +114,32 @@ TEST(TaskBuild, EveryExampleTaskBuildsWithNvcc) {
     }
   }
   EXPECT_GE(built, 2);
+}
+
+// An isolated build's two programs keep apart what the run keeps apart: the checker has no
+// submission in it, the worker neither the result channel nor the reference.
+TEST(TaskBuild, IsolatedProgramsHoldOnlyTheirOwnParts) {
+  if (!have_nvcc()) GTEST_SKIP() << "nvcc not installed";
+  TempDir dir;
+  auto r =
+      run_capture(std::string(KJUDGE_BINARY) + " task build " + (kExamples / "vectoradd").string() +
+                  " " + (kExamples / "vectoradd/submissions/fast.cu").string() +
+                  " --isolate -q --keep-workspace --out " + (dir / "o").string());
+  ASSERT_EQ(r.rc, 0) << r.out;
+  const fs::path ws = dir / "o/build";
+  for (const char* p : {"kjudge_task", "kjudge_checker", "kjudge_worker"})
+    EXPECT_TRUE(fs::exists(ws / p)) << p;
+  auto symbols = [&](const char* program) {
+    return run_capture("nm -C " + (ws / program).string()).out;
+  };
+  const std::string checker = symbols("kjudge_checker"), worker = symbols("kjudge_worker");
+  EXPECT_NE(checker.find("kj::channel::nonce"), std::string::npos) << "nm works: the checker's";
+  EXPECT_EQ(checker.find("custom_kernel"), std::string::npos);
+  EXPECT_EQ(checker.find("add_vec4"), std::string::npos) << "no kernel of the submission";
+  EXPECT_NE(worker.find("custom_kernel"), std::string::npos);
+  EXPECT_EQ(worker.find("kj::channel"), std::string::npos);
+  EXPECT_EQ(worker.find("ref_kernel"), std::string::npos);
+  EXPECT_EQ(worker.find(".preinit_array"), std::string::npos);
 }
 
 TEST(TaskBuild, CompileErrorsAreTheSubmissionsFault) {

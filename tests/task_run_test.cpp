@@ -217,7 +217,8 @@ TEST(TaskRun, RankedRunsCombineEverySeedWithTheSecret) {
   // The report shows the public case, never the combined seed.
   ModeRun r;
   r.mode = "leaderboard";
-  r.report.benchmarks.push_back({"size: 100; seed: 123456", {1}, {1}, 1, "pass", "", "precise"});
+  r.report.benchmarks.push_back(
+      {"size: 100; seed: 123456", {1}, {1}, 1, "pass", "", "precise", {}});
   EXPECT_EQ(to_json(r, small_task())["benchmarks"][0]["spec"], "size: 100; seed: 7");
 }
 

@@ -36,7 +36,7 @@ struct TaskArgs {
   std::string folder, submission, mode = "test", out, arch, ncu = "ncu";
   int gpu = 0;
   std::optional<std::uint64_t> secret_seed;
-  bool json = false, quiet = false, keep_workspace = false, no_cache = false;
+  bool json = false, quiet = false, keep_workspace = false, no_cache = false, isolate = false;
   std::string cache_dir, timing = "kjudge", placement = "arena";
   double max_time = 0, target_error = 0, gpu_wait = 600;
   int max_runs = 0, min_runs = 0, profile_case = -1;
@@ -182,6 +182,7 @@ int task_command(const TaskArgs& a, bool build_only) {
   bo.step = steps->settings;
   bo.machine = machine;
   bo.arch = a.arch;
+  bo.isolate = a.isolate;
   if (!a.no_cache) bo.cache_dir = a.cache_dir.empty() ? default_cache_dir() : fs::path(a.cache_dir);
   TaskBuild build = build_task(task, submission, ws, bo);
   json kernels = json::array();
@@ -209,6 +210,8 @@ int task_command(const TaskArgs& a, bool build_only) {
   report["timing"] = a.timing;
   ro.placement = a.placement;
   report["placement"] = a.placement;
+  ro.isolate = a.isolate;
+  report["isolate"] = a.isolate;
   // GPU MODE's CUDA harness stops at 100 calls, 10 s, or a standard error under 1 %.
   if (ro.gpumode_timing) ro.benchmark_rule = {3, 100, 0.01, 10, 60};
   for (kj::StopRule* r : {&ro.benchmark_rule, &ro.ranked_rule}) {
@@ -304,6 +307,10 @@ void add_common(CLI::App* c, TaskArgs& a) {
                 "Build cache (default $KJUDGE_CACHE_DIR or ~/.cache/kjudge)");
   c->add_flag("--no-cache", a.no_cache,
               "Build from scratch; neither read nor write the build cache");
+  c->add_flag("--isolate", a.isolate,
+              "Run the submission in a process of its own (test, benchmark and leaderboard "
+              "modes): the harness that checks and times it, with the reference and the report, "
+              "sits in another process the submission cannot read (docs/tasks.md)");
   add_step_options(c, a.steps);
 }
 

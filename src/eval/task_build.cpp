@@ -51,7 +51,7 @@ std::string task_arch(const MachineInfo& machine, const std::string& requested) 
 }
 
 std::string task_build_command(const TaskSpec& task, const std::string& arch,
-                               const std::string& nvcc) {
+                               const std::string& nvcc, bool isolate) {
   std::string compute = arch;
   if (compute.rfind("sm_", 0) == 0) compute = "compute_" + compute.substr(3);
   std::string flags = "-std=c++20 -O3 -lineinfo -gencode arch=" + shell_quote(compute) +
@@ -67,16 +67,27 @@ std::string task_build_command(const TaskSpec& task, const std::string& arch,
 
   // The harness compiles in the background while the task's own sources and the submission do.
   std::string cmd = "set -e\n" + cc + " -c kjudge_harness.cu -o kjudge_harness.o &\nharness=$!\n";
-  std::string objects = "kjudge_harness.o";
+  // The isolated run's two programs: the checker is the harness built without the submission
+  // (and without the task's sources, which may call into it: its reference must be in its
+  // headers, as every example task's is); the worker is the submission with the worker loop.
+  if (isolate)
+    cmd += cc + " -DKJ_CHECKER -c kjudge_harness.cu -o kjudge_checker.o &\nchecker=$!\n" + cc +
+           " -c kjudge_worker.cu -o kjudge_worker.o &\nworker=$!\n";
+  std::string objects;
   for (const auto& s : task.sources) {
     const bool report = s == submission || !submission_compiled;
     cmd += cc + (report ? " -Xptxas=-v" : "") + " -c " + shell_quote(s) + " -o " +
            shell_quote(object_name(s)) + "\n";
     objects += " " + shell_quote(object_name(s));
   }
-  cmd += "wait $harness\n" + cc + " " + objects + " -o kjudge_task";
-  for (const auto& l : task.libraries) cmd += " -l" + shell_quote(l);
-  return cmd + "\n";
+  std::string libs;
+  for (const auto& l : task.libraries) libs += " -l" + shell_quote(l);
+  cmd += "wait $harness\n" + cc + " kjudge_harness.o" + objects + " -o kjudge_task" + libs + "\n";
+  if (isolate)
+    cmd += "wait $checker\n" + cc + " kjudge_checker.o -o kjudge_checker" + libs +
+           "\nwait $worker\n" + cc + " kjudge_worker.o" + objects + " -o kjudge_worker" + libs +
+           "\n";
+  return cmd;
 }
 
 void write_task_workspace(const TaskSpec& task, const std::string& submission_text,
@@ -89,7 +100,8 @@ void write_task_workspace(const TaskSpec& task, const std::string& submission_te
     write_file_cloexec(dir / h.name, h.text);
   }
   for (const auto& f : task.files) {
-    if (harness_names.count(f.name) || f.name == "kjudge_task" || f.name.rfind("kjudge/", 0) == 0)
+    if (harness_names.count(f.name) || f.name == "kjudge_task" || f.name == "kjudge_checker" ||
+        f.name == "kjudge_worker" || f.name.rfind("kjudge/", 0) == 0)
       throw InputError(task.yml.string(), 0, "files",
                        "'" + f.name + "' is a name kjudge's harness uses; rename the file");
     fs::create_directories((dir / f.name).parent_path());
@@ -113,6 +125,14 @@ static void check_start_code(TaskBuild& b) {
   }
 }
 
+static void set_programs(TaskBuild& b, const fs::path& dir, bool isolate) {
+  b.binary = dir / "kjudge_task";
+  if (isolate) {
+    b.checker = dir / "kjudge_checker";
+    b.worker = dir / "kjudge_worker";
+  }
+}
+
 TaskBuild build_task(const TaskSpec& task, const std::string& submission_text, const fs::path& dir,
                      const TaskBuildOptions& opt) {
   TaskBuild b;
@@ -124,7 +144,7 @@ TaskBuild build_task(const TaskSpec& task, const std::string& submission_text, c
     return b;
   }
   write_task_workspace(task, submission_text, dir);
-  b.command = task_build_command(task, b.arch, opt.machine.nvcc_path);
+  b.command = task_build_command(task, b.arch, opt.machine.nvcc_path, opt.isolate);
   std::optional<BuildCache> cache;
   FileHashes before;
   std::string key;
@@ -138,7 +158,7 @@ TaskBuild build_task(const TaskSpec& task, const std::string& submission_text, c
       b.seconds = hit->seconds;
       b.kernels = parse_ptxas_usage(hit->log);
       b.ok = true;
-      b.binary = dir / "kjudge_task";
+      set_programs(b, dir, opt.isolate);
       check_start_code(b);
       return b;
     }
@@ -163,7 +183,7 @@ TaskBuild build_task(const TaskSpec& task, const std::string& submission_text, c
     b.failure = "compile error";
   } else {
     b.ok = true;
-    b.binary = dir / "kjudge_task";
+    set_programs(b, dir, opt.isolate);
     check_start_code(b);
   }
   return b;

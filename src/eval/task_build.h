@@ -22,6 +22,10 @@ struct TaskBuildOptions {
   // Where finished builds are kept and found again (build_cache.h): a submission resubmitted, or
   // run in another mode, is not compiled twice. Empty: no cache.
   std::filesystem::path cache_dir;
+  // Also build the two programs of an isolated run (`--isolate`, harness/kjudge/split_call.cuh):
+  // `kjudge_checker` (the harness and the task's reference, no submission) and `kjudge_worker`
+  // (the submission and a thin loop, no channel and no reference output).
+  bool isolate = false;
 };
 
 struct TaskBuild {
@@ -30,6 +34,7 @@ struct TaskBuild {
   bool judge_fault = false;
   std::filesystem::path workspace;
   std::filesystem::path binary;
+  std::filesystem::path checker, worker;  // isolate: the two programs of an isolated run
   std::string arch;
   std::string command;
   std::string log;
@@ -42,9 +47,10 @@ struct TaskBuild {
 // architecture-specific features of 9.0 and 10.x, as GPU MODE builds for H100), else sm_90a.
 std::string task_arch(const MachineInfo& machine, const std::string& requested);
 
-// The shell command that builds kjudge_task in the task directory.
+// The shell command that builds kjudge_task in the task directory (and, with `isolate`,
+// kjudge_checker and kjudge_worker).
 std::string task_build_command(const TaskSpec& task, const std::string& arch,
-                               const std::string& nvcc);
+                               const std::string& nvcc, bool isolate = false);
 
 // Writes the task's files, the submission and the harness into `dir` (created).
 // Throws InputError when a task file would overwrite a harness file.

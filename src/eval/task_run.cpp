@@ -144,6 +144,13 @@ ModeRun run_task_mode(const TaskSpec& task, const TaskBuild& build, const std::s
     run.failure = "the task has no " + std::string(mode == "test" ? "tests" : "benchmarks");
     return run;
   }
+  run.isolated = opt.isolate && mode != "profile" && !opt.gpumode_timing;
+  if (run.isolated && (build.checker.empty() || build.worker.empty())) {
+    run.failure =
+        "judge: an isolated run needs a build made with isolate (kjudge_checker and "
+        "kjudge_worker)";
+    return run;
+  }
   const fs::path cases_file = build.workspace / ("cases-" + mode + ".txt");
   write_file_cloexec(cases_file, task_cases_text(cases, ranked || mode == "test" ? opt.secret_seed
                                                                                  : std::nullopt));
@@ -175,6 +182,10 @@ ModeRun run_task_mode(const TaskSpec& task, const TaskBuild& build, const std::s
     const fs::path lib = opt.profiler ? *opt.profiler : locate_profiler();
     if (opt.gpumode_timing) {
       run.cupti.why = "not used with --timing gpumode";
+    } else if (run.isolated) {
+      run.cupti.why =
+          "not used with --isolate (it would run in the submission's process): timed by the "
+          "checker's CUDA events around the worker's call, and its host clock";
     } else if (std::error_code ec; lib.empty() || !fs::is_regular_file(lib, ec)) {
       // KJUDGE_PROFILER=none turns it off (to compare timings with and without it).
       run.cupti.why = "the profiler library (libkjudge_profiler.so) was not found" +
@@ -199,10 +210,12 @@ ModeRun run_task_mode(const TaskSpec& task, const TaskBuild& build, const std::s
       extras.inherit_fds.push_back(profile_channel->fd());
     }
   }
-  std::vector<std::string> argv = {"./kjudge_task", mode, cases_file.filename().string()};
+  std::vector<std::string> argv = {run.isolated ? "./kjudge_checker" : "./kjudge_task", mode,
+                                   cases_file.filename().string()};
   for (const auto& a : rule_args(rule, opt.warmup_ms)) argv.push_back(a);
   if (opt.gpumode_timing) argv.push_back("style=gpumode");
   if (opt.placement == "arena") argv.push_back("placement=arena");
+  if (run.isolated) argv.push_back("worker=./kjudge_worker");
   const fs::path ncu_csv = build.workspace / "ncu.csv";
   if (mode == "profile") {
     // Only the kernels inside the harness's "custom_kernel" NVTX range: one call.
@@ -262,6 +275,14 @@ ModeRun run_task_mode(const TaskSpec& task, const TaskBuild& build, const std::s
     run.failure = std::string("the harness's report was refused: ") + e.what();
     return run;
   }
+  if (run.isolated && run.report.process != "isolated") {
+    // Only the checker writes this record: a report without it came from somewhere else.
+    run.channel_refused = true;
+    run.failure =
+        "the harness's report was refused: an isolated run's report without the "
+        "checker's record";
+    return run;
+  }
   run.completed = true;
   run.passed = run.report.passed;
   if (profile_channel) {
@@ -307,10 +328,10 @@ ModeRun run_task_mode(const TaskSpec& task, const TaskBuild& build, const std::s
 }
 
 nlohmann::json to_json(const ModeRun& run, const TaskSpec& task) {
-  nlohmann::json j = {{"mode", run.mode},           {"completed", run.completed},
-                      {"passed", run.passed},       {"seconds", run.seconds},
-                      {"failure", run.failure},     {"channel_refused", run.channel_refused},
-                      {"device", run.report.device}};
+  nlohmann::json j = {{"mode", run.mode},         {"completed", run.completed},
+                      {"passed", run.passed},     {"seconds", run.seconds},
+                      {"failure", run.failure},   {"channel_refused", run.channel_refused},
+                      {"isolated", run.isolated}, {"device", run.report.device}};
   auto public_spec = [&](const std::vector<TaskCase>& cases, std::size_t i,
                          const std::string& fallback) {
     return i < cases.size() ? cases[i].text() : fallback;
@@ -349,6 +370,13 @@ nlohmann::json to_json(const ModeRun& run, const TaskSpec& task) {
                           {"checked", b.checked},
                           {"stop", b.stop}};
       if (!b.error.empty()) x["error"] = b.error;
+      if (!b.worker_ns.empty()) {
+        // What the worker's own events saw: the difference to mean_us is what crossing between
+        // the two processes adds (or what a worker that lies about its time would claim).
+        kj::RunStats w = kj::summarize_runs(b.worker_ns);
+        x["worker_mean_us"] = w.mean / 1e3;
+        x["worker_median_us"] = w.median / 1e3;
+      }
       std::vector<double> us;
       for (double t : b.times_ns) us.push_back(t / 1e3);
       x["times_us"] = us;

@@ -46,6 +46,11 @@ struct TaskRunOptions {
   // The CUPTI profiler library preloaded into benchmark and leaderboard runs (not with
   // gpumode_timing). nullopt: locate_profiler() (perf/benchmarker.h); an empty path: none.
   std::optional<std::filesystem::path> profiler;
+  // Test, benchmark and leaderboard modes in two processes (the build's kjudge_checker and
+  // kjudge_worker, TaskBuildOptions::isolate): the submission cannot reach the harness's memory,
+  // its report or its clock (harness/kjudge/split_call.cuh). The CUPTI profiler is not used
+  // there (it would sit in the submission's process).
+  bool isolate = false;
 };
 
 struct ModeRun {
@@ -54,6 +59,7 @@ struct ModeRun {
   bool passed = false;
   std::string failure;           // why not completed or not passed, in one line
   bool channel_refused = false;  // the report was not the harness's own: a cheat flag
+  bool isolated = false;         // run as checker and worker (TaskRunOptions::isolate)
   HarnessReport report;
   std::string log;  // the harness's stdout and stderr (capped)
   double seconds = 0;

@@ -89,6 +89,8 @@ HarnessReport parse_harness_record(const std::string& text, const std::string& n
       bench_count = integer(value, key);
     else if (key == "profiler")
       r.profiler = value;
+    else if (key == "process")
+      r.process = value;
     else if (key == "task-error")
       r.task_error = value;
     else if (key == "profile.spec")
@@ -123,6 +125,8 @@ HarnessReport parse_harness_record(const std::string& text, const std::string& n
         b.times_ns = numbers(value, key);
       else if (field == "host_ns")
         b.host_ns = numbers(value, key);
+      else if (field == "worker_ns")
+        b.worker_ns = numbers(value, key);
       else if (field == "checked")
         b.checked = integer(value, key);
       else if (field == "status")

@@ -1,0 +1,229 @@
+#pragma once
+// The link between the checker and the worker of an isolated task run (`kjudge task run
+// --isolate`, docs/tasks.md): the checker (the harness with the task's reference, the result
+// channel and its nonce) starts the worker (the submission and a thin loop, nothing else) as a
+// process of its own and talks to it over two pipes, one text line a message. The worker never
+// has the channel, the nonce, the reference's outputs or the checker's memory: the checker makes
+// itself non-dumpable before starting it, so neither /proc/<pid>/mem nor ptrace (also refused by
+// the sandbox's seccomp filter) reaches it from a process of the same user.
+//
+// Plain C++ and POSIX, no CUDA: the judge's tests run it on machines without a GPU.
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+extern char** environ;
+
+namespace kj {
+
+// Bytes as lowercase hex and back (the CUDA IPC handles travel in text lines).
+inline std::string to_hex(const void* p, std::size_t n) {
+  static const char digits[] = "0123456789abcdef";
+  const auto* b = static_cast<const unsigned char*>(p);
+  std::string s;
+  s.reserve(2 * n);
+  for (std::size_t i = 0; i < n; ++i) {
+    s += digits[b[i] >> 4];
+    s += digits[b[i] & 15];
+  }
+  return s;
+}
+
+inline bool from_hex(const std::string& s, void* p, std::size_t n) {
+  if (s.size() != 2 * n) return false;
+  auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+  };
+  auto* b = static_cast<unsigned char*>(p);
+  for (std::size_t i = 0; i < n; ++i) {
+    const int hi = nibble(s[2 * i]), lo = nibble(s[2 * i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    b[i] = static_cast<unsigned char>(hi << 4 | lo);
+  }
+  return true;
+}
+
+// One end of the link: lines out on `out`, lines in from `in`.
+class LineLink {
+ public:
+  LineLink() = default;
+  LineLink(int in, int out) : in_(in), out_(out) {}
+
+  bool send(const std::string& line) const {
+    std::string s = line + "\n";
+    const char* p = s.data();
+    std::size_t left = s.size();
+    while (left > 0) {
+      const ssize_t w = write(out_, p, left);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) return false;
+      p += w;
+      left -= static_cast<std::size_t>(w);
+    }
+    return true;
+  }
+
+  // The next line (without its newline); nullopt at end of file, on an error, or when none
+  // came within `timeout_ms` (< 0: wait for ever). `timed_out` says which. A line longer than
+  // `max_bytes` ends the link: nothing the other side sends may grow this process without bound.
+  std::optional<std::string> receive(int timeout_ms = -1, bool* timed_out = nullptr,
+                                     std::size_t max_bytes = 1 << 16) {
+    if (timed_out) *timed_out = false;
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::milliseconds(timeout_ms < 0 ? 0 : timeout_ms);
+    for (;;) {
+      const std::size_t nl = buf_.find('\n');
+      if (nl != std::string::npos) {
+        std::string line = buf_.substr(0, nl);
+        buf_.erase(0, nl + 1);
+        return line;
+      }
+      if (buf_.size() > max_bytes) return std::nullopt;
+      int wait = -1;
+      if (timeout_ms >= 0) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                              deadline - std::chrono::steady_clock::now())
+                              .count();
+        if (left <= 0) {
+          if (timed_out) *timed_out = true;
+          return std::nullopt;
+        }
+        wait = static_cast<int>(left);
+      }
+      pollfd p{in_, POLLIN, 0};
+      const int n = poll(&p, 1, wait);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return std::nullopt;
+      if (n == 0) continue;  // the deadline check above decides
+      char chunk[4096];
+      const ssize_t r = read(in_, chunk, sizeof chunk);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) return std::nullopt;
+      buf_.append(chunk, static_cast<std::size_t>(r));
+    }
+  }
+
+ private:
+  int in_ = -1, out_ = -1;
+  std::string buf_;
+};
+
+// The words of a line, split at single spaces; the last field keeps the rest of the line when
+// `max_fields` is reached (a case's text, an error message).
+inline std::vector<std::string> split_fields(const std::string& line, std::size_t max_fields = 64) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while (at <= line.size()) {
+    if (out.size() + 1 == max_fields) {
+      out.push_back(line.substr(at));
+      break;
+    }
+    const std::size_t sp = line.find(' ', at);
+    out.push_back(line.substr(at, sp == std::string::npos ? std::string::npos : sp - at));
+    if (sp == std::string::npos) break;
+    at = sp + 1;
+  }
+  return out;
+}
+
+// A started worker: its pid and the checker's end of the link.
+struct WorkerProcess {
+  pid_t pid = -1;
+  LineLink link;
+  std::string error;  // why it could not be started
+};
+
+// Starts `program` with its link on descriptors 3 (from the checker) and 4 (to the checker),
+// argv {program, "3", "4", extra...}, and the environment of this process minus every
+// KJUDGE_* variable and LD_PRELOAD (nothing of the judge's channels). This process is made
+// non-dumpable first: the worker, running as the same user, can then read neither its memory
+// nor its descriptors through /proc. Every other descriptor of this process is close-on-exec
+// (the judge's and the harness's rule), so the worker inherits none of them.
+inline WorkerProcess start_worker(const std::string& program,
+                                  const std::vector<std::string>& extra) {
+  WorkerProcess w;
+  if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
+    w.error = std::string("prctl(PR_SET_DUMPABLE): ") + std::strerror(errno);
+    return w;
+  }
+  int to_worker[2], from_worker[2];
+  if (pipe2(to_worker, O_CLOEXEC) != 0) {
+    w.error = std::string("pipe: ") + std::strerror(errno);
+    return w;
+  }
+  if (pipe2(from_worker, O_CLOEXEC) != 0) {
+    w.error = std::string("pipe: ") + std::strerror(errno);
+    close(to_worker[0]);
+    close(to_worker[1]);
+    return w;
+  }
+  // Every end above 9, so that neither dup2 below overwrites the other's source.
+  for (int* fd : {&to_worker[0], &to_worker[1], &from_worker[0], &from_worker[1]}) {
+    if (*fd >= 10) continue;
+    const int high = fcntl(*fd, F_DUPFD_CLOEXEC, 10);
+    if (high >= 0) {
+      close(*fd);
+      *fd = high;
+    }
+  }
+  std::vector<std::string> args = {program, "3", "4"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    const std::string kv = *e;
+    if (kv.find('=') == std::string::npos) continue;  // a taken variable (channel.h)
+    if (kv.rfind("KJUDGE_", 0) == 0 || kv.rfind("LD_PRELOAD=", 0) == 0 ||
+        kv.rfind("NVTX_INJECTION", 0) == 0)
+      continue;
+    env.push_back(kv);
+  }
+  std::vector<char*> envp;
+  for (auto& kv : env) envp.push_back(kv.data());
+  envp.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  // dup2 onto 3 and 4 clears close-on-exec there.
+  posix_spawn_file_actions_adddup2(&fa, to_worker[0], 3);
+  posix_spawn_file_actions_adddup2(&fa, from_worker[1], 4);
+  const int rc = posix_spawn(&w.pid, program.c_str(), &fa, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&fa);
+  close(to_worker[0]);
+  close(from_worker[1]);
+  if (rc != 0) {
+    w.error = "cannot start " + program + ": " + std::strerror(rc);
+    w.pid = -1;
+    close(to_worker[1]);
+    close(from_worker[0]);
+    return w;
+  }
+  w.link = LineLink(from_worker[0], to_worker[1]);
+  return w;
+}
+
+// How a worker ended, in words ("exit 3", "signal 11 (Segmentation fault)"); waits for it.
+inline std::string worker_ending(pid_t pid) {
+  int status = 0;
+  if (pid <= 0 || waitpid(pid, &status, 0) != pid) return "unknown";
+  if (WIFEXITED(status)) return "exit " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status))
+    return "signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+  return "unknown";
+}
+
+}  // namespace kj

@@ -1,0 +1,146 @@
+// The link between an isolated run's checker and its worker (harness/kjudge/worker_link.h), with
+// real processes: the worker a shell script on descriptors 3 and 4. The checker's side runs in a
+// forked child, because start_worker makes its caller non-dumpable for good.
+#include "kjudge/worker_link.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <string>
+
+#include "test_util.h"
+
+namespace {
+
+// Runs `body` in a forked child; its return value becomes the child's exit status (0: all
+// held). Messages go to stderr.
+int in_child(const std::function<int()>& body) {
+  const pid_t pid = fork();
+  if (pid == 0) _exit(body());
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
+}
+
+std::string script(const kjudge::testing::TempDir& dir, const std::string& body) {
+  const std::string path = (dir.path() / "worker.sh").string();
+  std::ofstream(path) << "#!/bin/sh\n" << body;
+  chmod(path.c_str(), 0755);
+  return path;
+}
+
+}  // namespace
+
+TEST(WorkerLink, HexRoundTrip) {
+  unsigned char bytes[64];
+  for (int i = 0; i < 64; ++i) bytes[i] = static_cast<unsigned char>(i * 37);
+  const std::string hex = kj::to_hex(bytes, sizeof bytes);
+  EXPECT_EQ(hex.size(), 128u);
+  EXPECT_EQ(hex.substr(0, 6), "00254a");
+  unsigned char back[64] = {};
+  ASSERT_TRUE(kj::from_hex(hex, back, sizeof back));
+  EXPECT_EQ(std::string(reinterpret_cast<char*>(back), 64),
+            std::string(reinterpret_cast<char*>(bytes), 64));
+  EXPECT_FALSE(kj::from_hex(hex.substr(2), back, sizeof back)) << "too short";
+  EXPECT_FALSE(kj::from_hex("zz" + hex.substr(2), back, sizeof back)) << "not hex";
+  EXPECT_FALSE(kj::from_hex(std::string(128, 'A'), back, sizeof back)) << "upper case is not ours";
+}
+
+TEST(WorkerLink, FieldsKeepTheRestOfTheLineInTheLast) {
+  const auto f = kj::split_fields("prep 3 4096 - size: 100; seed: 7", 5);
+  ASSERT_EQ(f.size(), 5u);
+  EXPECT_EQ(f[0], "prep");
+  EXPECT_EQ(f[3], "-");
+  EXPECT_EQ(f[4], "size: 100; seed: 7");
+  EXPECT_EQ(kj::split_fields("done").size(), 1u);
+  EXPECT_EQ(kj::split_fields("done 4 8").size(), 3u);
+}
+
+TEST(WorkerLink, TheWorkerTalksOnThreeAndFourWithoutTheJudgesVariables) {
+  kjudge::testing::TempDir dir;
+  // Answers each line with what it saw: its arguments, then whether any KJUDGE_ variable or
+  // LD_PRELOAD reached it, then an echo of every line until the checker closes the link.
+  const std::string w =
+      script(dir,
+             "read line <&3\n"
+             "echo \"args $1 $2 $3 $line\" >&4\n"
+             "if env | grep -q -e '^KJUDGE_' -e '^LD_PRELOAD='; then echo leak >&4;"
+             " else echo clean >&4; fi\n"
+             "while read line <&3; do echo \"echo $line\" >&4; done\n"
+             "echo bye >&4\n");
+  const int rc = in_child([&] {
+    setenv("KJUDGE_RESULT_FD", "9", 1);
+    setenv("LD_PRELOAD", "/nonexistent.so", 1);
+    setenv("KEEP_ME", "1", 1);
+    kj::WorkerProcess p = kj::start_worker(w, {"placement=arena"});
+    unsetenv("LD_PRELOAD");
+    if (p.pid < 0) return fprintf(stderr, "%s\n", p.error.c_str()), 1;
+    if (prctl(PR_GET_DUMPABLE) != 0) return fprintf(stderr, "still dumpable\n"), 2;
+    p.link.send("hello 00ff");
+    auto a = p.link.receive(10000);
+    if (!a || *a != "args 3 4 placement=arena hello 00ff")
+      return fprintf(stderr, "args: %s\n", a ? a->c_str() : "(none)"), 3;
+    auto env = p.link.receive(10000);
+    if (!env || *env != "clean") return fprintf(stderr, "env: %s\n", env ? env->c_str() : "-"), 4;
+    p.link.send("go timed 0 1");
+    auto e = p.link.receive(10000);
+    if (!e || *e != "echo go timed 0 1") return 5;
+    bool timed_out = false;
+    if (p.link.receive(200, &timed_out) || !timed_out) return 6;  // nothing more was sent
+    return 0;
+  });
+  EXPECT_EQ(rc, 0);
+}
+
+TEST(WorkerLink, AWorkerThatDiesIsAnEndOfFileAndItsEndingIsNamed) {
+  kjudge::testing::TempDir dir;
+  const std::string w = script(dir, "read line <&3\nkill -SEGV $$\n");
+  const int rc = in_child([&] {
+    kj::WorkerProcess p = kj::start_worker(w, {});
+    if (p.pid < 0) return 1;
+    p.link.send("hello");
+    bool timed_out = true;
+    if (p.link.receive(10000, &timed_out) || timed_out) return 2;  // end of file, not a timeout
+    const std::string how = kj::worker_ending(p.pid);
+    if (how.rfind("signal 11", 0) != 0) return fprintf(stderr, "%s\n", how.c_str()), 3;
+    return 0;
+  });
+  EXPECT_EQ(rc, 0);
+}
+
+TEST(WorkerLink, TheWorkerCannotReadTheCheckersProcessFiles) {
+  if (geteuid() == 0)
+    GTEST_SKIP() << "root reads any process's files (the sandbox drops the "
+                    "capability; here the test runs as root)";
+  kjudge::testing::TempDir dir;
+  // The checker is the worker's parent: its environment and descriptors are what a worker
+  // would want (the channel's number, the channel itself).
+  const std::string w = script(dir,
+                               "if cat /proc/$PPID/environ >/dev/null 2>&1; then echo read >&4;"
+                               " else echo denied >&4; fi\n"
+                               "if ls /proc/$PPID/fd >/dev/null 2>&1; then echo read >&4;"
+                               " else echo denied >&4; fi\n");
+  const int rc = in_child([&] {
+    kj::WorkerProcess p = kj::start_worker(w, {});
+    if (p.pid < 0) return 1;
+    auto a = p.link.receive(10000), b = p.link.receive(10000);
+    if (!a || !b) return 2;
+    if (*a != "denied" || *b != "denied")
+      return fprintf(stderr, "environ %s, fd %s\n", a->c_str(), b->c_str()), 3;
+    return 0;
+  });
+  EXPECT_EQ(rc, 0);
+}
+
+TEST(WorkerLink, AProgramThatCannotStartSaysWhy) {
+  const int rc = in_child([] {
+    kj::WorkerProcess p = kj::start_worker("/nonexistent/kjudge_worker", {});
+    if (p.pid >= 0) return 1;
+    return p.error.find("/nonexistent/kjudge_worker") != std::string::npos ? 0 : 2;
+  });
+  EXPECT_EQ(rc, 0);
+}
