@@ -263,11 +263,11 @@ class L2Flusher {
 };
 
 struct CallResult {
-  bool ran = false;      // custom_kernel returned without a C++ exception or CUDA error
-  std::string error;     // why not
-  double event_ns = 0;   // CUDA events on the default stream
-  double host_ns = 0;    // host clock around the call and a device-wide synchronize
-  double worker_ns = 0;  // isolated runs: the worker's own events around the call
+  bool ran = false;       // custom_kernel returned without a C++ exception or CUDA error
+  std::string error;      // why not
+  double event_ns = 0;    // CUDA events on the default stream
+  double host_ns = 0;     // host clock around the call and a device-wide synchronize
+  double checker_ns = 0;  // isolated runs: the checker's events around the worker's call
   bool checked = false;
   kj::CompareResult cmp;
 };
@@ -384,9 +384,12 @@ CallResult call_once(const kj::Spec& spec, std::uint64_t rep, bool check, L2Flus
   r.ran = true;
   float ms = 0;
   KJ_CHECK(cudaEventElapsedTime(&ms, start, stop));
-  r.event_ns = static_cast<double>(ms) * 1e6;
+  // The score is the worker's own events (the same events, on the same stream, as the
+  // one-process harness's: on the H100 they agree with it within its noise); the checker's,
+  // which the worker cannot touch, hold them to account (`isolated_time`, src/eval/task_run.cpp).
+  r.event_ns = c.worker_ns;
+  r.checker_ns = static_cast<double>(ms) * 1e6;
   r.host_ns = c.host_ns;
-  r.worker_ns = c.worker_ns;
   if (check) {
     r.checked = true;
     r.cmp = compare_outputs(c.got, *want, tol);
@@ -514,7 +517,7 @@ bool run_benchmarks(const std::vector<kj::Spec>& cases, const Options& o, L2Flus
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const std::string p = "benchmark." + std::to_string(i) + ".";
     put(p + "spec", cases[i].text());
-    std::vector<double> ev, host, worker;
+    std::vector<double> ev, host, checker;
     double timed_s = 0;
     auto t0 = std::chrono::steady_clock::now();
     std::string failure;
@@ -536,7 +539,7 @@ bool run_benchmarks(const std::vector<kj::Spec>& cases, const Options& o, L2Flus
       }
       ev.push_back(r.event_ns);
       host.push_back(r.host_ns);
-      worker.push_back(r.worker_ns);
+      checker.push_back(r.checker_ns);
       timed_s += r.event_ns * 1e-9;
       double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       why = kj::should_stop(o.rule, ev, timed_s, wall);
@@ -544,7 +547,7 @@ bool run_benchmarks(const std::vector<kj::Spec>& cases, const Options& o, L2Flus
     put(p + "times_ns", join(ev));
     put(p + "host_ns", join(host));
 #ifdef KJ_CHECKER
-    put(p + "worker_ns", join(worker));
+    put(p + "checker_ns", join(checker));
 #endif
     put(p + "checked", std::to_string(checked));
     if (!failure.empty()) {
@@ -688,6 +691,28 @@ int main(int argc, char** argv) {
   g_worker = std::make_unique<kj::RemoteWorker<output_t>>(
       opt.worker, std::vector<std::string>{opt.arena ? "placement=arena" : "placement=malloc"});
   put("process", "isolated");
+  // What crossing between the processes costs the checker's events: the least of 20 empty
+  // calls (the least: a submission's thread keeping the GPU busy can only make it larger,
+  // which loosens the check; more than 10 ms is refused as no measurement at all).
+  {
+    static StreamGate gate;
+    double least = 0;
+    for (int i = 0; i < 20; ++i) {
+      KJ_CHECK(cudaDeviceSynchronize());
+      gate.close();
+      KJ_CHECK(cudaEventRecord(a, 0));
+      g_worker->enqueue_empty();
+      KJ_CHECK(cudaEventRecord(b, 0));
+      gate.open();
+      KJ_CHECK(cudaDeviceSynchronize());
+      g_worker->finish(true, "", std::chrono::steady_clock::now());
+      float ms = 0;
+      KJ_CHECK(cudaEventElapsedTime(&ms, a, b));
+      const double ns = static_cast<double>(ms) * 1e6;
+      if (i == 0 || ns < least) least = ns;
+    }
+    put("crossing_ns", num(std::min(least, 10e6)));
+  }
 #else
   if (!opt.worker.empty()) {
     std::fprintf(stderr, "kjudge harness: worker= needs the checker build (-DKJ_CHECKER)\n");

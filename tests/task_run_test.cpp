@@ -325,5 +325,115 @@ TEST(TaskScore, LastMeanGeom) {
   EXPECT_FALSE(task_score(RankingBy::geom, {1, 0})) << "a zero time is not a score";
 }
 
+// --- Isolated runs (TaskRunOptions::isolate) ---------------------------------------------------
+
+// The stand-in harness as the checker of an isolated build: the same script under the checker's
+// name, with the worker's program beside it.
+TaskBuild fake_isolated(const fs::path& dir, const std::string& body) {
+  TaskBuild b = fake_harness(dir, "echo \"$0 $*\" > argv.txt\n" + body);
+  fs::copy_file(dir / "kjudge_task", dir / "kjudge_checker");
+  std::ofstream(dir / "kjudge_worker") << "#!/bin/sh\nexit 0\n";
+  b.checker = dir / "kjudge_checker";
+  b.worker = dir / "kjudge_worker";
+  return b;
+}
+
+// An isolated benchmark report: the worker's events 10 µs a call (times_ns), the checker's
+// `checker` ns a call, the crossing 295 µs.
+std::string isolated_report(const std::string& checker) {
+  return "w mode $1\nw profiler absent\nw process isolated\nw crossing_ns 295000\n"
+         "w benchmark-count 1\nw benchmark.0.spec 'size: 100; seed: 7'\n"
+         "w benchmark.0.times_ns 10000,10000,10000\nw benchmark.0.host_ns 400000,400000,400000\n"
+         "w benchmark.0.checker_ns " +
+         checker + "," + checker + "," + checker +
+         "\nw benchmark.0.checked 3\nw benchmark.0.stop precise\nw benchmark.0.status pass\n"
+         "w check pass\nw end 13\n";
+}
+
+bool has_flag(const nlohmann::json& stage, const std::string& check) {
+  for (const auto& f : stage.value("cheat_flags", nlohmann::json::array()))
+    if (f["check"] == check) return true;
+  return false;
+}
+
+TEST(TaskRun, IsolatedRunsStartTheCheckerWithItsWorker) {
+  TempDir dir;
+  TaskBuild b = fake_isolated(dir.path(), isolated_report("305500"));
+  TaskRunOptions o = plain();
+  o.isolate = true;
+  o.profiler = fake_profiler(dir.path());
+  ModeRun r = run_task_mode(small_task(), b, "benchmark", o);
+  ASSERT_TRUE(r.completed) << r.failure << r.log;
+  EXPECT_TRUE(r.isolated);
+  std::ifstream in(dir.path() / "argv.txt");
+  std::string argv;
+  std::getline(in, argv);
+  EXPECT_NE(argv.find("kjudge_checker benchmark cases-benchmark.txt"), std::string::npos) << argv;
+  EXPECT_NE(argv.find("worker=./kjudge_worker"), std::string::npos) << argv;
+  EXPECT_FALSE(r.cupti.used) << "the profiler would sit in the submission's process";
+  EXPECT_NE(r.cupti.why.find("--isolate"), std::string::npos) << r.cupti.why;
+  nlohmann::json j = to_json(r, small_task());
+  EXPECT_TRUE(j["isolated"].get<bool>());
+  const auto& bench = j["benchmarks"][0];
+  EXPECT_DOUBLE_EQ(bench["median_us"].get<double>(), 10.0) << "the score is the worker's events";
+  EXPECT_DOUBLE_EQ(bench["checker_median_us"].get<double>(), 305.5);
+  EXPECT_DOUBLE_EQ(bench["crossing_us"].get<double>(), 295.0);
+  EXPECT_FALSE(has_flag(j, "isolated_time")) << j.dump(1);
+}
+
+TEST(TaskRun, AnIsolatedCallTheCheckerSawLongerIsFlagged) {
+  TempDir dir;
+  // 2 ms a call on the checker's events, 10 µs by the worker's own: work the worker's events
+  // did not see (tests/cheats/task/side_stream.cu showed 370-2442 µs against 3-4 µs).
+  TaskBuild b = fake_isolated(dir.path(), isolated_report("2000000"));
+  TaskRunOptions o = plain();
+  o.isolate = true;
+  ModeRun r = run_task_mode(small_task(), b, "benchmark", o);
+  ASSERT_TRUE(r.completed) << r.failure << r.log;
+  nlohmann::json j = to_json(r, small_task());
+  ASSERT_TRUE(has_flag(j, "isolated_time")) << j.dump(1);
+  EXPECT_TRUE(r.passed) << "a flag, not a verdict";
+}
+
+TEST(TaskRun, AnIsolatedRunsReportWithoutTheCheckersRecordIsRefused) {
+  TempDir dir;
+  TaskBuild b = fake_isolated(dir.path(), kBenchmarkReport);  // no "process isolated" record
+  TaskRunOptions o = plain();
+  o.isolate = true;
+  ModeRun r = run_task_mode(small_task(), b, "benchmark", o);
+  EXPECT_FALSE(r.completed);
+  EXPECT_TRUE(r.channel_refused) << r.failure;
+}
+
+TEST(TaskRun, IsolateNeedsTheIsolatedBuildAndLeavesProfileModeInOneProcess) {
+  TempDir dir;
+  TaskBuild plain_build = fake_harness(dir.path(), kBenchmarkReport);
+  TaskRunOptions o = plain();
+  o.isolate = true;
+  ModeRun r = run_task_mode(small_task(), plain_build, "benchmark", o);
+  EXPECT_FALSE(r.completed);
+  EXPECT_NE(r.failure.find("needs a build made with isolate"), std::string::npos) << r.failure;
+  o.gpumode_timing = true;  // GPU MODE's timing is one process by definition
+  r = run_task_mode(small_task(), plain_build, "benchmark", o);
+  EXPECT_TRUE(r.completed) << r.failure << r.log;
+  EXPECT_FALSE(r.isolated);
+}
+
+TEST(IsolatedTimeGap, HonestCallsOnTheH100PassTheCheatsOnesDoNot) {
+  // Medians of 2026-11-24 on the H100 (bench/isolate/2026-11-24/first): worker, checker (µs).
+  const double crossing = 294e3;
+  for (auto [worker, checker] : std::vector<std::pair<double, double>>{
+           {9.20, 306.78}, {554.86, 853.31}, {8.10, 302.31}, {217360.68, 217659.92}})
+    EXPECT_FALSE(isolated_time_gap(worker * 1e3, checker * 1e3, crossing))
+        << worker << " / " << checker;
+  // side_stream.cu, deferred_host_callback.cu isolated.
+  for (auto [worker, checker] :
+       std::vector<std::pair<double, double>>{{3.00, 370.69}, {3.71, 2442.47}, {4780.52, 12285.24}})
+    EXPECT_TRUE(isolated_time_gap(worker * 1e3, checker * 1e3, crossing))
+        << worker << " / " << checker;
+  EXPECT_TRUE(isolated_time_gap(10e3, 305e3, -1).has_value())
+      << "without a crossing measured, the whole checker time counts against the worker";
+}
+
 }  // namespace
 }  // namespace kjudge

@@ -96,6 +96,22 @@ std::optional<std::string> timing_gap(double event_median_ns, double host_median
   return std::string(b);
 }
 
+std::optional<std::string> isolated_time_gap(double worker_median_ns, double checker_median_ns,
+                                             double crossing_ns) {
+  // On the H100 an honest call's checker time was the worker's plus 294-299 µs (the crossing),
+  // for kernels of 8 µs to 218 ms alike (2026-11-24, docs/gpu-runs.md); the slack covers that
+  // spread with room to spare.
+  const double excess = checker_median_ns - std::max(crossing_ns, 0.0) - worker_median_ns;
+  if (!(excess > 0.25 * worker_median_ns + 20e3)) return std::nullopt;
+  char b[260];
+  std::snprintf(b, sizeof b,
+                "the checker's events saw %.1f us per call, %.1f us of it crossing between the "
+                "processes, where the worker's own events reported %.1f us: GPU work outside the "
+                "timed stream or after the call, or a made-up time",
+                checker_median_ns / 1e3, std::max(crossing_ns, 0.0) / 1e3, worker_median_ns / 1e3);
+  return std::string(b);
+}
+
 std::optional<double> task_score(RankingBy by, const std::vector<double>& means) {
   if (means.empty()) return std::nullopt;
   for (double m : means)
@@ -370,12 +386,16 @@ nlohmann::json to_json(const ModeRun& run, const TaskSpec& task) {
                           {"checked", b.checked},
                           {"stop", b.stop}};
       if (!b.error.empty()) x["error"] = b.error;
-      if (!b.worker_ns.empty()) {
-        // What the worker's own events saw: the difference to mean_us is what crossing between
-        // the two processes adds (or what a worker that lies about its time would claim).
-        kj::RunStats w = kj::summarize_runs(b.worker_ns);
-        x["worker_mean_us"] = w.mean / 1e3;
-        x["worker_median_us"] = w.median / 1e3;
+      std::optional<std::string> isolated_gap;
+      if (!b.checker_ns.empty()) {
+        // The checker's events around the worker's call: the worker's time plus the crossing
+        // between the processes (crossing_us), unless something ran where the worker's own
+        // events did not look.
+        kj::RunStats c = kj::summarize_runs(b.checker_ns);
+        x["checker_mean_us"] = c.mean / 1e3;
+        x["checker_median_us"] = c.median / 1e3;
+        if (run.report.crossing_ns >= 0) x["crossing_us"] = run.report.crossing_ns / 1e3;
+        isolated_gap = isolated_time_gap(s.median, c.median, run.report.crossing_ns);
       }
       std::vector<double> us;
       for (double t : b.times_ns) us.push_back(t / 1e3);
@@ -384,6 +404,11 @@ nlohmann::json to_json(const ModeRun& run, const TaskSpec& task) {
         add_cupti_benchmark_fields(run.cupti.benchmarks[i], x);
       benches.push_back(x);
       if (b.status == "pass") means.push_back(s.mean / 1e3);
+      if (isolated_gap)
+        flags.push_back({{"check", "isolated_time"},
+                         {"detail", "benchmark '" + public_spec(task.benchmarks, i, b.spec) +
+                                        "': " + *isolated_gap},
+                         {"source", "timing"}});
       if (auto why = timing_gap(s.median, h.median))
         flags.push_back(
             {{"check", "timing_gap"},

@@ -87,6 +87,13 @@ std::optional<double> task_score(RankingBy by, const std::vector<double>& benchm
 // above its CUDA-event time on the default stream (medians, ns); nullopt when they agree.
 std::optional<std::string> timing_gap(double event_median_ns, double host_median_ns);
 
+// An isolated run's cheat flag: the checker's events (which the worker cannot touch) saw more
+// per call, beyond what crossing between the processes costs (`crossing_ns`), than the worker's
+// own events reported: work outside the worker's timed stream, or a time the worker made up.
+// Medians in ns; nullopt when they agree within a quarter of the worker's time and 20 µs.
+std::optional<std::string> isolated_time_gap(double worker_median_ns, double checker_median_ns,
+                                             double crossing_ns);
+
 // The stage as JSON: cases with their figures (times in µs), the failure, the log, and
 // `cheat_flags` (the static pass's, and timing_gap's).
 nlohmann::json to_json(const ModeRun& run, const TaskSpec& task);

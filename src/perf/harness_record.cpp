@@ -91,6 +91,8 @@ HarnessReport parse_harness_record(const std::string& text, const std::string& n
       r.profiler = value;
     else if (key == "process")
       r.process = value;
+    else if (key == "crossing_ns")
+      r.crossing_ns = std::strtod(value.c_str(), nullptr);
     else if (key == "task-error")
       r.task_error = value;
     else if (key == "profile.spec")
@@ -125,8 +127,8 @@ HarnessReport parse_harness_record(const std::string& text, const std::string& n
         b.times_ns = numbers(value, key);
       else if (field == "host_ns")
         b.host_ns = numbers(value, key);
-      else if (field == "worker_ns")
-        b.worker_ns = numbers(value, key);
+      else if (field == "checker_ns")
+        b.checker_ns = numbers(value, key);
       else if (field == "checked")
         b.checked = integer(value, key);
       else if (field == "status")

@@ -26,14 +26,15 @@ struct HarnessBenchmark {
   std::string status;            // pass or fail
   std::string error;
   std::string stop;  // why the repetitions stopped (kj::StopReason)
-  // Isolated runs (harness/kjudge/split_call.cuh): the worker's own events around each call,
-  // beside the checker's (times_ns, the score). Empty otherwise.
-  std::vector<double> worker_ns;
+  // Isolated runs (harness/kjudge/split_call.cuh): the checker's events around each of the
+  // worker's calls (times_ns are then the worker's own events, the score). Empty otherwise.
+  std::vector<double> checker_ns;
 };
 
 struct HarnessReport {
   std::string mode, device;
-  std::string process;  // "isolated": the checker of an isolated run wrote the report
+  std::string process;      // "isolated": the checker of an isolated run wrote the report
+  double crossing_ns = -1;  // isolated: the checker's events around an empty call (least of 20)
   std::int64_t l2_bytes = 0;
   int warmup_calls = 0;
   std::vector<HarnessTest> tests;

@@ -4,14 +4,17 @@
 # the report and the clock in the checker (harness/kjudge/split_call.cuh). This checks that
 #   honest   every example task's fast and naive submissions pass the test stage and the
 #            benchmark stage isolated, every timed output checked;
-#   cost     the fast submissions' benchmark means isolated (the checker's events) against the
-#            same runs in one process, alternated (in, iso, in, iso), and the worker's own event
-#            means beside them: what crossing between the processes adds;
+#   cost     the fast submissions' benchmark means isolated (the worker's own events, the score)
+#            against the same runs in one process, alternated (in, iso, in, iso), with the
+#            checker's event means beside them (mean/checker mean) and the measured crossing
+#            (`crossing_us`): what crossing between the processes adds, and whether the
+#            isolated_time flag stays off for honest work;
 #   cheats   forge_report_memory.cu (reads the nonce from the harness's memory and writes its
 #            own report) passes in one process and fails isolated; the cheats the one-process
 #            harness catches at run time are still caught isolated (stale_buffer and
 #            cache_by_pointer fail or gain nothing; side_stream, background_thread and
-#            deferred_host_callback show timing_gap or lose their gain).
+#            deferred_host_callback show timing_gap and isolated_time: the checker's events see
+#            the work the worker's own events miss).
 # Prints one line a run and the tables; every task-run.json lands in $OUT/iso/.
 # Usage: tests/gpu/run-isolate-check.sh [TASK...]   (MAXT seconds of timed calls per benchmark,
 #        default 1; DEADLINE seconds after which no run starts, default 540)
@@ -58,11 +61,13 @@ except Exception as e:
 parts = []
 for s in r.get("stages", []):
     flags = sorted({f["check"] for f in s.get("cheat_flags", []) if f.get("source") != "static"})
-    means = " ".join(f'{b["mean_us"]:.2f}' + (f'/{b["worker_mean_us"]:.2f}' if "worker_mean_us" in b else "")
+    means = " ".join(f'{b["mean_us"]:.2f}' + (f"/{b['checker_mean_us']:.2f}" if "checker_mean_us" in b else "")
                      for b in s.get("benchmarks", []) if b.get("status") == "pass")
     chk = " ".join(f'{b["checked"]}/{b["runs"]}' for b in s.get("benchmarks", []))
+    cross = [b["crossing_us"] for b in s.get("benchmarks", []) if "crossing_us" in b]
     parts.append(f'{s["mode"]}:{"pass" if s["passed"] else "FAIL"}'
                  + (" iso" if s.get("isolated") else "")
+                 + (f" crossing {cross[0]:.1f}" if cross else "")
                  + (f" [{means}]" if means else "") + (f" checked {chk}" if chk else "")
                  + (f" flags {','.join(flags)}" if flags else "")
                  + ("" if s["passed"] else f' ({s["failure"][:150]})'))
