@@ -153,6 +153,16 @@ TEST_F(Api, NoSubmitterSeesAnothersWork) {
   EXPECT_EQ(call(s.port(), "GET", path, admin).first, 200);
 }
 
+// `--isolate` reaches the service (docs/service.md): it starts and serves with it. What it
+// does to a task run is tested where the runs are (task_run_test, the device's
+// run-isolate-check.sh); the service hands it to both the build and every stage.
+TEST_F(Api, ServesWithIsolatedTaskRuns) {
+  Server s(dir / "board.db", {"--isolate", "--no-judge"});
+  ASSERT_GT(s.port(), 0);
+  EXPECT_EQ(call(s.port(), "GET", "/api/v1/health", "").first, 200);
+  EXPECT_EQ(s.stop(), 0);
+}
+
 TEST_F(Api, BadRequestsSayWhy) {
   Server s(dir / "board.db", {"--no-judge"});
   httplib::Client c("127.0.0.1", s.port());

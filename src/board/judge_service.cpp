@@ -313,6 +313,7 @@ void JudgeService::judge_task(const Job& job, const Submission& sub) {
   bo.step = opt_.step;
   bo.machine = machine_;
   bo.cache_dir = opt_.eval.use_cache ? opt_.eval.cache_dir : fs::path();
+  bo.isolate = opt_.task_isolate;
   TaskBuild build;
   try {
     build = build_task(task, store_.code(sub.code_id), ws, bo);
@@ -339,6 +340,7 @@ void JudgeService::judge_task(const Job& job, const Submission& sub) {
   ro.step = opt_.step;
   ro.machine = machine_;
   ro.gpu = machine_.gpus.empty() ? -1 : machine_.gpus.front().index;
+  ro.isolate = opt_.task_isolate;
   for (kj::StopRule* r : {&ro.benchmark_rule, &ro.ranked_rule}) {
     if (opt_.task_max_time > 0) r->max_timed_s = opt_.task_max_time;
     if (opt_.task_max_runs > 0) r->max_runs = opt_.task_max_runs;

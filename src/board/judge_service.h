@@ -44,6 +44,9 @@ struct JudgeServiceOptions {
   // the GPU time one submission takes.
   double task_max_time = 0;
   int task_max_runs = 0;
+  // Task submissions run isolated (`task run --isolate`, docs/tasks.md): the submission in a
+  // process of its own, apart from the harness that checks it and writes its report.
+  bool task_isolate = false;
   BenchOptions bench;  // how a pack board's ranked runs are timed
   // A worker's signal handler sets it when the worker is going away (scancel, the end of a
   // Slurm job's time): from then on nothing is recorded, as after abandon(). Slurm signals the

@@ -33,6 +33,7 @@ struct ServeArgs {
   double max_time = 0;
   std::vector<std::string> packs, tasks;
   bool no_judge = false;
+  bool isolate = false;       // task submissions run isolated (task run --isolate)
   bool workers_only = false;  // judge from the queue, serve no HTTP (a worker; e.g. a Slurm job)
   bool slurm_task = false;    // set by --slurm-workers on the tasks it submits
   SlurmWorkersArgs slurm;
@@ -114,6 +115,7 @@ int serve(const ServeArgs& a) {
   jo.max_in_flight = a.max_in_flight;
   jo.task_max_time = a.max_time;
   jo.task_max_runs = a.max_runs;
+  jo.task_isolate = a.isolate;
   // Pack boards' ranked runs: timed as `kjudge evaluate --benchmark` times.
   jo.bench.runs = a.bench_runs;
   jo.bench.profiler = locate_profiler();
@@ -180,6 +182,9 @@ void add_serve_commands(CLI::App& app, int& rc) {
   c->add_option("--max-runs", a->max_runs,
                 "Task benchmarks: timed calls per benchmark at most (default 1000)")
       ->check(CLI::PositiveNumber);
+  c->add_flag("--isolate", a->isolate,
+              "Task submissions: run each in a process of its own, apart from the harness that "
+              "checks and times it (as `task run --isolate`; docs/tasks.md)");
   c->add_option("--bench-runs", a->bench_runs,
                 "Pack boards: timed runs per side (solution, baseline) of a ranked run (default 5)")
       ->check(CLI::PositiveNumber);
