@@ -29,7 +29,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <exception>
 #include <fstream>
 #include <memory>
@@ -43,6 +42,7 @@
 #include "kjudge/call_marks.h"
 #include "kjudge/channel.h"
 #include "kjudge/compare_gpu.cuh"
+#include "kjudge/kept_calls.cuh"
 #include "reference.cuh"
 #include "task.h"
 
@@ -316,28 +316,30 @@ kj::CompareResult compare_outputs(const output_t& got, const output_t& want,
 // makes the range calls no-ops.
 nvtxDomainHandle_t g_marks = nullptr;
 
-// The inputs and outputs of the last calls stay alive, so a call's buffers never sit at an
-// address one of the recent calls used: a result cached by pointer misses, and one invocation's
-// times average over many placements of its buffers in memory. With only the previous call's
-// kept, allocations alternated between two addresses, and which two a process drew shifted its
-// mean by up to 4 % against another process (softmax 4096², docs/gpu-runs.md, 2026-11-23).
-struct KeptCall {
-  input_t input;
-  output_t output;
-};
-std::deque<KeptCall> g_kept;
-constexpr std::size_t kKeptCalls = 16;
+// The last calls' inputs and outputs, kept alive (kjudge/kept_calls.cuh).
+kj::KeptCalls<input_t, output_t> g_kept;
 
-// Frees the oldest kept calls: beyond kKeptCalls - 1 (the call being made is the last one), or
-// while the GPU has less than a quarter of its memory free, so large tasks keep fewer.
-void trim_kept_calls() {
-  while (!g_kept.empty()) {
-    std::size_t free_b = 0, total_b = 0;
-    const bool low = cudaMemGetInfo(&free_b, &total_b) != cudaSuccess || free_b < total_b / 4 ||
-                     kj::Arena::get().used() > kj::Arena::get().size() / 2;
-    if (g_kept.size() < kKeptCalls && !low) break;
-    g_kept.pop_front();
+// What every call starts with, outside any timing: the input of the case's repetition `rep`,
+// the reference's output and the tolerance when the call is checked (made first, so a
+// submission that writes into its input cannot corrupt them), everything finished, and the
+// oldest kept calls freed.
+struct CallSetup {
+  input_t input;
+  std::optional<output_t> want;
+  kj::Tolerance tol;
+};
+
+CallSetup set_up_call(const kj::Spec& spec, std::uint64_t rep, bool check) {
+  kj::Spec s = spec;
+  s.set_seed(kj::repetition_seed(spec.seed(), rep));
+  CallSetup c{generate_input(s), std::nullopt, {}};
+  if (check) {
+    c.want = ref_kernel(c.input);
+    c.tol = tolerance(c.input);
   }
+  KJ_CHECK(cudaDeviceSynchronize());
+  g_kept.trim();
+  return c;
 }
 
 #ifdef KJ_CHECKER
@@ -350,17 +352,7 @@ CallResult call_once(const kj::Spec& spec, std::uint64_t rep, bool check, L2Flus
                      cudaEvent_t start, cudaEvent_t stop, const std::string& mark,
                      const char* = nullptr) {
   CallResult r;
-  kj::Spec s = spec;
-  s.set_seed(kj::repetition_seed(spec.seed(), rep));
-  input_t input = generate_input(s);
-  std::optional<output_t> want;
-  kj::Tolerance tol;
-  if (check) {
-    want = ref_kernel(input);
-    tol = tolerance(input);
-  }
-  KJ_CHECK(cudaDeviceSynchronize());
-  trim_kept_calls();
+  auto [input, want, tol] = set_up_call(spec, rep, check);
   std::string error;
   // The task's generator failing in the worker is the task's fault, as it is here.
   if (!g_worker->prepare(spec.text(), rep, want ? &*want : nullptr, &error))
@@ -394,7 +386,7 @@ CallResult call_once(const kj::Spec& spec, std::uint64_t rep, bool check, L2Flus
     r.checked = true;
     r.cmp = compare_outputs(c.got, *want, tol);
   }
-  g_kept.push_back({std::move(input), std::move(c.got)});
+  g_kept.keep(std::move(input), std::move(c.got));
   return r;
 }
 #else
@@ -412,17 +404,7 @@ CallResult call_once(const kj::Spec& spec, std::uint64_t rep, bool check, L2Flus
   attr.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
   attr.messageType = NVTX_MESSAGE_TYPE_ASCII;
   attr.message.ascii = mark.c_str();
-  kj::Spec s = spec;
-  s.set_seed(kj::repetition_seed(spec.seed(), rep));
-  input_t input = generate_input(s);
-  std::optional<output_t> want;
-  kj::Tolerance tol;
-  if (check) {
-    want = ref_kernel(input);
-    tol = tolerance(input);
-  }
-  KJ_CHECK(cudaDeviceSynchronize());
-  trim_kept_calls();
+  auto [input, want, tol] = set_up_call(spec, rep, check);
   l2.flush();
   KJ_CHECK(cudaDeviceSynchronize());
 
@@ -463,7 +445,7 @@ CallResult call_once(const kj::Spec& spec, std::uint64_t rep, bool check, L2Flus
     r.checked = true;
     r.cmp = compare_outputs(got, *want, tol);
   }
-  g_kept.push_back({std::move(input), std::move(got)});
+  g_kept.keep(std::move(input), std::move(got));
   return r;
 }
 #endif

@@ -10,13 +10,13 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <deque>
 #include <exception>
 #include <map>
 #include <optional>
 #include <string>
 
 #include "kjudge/call_marks.h"
+#include "kjudge/kept_calls.cuh"
 #include "kjudge/worker_link.h"
 #include "reference.cuh"
 #include "task.h"
@@ -40,24 +40,9 @@ void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) fail_cuda(e, what);
 }
 
-// As in the harness: the inputs and outputs of the last calls stay alive, so a call's buffers
-// sit at addresses the recent calls did not use (a result cached by pointer misses).
-struct KeptCall {
-  input_t input;
-  output_t output;
-};
-std::deque<KeptCall> g_kept;
-constexpr std::size_t kKeptCalls = 16;
-
-void trim_kept_calls() {
-  while (!g_kept.empty()) {
-    std::size_t free_b = 0, total_b = 0;
-    const bool low = cudaMemGetInfo(&free_b, &total_b) != cudaSuccess || free_b < total_b / 4 ||
-                     kj::Arena::get().used() > kj::Arena::get().size() / 2;
-    if (g_kept.size() < kKeptCalls && !low) break;
-    g_kept.pop_front();
-  }
-}
+// As in the harness (kjudge/kept_calls.cuh): a call's buffers sit at addresses the recent calls
+// did not use, so a result cached by pointer misses.
+kj::KeptCalls<input_t, output_t> g_kept;
 
 // The persisting-L2 set-aside is reset here as in the harness's flush (the checker flushes the
 // cache itself: the L2 is the device's, whichever process writes it).
@@ -117,7 +102,7 @@ int main(int argc, char** argv) {
         kj::Spec s = kj::Spec::parse(f[4]);
         s.set_seed(kj::repetition_seed(s.seed(), std::strtoull(f[1].c_str(), nullptr, 10)));
         check(cudaDeviceSynchronize(), "the previous call");
-        trim_kept_calls();
+        g_kept.trim();
         input = generate_input(s);
       } catch (const std::exception& e) {
         g_link.send(std::string("error ") + e.what());
@@ -183,7 +168,7 @@ int main(int argc, char** argv) {
       std::snprintf(t, sizeof t, "synced %.1f", static_cast<double>(ms) * 1e6);
       g_link.send(t);
       if (!threw.empty() || bytes == 0) {
-        g_kept.push_back({*input, got});
+        g_kept.keep(*input, got);
         continue;
       }
       if (!got) {
@@ -197,7 +182,7 @@ int main(int argc, char** argv) {
       std::string d = "done";
       for (std::int64_t x : got.shape()) d += " " + std::to_string(x);
       g_link.send(d);
-      g_kept.push_back({*input, got});
+      g_kept.keep(*input, got);
     } else {
       return 2;
     }
