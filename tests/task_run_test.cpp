@@ -263,6 +263,27 @@ TEST(TaskRun, ALoadedProfilerWhoseRecordNeverCameIsFlagged) {
   EXPECT_EQ(to_json(r, small_task())["cheat_flags"][0]["check"], "cupti_record");
 }
 
+// A report whose process never ran its exit handlers (the profiler's header and nothing after
+// it) is not the harness's: refused, whatever it claims (forge_report_memory.cu's state on the
+// H100: a forged report saying "profiler absent", then _exit(0)).
+TEST(TaskRun, AReportFromAProcessThatSkippedItsExitHandlersIsRefused) {
+  TempDir dir;
+  for (const char* said : {"absent", "loaded"}) {
+    std::string report = kBenchmarkReport;
+    report.replace(report.find("w profiler loaded"), 17, std::string("w profiler ") + said);
+    TaskBuild b = fake_harness(
+        dir.path(),
+        "echo \"KJPROF 1 $KJUDGE_PROFILE_NONCE\" > /proc/self/fd/$KJUDGE_PROFILE_FD\n" + report);
+    TaskRunOptions o = plain();
+    o.profiler = fake_profiler(dir.path());
+    ModeRun r = run_task_mode(small_task(), b, "leaderboard", o);
+    EXPECT_FALSE(r.completed) << said;
+    EXPECT_FALSE(r.passed) << said;
+    EXPECT_TRUE(r.channel_refused) << said << ": " << r.failure;
+    EXPECT_NE(r.failure.find("exit handlers"), std::string::npos) << r.failure;
+  }
+}
+
 TEST(TaskRun, WithoutTheProfilerTheRecordSaysSo) {
   TempDir dir;
   TaskBuild b = fake_harness(dir.path(), "env > env.txt\n" + std::string(kBenchmarkReport));
