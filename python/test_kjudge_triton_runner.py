@@ -486,14 +486,13 @@ class ZeroFillTest(unittest.TestCase):
         torch = GarbageTorch()
         sys.modules["__kjfake_torch__"] = torch
         try:
-            cand, tpath = os.path.join(d, "candidate.py"), os.path.join(d, "test.py")
-            with open(cand, "w") as f:
-                f.write("import __kjfake_torch__ as torch\n"
-                        "def pack(n):\n    w = torch.empty(n)\n"
-                        "    for i in range(n):\n        w.values[i] += i\n    return w.values\n")
-            with open(tpath, "w") as f:
-                f.write("def test_pack():\n    return {'test_case_1': pack(3)}\n"
-                        "result_gold = test_pack()\n")
+            cand, tpath = write_operator(
+                d,
+                "import __kjfake_torch__ as torch\n"
+                "def pack(n):\n    w = torch.empty(n)\n"
+                "    for i in range(n):\n        w.values[i] += i\n    return w.values\n",
+                "def test_pack():\n    return {'test_case_1': pack(3)}\n"
+                "result_gold = test_pack()\n")
             req = {"protocol": 1, "nonce": "n", "candidate_path": cand, "test_path": tpath,
                    "seed": 7, "modes": ["test"], "require_torch": True, "zero_fill": zero_fill}
             rec, data = r.run(req, (torch, None, FakeOps()))
@@ -528,14 +527,13 @@ class ZeroFillTest(unittest.TestCase):
         sys.modules["__kjfake_torch__"] = torch
         d = kjfake_module()
         try:
-            cand, tpath = os.path.join(d, "candidate.py"), os.path.join(d, "test.py")
-            with open(cand, "w") as f:
-                f.write("import __kjfake_torch__ as torch\n"
-                        "def op(x):\n    return torch.empty(len(x.values))\n")
-            with open(tpath, "w") as f:
-                f.write("from kjfake import FT\n"
-                        "def test_op():\n    return {'a': op(FT([0.5, 1.5])).values}\n"
-                        "r = test_op()\n")
+            cand, tpath = write_operator(
+                d,
+                "import __kjfake_torch__ as torch\n"
+                "def op(x):\n    return torch.empty(len(x.values))\n",
+                "from kjfake import FT\n"
+                "def test_op():\n    return {'a': op(FT([0.5, 1.5])).values}\n"
+                "r = test_op()\n")
             req = {"protocol": 1, "nonce": "n", "candidate_path": cand, "test_path": tpath,
                    "seed": 7, "modes": ["time"], "require_torch": False, "zero_fill": zero_fill,
                    "timing": {"warmup": 1, "reps": 3, "min_reps": 1,
@@ -719,6 +717,15 @@ def kjfake_module():
     sys.modules["__kjfake_ft__"] = FT
     sys.path.insert(0, d)
     return d
+
+
+def write_operator(d, candidate, test):
+    """Writes an operator's code and its test code into `d`; returns their paths."""
+    cand, tpath = os.path.join(d, "candidate.py"), os.path.join(d, "test.py")
+    for path, text in ((cand, candidate), (tpath, test)):
+        with open(path, "w") as f:
+            f.write(text)
+    return cand, tpath
 
 
 def forget_kjfake_module(d):
@@ -1168,16 +1175,15 @@ class TimedCheckTest(unittest.TestCase):
     def test_a_whole_run_puts_every_output_in_one_blob_in_order(self):
         d = kjfake_module()
         try:
-            cand, tpath = os.path.join(d, "candidate.py"), os.path.join(d, "test.py")
-            with open(cand, "w") as f:
-                f.write("from kjfake import FT\n"
-                        "def op(x):\n    return FT([2 * v for v in x.values])\n")
-            with open(tpath, "w") as f:
-                f.write("from kjfake import FT\n"
-                        "def test_op():\n"
-                        "    a = op(FT([0.5, 1.25])).values[1]\n"
-                        "    return {'a': a, 'b': op(FT([3.5])).values}\n"
-                        "r = test_op()\n")
+            cand, tpath = write_operator(
+                d,
+                "from kjfake import FT\n"
+                "def op(x):\n    return FT([2 * v for v in x.values])\n",
+                "from kjfake import FT\n"
+                "def test_op():\n"
+                "    a = op(FT([0.5, 1.25])).values[1]\n"
+                "    return {'a': a, 'b': op(FT([3.5])).values}\n"
+                "r = test_op()\n")
             req = {"protocol": 1, "nonce": "n", "candidate_path": cand, "test_path": tpath,
                    "seed": 7, "modes": ["test", "time"], "require_torch": False,
                    "timing": {"warmup": 1, "reps": 3, "min_reps": 1,
@@ -1431,16 +1437,15 @@ class EntryArgsTest(unittest.TestCase):
         as context_attn_bloom's and matmul_kernel's do."""
         d = kjfake_module()
         try:
-            cand, tpath = os.path.join(d, "candidate.py"), os.path.join(d, "test.py")
-            with open(cand, "w") as f:
-                f.write("def op(x, out):\n"
-                        "    out.values[:] = [2 * v for v in x.values]\n")
-            with open(tpath, "w") as f:
-                f.write("from kjfake import FT\n"
-                        "def test_op():\n"
-                        "    out = FT([0.0, 0.0])\n"
-                        "    return {'test_case_%d' % i: op(FT([i, 0.5]), out) for i in range(3)}\n"
-                        "result_gold = test_op()\n")
+            cand, tpath = write_operator(
+                d,
+                "def op(x, out):\n"
+                "    out.values[:] = [2 * v for v in x.values]\n",
+                "from kjfake import FT\n"
+                "def test_op():\n"
+                "    out = FT([0.0, 0.0])\n"
+                "    return {'test_case_%d' % i: op(FT([i, 0.5]), out) for i in range(3)}\n"
+                "result_gold = test_op()\n")
             req = {"protocol": 1, "nonce": "n", "candidate_path": cand, "test_path": tpath,
                    "seed": 7, "modes": ["test"], "require_torch": torch,
                    "entry_args": entry_args}

@@ -308,7 +308,11 @@ TEST(TaskCupti, AHeaderAloneMeansTheProcessSkippedItsExitHandlers) {
     EXPECT_FALSE(c.used);
     ASSERT_EQ(checks(c), std::vector<std::string>{"cupti_record"}) << said;
     EXPECT_NE(c.flags[0].detail.find("exit handlers"), std::string::npos);
+    EXPECT_TRUE(c.unfinished) << said << ": task_run refuses such a report";
   }
+  EXPECT_FALSE(
+      task_cupti_from_record("", "n0nce", report_with({10000}, "loaded"), kNames).unfinished)
+      << "no record at all is a flag only";
 }
 
 TEST(TaskCupti, AForeignOrCutRecordIsRefused) {

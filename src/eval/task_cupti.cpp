@@ -247,6 +247,7 @@ TaskCupti task_cupti_from_record(const std::string& text, const std::string& non
   // harness's report says: a report written by something else may claim no profiler at all.
   if (text == "KJPROF 1 " + nonce + "\n") {
     TaskCupti c = not_used("the profiler started but never finished its record");
+    c.unfinished = true;
     c.flags.push_back({"cupti_record",
                        "the profiler started in the harness's process but its record was never "
                        "finished: the process ended without running its exit handlers (_exit, "

@@ -59,6 +59,9 @@ struct TaskCupti {
   double outside_gpu_ns = 0;
   std::vector<std::string> outside_names;  // a few of the kernels' names
   std::vector<CuptiFlag> flags;
+  // The profiler wrote its header as it loaded and nothing after: the process ended without its
+  // exit handlers. task_run refuses the report then (the harness never ends so after it).
+  bool unfinished = false;
 };
 
 // Whether a benchmark's spans say the events under-count it: the mean excess of span over event

@@ -299,13 +299,17 @@ ModeRun run_task_mode(const TaskSpec& task, const TaskBuild& build, const std::s
         "checker's record";
     return run;
   }
-  const std::string profile_text = profile_channel ? profile_channel->read_all() : "";
-  if (profile_channel && profile_text == "KJPROF 1 " + profile_channel->nonce() + "\n") {
-    // The profiler wrote its header as it loaded and never finished: the process ended without
-    // its exit handlers, and exited 0. The harness never ends so after its report (its own
-    // failures exit 110 or 111), so the report is not its own: on the H100 exactly this state
-    // came from tests/cheats/task/forge_report_memory.cu, which wrote a whole report with the
-    // nonce it read from the harness's memory and called _exit(0).
+  if (profile_channel) {
+    std::vector<std::string> names;
+    for (const auto& c : task.benchmarks) names.push_back(c.text());
+    run.cupti = task_cupti_from_record(profile_channel->read_all(), profile_channel->nonce(),
+                                       run.report, names);
+  }
+  if (run.cupti.unfinished) {
+    // The process exited 0 without its exit handlers. The harness never ends so after its
+    // report (its own failures exit 110 or 111), so the report is not its own: on the H100
+    // exactly this state came from tests/cheats/task/forge_report_memory.cu, which wrote a whole
+    // report with the nonce it read from the harness's memory and called _exit(0).
     run.channel_refused = true;
     run.failure =
         "the harness's report was refused: the CUPTI profiler loaded but its record was never "
@@ -315,11 +319,6 @@ ModeRun run_task_mode(const TaskSpec& task, const TaskBuild& build, const std::s
   }
   run.completed = true;
   run.passed = run.report.passed;
-  if (profile_channel) {
-    std::vector<std::string> names;
-    for (const auto& c : task.benchmarks) names.push_back(c.text());
-    run.cupti = task_cupti_from_record(profile_text, profile_channel->nonce(), run.report, names);
-  }
   if (!run.report.task_error.empty()) {
     run.failure = "the task's own code failed: " + run.report.task_error;
   } else if (!run.passed) {
