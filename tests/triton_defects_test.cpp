@@ -33,7 +33,7 @@ const fs::path kRunner = fs::path(KJUDGE_SOURCE_DIR) / "python/kjudge_triton_run
 
 TEST(TritonDefects, TheTableIsWellFormed) {
   const std::vector<TritonDefect>& table = triton_defects();
-  EXPECT_EQ(table.size(), 17u);
+  EXPECT_EQ(table.size(), 18u);
   std::set<std::string> seen;
   for (const TritonDefect& d : table) {
     EXPECT_EQ(d.channel, TritonChannel::G) << d.op;
@@ -48,6 +48,14 @@ TEST(TritonDefects, TheTableIsWellFormed) {
     json j = triton_defect_json(d);
     EXPECT_EQ(j["operator"], "G/" + d.op);
     EXPECT_EQ(j["action"], triton_defect_action_name(d.action));
+    if (!d.sites.empty()) {
+      EXPECT_EQ(d.action, TritonDefectAction::skip_entries) << d.op << ": only skip_entries";
+      EXPECT_TRUE(std::is_sorted(d.sites.begin(), d.sites.end())) << d.op;
+      EXPECT_GE(d.sites.front(), 0) << d.op;
+      EXPECT_EQ(j["sites"], json(d.sites));
+    } else {
+      EXPECT_FALSE(j.contains("sites")) << d.op;
+    }
     if (d.action == TritonDefectAction::entry_args) {
       EXPECT_FALSE(d.entry.empty()) << d.op << ": entry_args names its entry";
       EXPECT_FALSE(d.args.empty()) << d.op << ": entry_args names the arguments it keeps";
@@ -67,6 +75,7 @@ TEST(TritonDefects, TheTableIsWellFormed) {
   EXPECT_EQ(action("attention_fwd_triton1"), "skip_entries");
   EXPECT_EQ(action("index_select_bwd"), "skip_entries");
   EXPECT_EQ(action("quantize_copy_kv"), "skip_entries");
+  EXPECT_EQ(action("parallel_retention_attention"), "skip_entries");
   EXPECT_EQ(action("decay_cumsum"), "exclude");
   EXPECT_EQ(action("kv_cache_filling"), "exclude");
   EXPECT_EQ(action("quantize_kv_copy"), "exclude");
@@ -90,6 +99,10 @@ TEST(TritonDefects, TheTableIsWellFormed) {
       EXPECT_EQ(d.entry, "matmul");
       EXPECT_EQ(d.args, std::vector<int>{0});
       EXPECT_EQ(triton_kept_arg_names(d), std::vector<std::string>{"args[0]"});
+    }
+    if (d.op == "parallel_retention_attention") {
+      EXPECT_EQ(d.sites, (std::vector<int>{2, 3}));
+      EXPECT_EQ(triton_defect_brief(d), "skip_entries test_case_3, test_case_4 (timed site 2, 3)");
     }
     if (d.op == "index_select_bwd") {
       EXPECT_EQ(triton_defect_brief(d), "skip_entries test_case_3, test_case_4");
@@ -220,6 +233,16 @@ TEST(TritonDefects, EveryRowFitsTheRealData) {
       {"attention_fwd_triton1.py", 30, "make_block_ptr"},
       {"attention_fwd_triton1.py", 60, "tl.store(p_o"},
       {"index_select_bwd.py", 48, "tl.store(grad_source_offsets"},
+      {"parallel_retention_attention.py", 361, "k = torch.randn(batch_size, n_heads, seq_len"},
+      {"parallel_retention_attention.py", 362, "v = torch.randn(batch_size, n_heads, seq_len"},
+      {"parallel_retention_attention.py", 281, "batch_size, n_heads, seq_len, d_head_qk = q.shape"},
+      {"parallel_retention_attention.py", 288, "batch_size * n_heads)"},
+      {"parallel_retention_attention.py", 294, "q.stride(1), q.stride(2), q.stride(3),"},
+      {"parallel_retention_attention.py", 376,
+       "q_3 = torch.randn(batch_size, n_heads, seq_len, 128"},
+      {"parallel_retention_attention.py", 382, "q_4 = torch.randn(batch_size_2, n_heads"},
+      {"parallel_retention_attention.py", 53, "p_k = tl.make_block_ptr(k + i_bh * s_qk_h"},
+      {"parallel_retention_attention.py", 55, "p_v = tl.make_block_ptr(v + i_bh * s_vo_h"},
       {"quantize_copy_kv.py", 70, "dest_loc2 = torch.randint"},
       {"decay_cumsum.py", 143, "s_qk_h = H * T * DK"},
       {"decay_cumsum.py", 155, "s_qk_h = H * T * DK"},
@@ -312,6 +335,13 @@ TEST(TritonDefects, EveryRowFitsTheRealData) {
     EXPECT_NE(d.reason.find("args[" + std::to_string(at) + "]"), std::string::npos) << d.reason;
   }
   EXPECT_EQ(call_arguments(bench.find("matmul_kernel")->test_code, "matmul").size(), 4u);
+  // parallel_retention_attention's sites 2 and 3: the test's third and fourth entry calls are
+  // the ones with q_3 and q_4 (the sites are the entry calls in the test's order).
+  const std::vector<std::string> pr =
+      call_arguments(bench.find("parallel_retention_attention")->test_code, "parallel_retention");
+  ASSERT_EQ(pr.size(), 4u);
+  EXPECT_EQ(pr[2], "q_3, k, v");
+  EXPECT_EQ(pr[3], "q_4, k, v");
 
   // quantize_kv_copy: the test code defines the operator under test again.
   EXPECT_NE(bench.find("quantize_kv_copy")->test_code.find("def destindex_copy_quantize_kv"),
@@ -637,6 +667,42 @@ TEST_F(TritonDefectsEval, TimedRunsGetTheZeroFillToo) {
   expect_schema(j.res);
 }
 
+// A skip_entries row's sites: the candidate's timed calls at site 1 differ (#fake timedoff), as
+// a test that reads past its tensors makes a timed call at new addresses differ; with the row
+// naming site 1 they are timed and counted unchecked, the speedup stands; without it, the
+// verdict is timed_mismatch.
+TEST_F(TritonDefectsEval, ASkipEntriesRowsSitesAreTimedNotCompared) {
+  const std::vector<TritonJob> jobs = {
+      {&racy_, "#fake ok\n#fake cases test_case_2=9 test_case_3=4\n#fake timedoff 1 0.5\n", 1,
+       "s:1"}};
+  using A = TritonDefectAction;
+  std::vector<TritonDefect> table = {
+      {TritonChannel::G, "racy", A::skip_entries, {"test_case_2"}, "reads past k", {}, {}, {1}}};
+  Judged with = judge(jobs, table, true);
+  const TritonJobResult& r = with.res.results[0];
+  ASSERT_EQ(r.graded.verdict, TritonVerdict::pass) << r.detail << r.speedup_note;
+  ASSERT_TRUE(r.speedup) << r.speedup_note;
+  ASSERT_TRUE(r.timed_check);
+  const TritonTimedCheck& tc = *r.timed_check;
+  EXPECT_EQ(tc.failed, 0u);
+  EXPECT_GT(tc.checked, 0u);  // site 0 is still compared
+  EXPECT_EQ(tc.timed, tc.checked + tc.unchecked);
+  EXPECT_EQ(tc.unchecked, tc.timed / 2);  // site 1's calls, half of two sites'
+  ASSERT_EQ(tc.sites.size(), 2u);
+  EXPECT_FALSE(tc.sites[0].contains("defect_skipped"));
+  EXPECT_EQ(tc.sites[1]["defect_skipped"], true);
+  json line = triton_result_json(r);
+  EXPECT_EQ(line["defect"]["sites"], json({1}));
+  expect_schema(with.res);
+
+  table[0].sites.clear();
+  Judged without = judge(jobs, table, true);
+  const TritonJobResult& w = without.res.results[0];
+  EXPECT_EQ(w.graded.verdict, TritonVerdict::timed_mismatch) << w.detail;
+  EXPECT_FALSE(w.speedup);
+  EXPECT_NE(w.detail.find("(site 1)"), std::string::npos) << w.detail;
+}
+
 // entry_args: an in-place operator (its test result None) whose calls are too large to be
 // recorded whole ("#fake overcap") is judged on the argument the row keeps, in every test-mode
 // run, reference and candidates alike; timed runs go without it (the fake refuses it there).
@@ -890,7 +956,7 @@ TEST_F(TritonDefectsCli, TheTableOnTheTerminalHelpShowAndList) {
   EXPECT_EQ(with, triton_defects().size());
   auto text = run_capture(bin + " triton list " + data + " --channel G");
   EXPECT_NE(text.out.find("TEST DEFECT"), std::string::npos);
-  EXPECT_NE(text.out.find("184 operators, 17 with a known test defect"), std::string::npos)
+  EXPECT_NE(text.out.find("184 operators, 18 with a known test defect"), std::string::npos)
       << text.out.substr(text.out.size() > 300 ? text.out.size() - 300 : 0);
   const std::regex row(R"(G  rotary_emb_nopad +[0-9] +[0-9]+ +[0-9]+  exclude\n)");
   EXPECT_TRUE(std::regex_search(text.out, row)) << "no exclude column for rotary_emb_nopad";

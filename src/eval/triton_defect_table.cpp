@@ -5,15 +5,17 @@
 // tensor at all, or only NaN/Inf; 5 by the test's own design, 2 because their output argument
 // was too large to be recorded. 2 more agreed with themselves in test mode but not in timed
 // runs (2026-11-24): mul_exponent_compensator (memory never set) and token_attn_mistral (reads
-// megabytes past its tensors). Each row says what is wrong (lines are those of the operator
-// file, TritonBench_G_v1/<op>.py, reference code and test code together) and what the judge
-// does. tests/triton_defects_test.cpp checks every row against the real data (the operator
+// megabytes past its tensors); and one a timed call showed reading past its tensors in two of
+// its cases (parallel_retention_attention). Each row says what is wrong (lines are those of the
+// operator file, TritonBench_G_v1/<op>.py, reference code and test code together) and what the
+// judge does. tests/triton_defects_test.cpp checks every row against the real data (the operator
 // exists, a skipped entry is a key of its test's result, a kept argument is what the test
 // passes at that place in every call).
 //
 // exclude: not run at all (verdict `excluded`, in no accuracy). skip_entries: those entries of
 // the test's result are not compared. zero_fill: in test-mode runs the runner makes the
 // torch.empty family return zeros, for reference and candidate alike, in test and timed runs.
+// A skip_entries row may also name the call sites whose timed calls are not compared (sites).
 // entry_args: in test-mode runs the runner keeps, of each call of the entry, only the arguments
 // named (after the call), under a cap of their own (256 MiB a run), for reference and candidate
 // alike; the runs are compared on them (compared_on entry_calls).
@@ -45,6 +47,21 @@ const std::vector<TritonDefect>& triton_defects() {
        {"test_case_2"},
        "test_case_2's dest_loc2 is drawn with torch.randint (line 70), so it has repeats: "
        "several programs store one destination row (lines 27-28), the last writer wins"},
+      {TritonChannel::G,
+       "parallel_retention_attention",
+       A::skip_entries,
+       {"test_case_3", "test_case_4"},
+       "k and v are made for batch 2 and d_head 64 (lines 361-362), and the launcher takes the "
+       "grid and the strides of k from q (lines 281, 288, 294): test_case_3 passes q_3 with "
+       "d_head 128 (line 376), so k is read at head strides of 128*128 elements, and "
+       "test_case_4 passes q_4 of batch 4 (line 382), so 16 programs read k and v at heads 8 "
+       "to 15 (lines 53, 55); both read up to twice the tensors' size, past their ends. Test "
+       "mode agreed with itself, but on the H100 a timed call of test_case_4 (fresh copies at "
+       "new addresses) differed from the reference's in half its output (1 of 593, "
+       "2026-11-24); their timed calls (sites 2 and 3) are timed, not compared",
+       {},
+       {},
+       {2, 3}},
       {TritonChannel::G,
        "decay_cumsum",
        A::exclude,

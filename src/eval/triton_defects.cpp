@@ -1,5 +1,7 @@
 #include "eval/triton_defects.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace kjudge {
@@ -59,6 +61,9 @@ std::string triton_defect_brief(const TritonDefect& d) {
     const std::vector<std::string> kept = triton_kept_arg_names(d);
     for (std::size_t i = 0; i < kept.size(); ++i) out += (i == 0 ? " " : ", ") + kept[i];
   }
+  for (std::size_t i = 0; i < d.sites.size(); ++i)
+    out += fmt::format("{}{}", i == 0 ? " (timed site " : ", ", d.sites[i]);
+  if (!d.sites.empty()) out += ")";
   return out;
 }
 
@@ -71,6 +76,7 @@ nlohmann::ordered_json triton_defect_json(const TritonDefect& d) {
     j["entry"] = d.entry;
     j["args"] = d.args;
   }
+  if (!d.sites.empty()) j["sites"] = d.sites;
   return j;
 }
 

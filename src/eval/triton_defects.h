@@ -39,14 +39,15 @@ struct TritonDefect {
   // A row as the table writes it; only entry_args rows name an entry and its arguments.
   TritonDefect(TritonChannel in, std::string name, TritonDefectAction what,
                std::vector<std::string> skipped, std::string why, std::string fn = {},
-               std::vector<int> kept = {})
+               std::vector<int> kept = {}, std::vector<int> unjudged = {})
       : channel(in),
         op(std::move(name)),
         action(what),
         entries(std::move(skipped)),
         reason(std::move(why)),
         entry(std::move(fn)),
-        args(std::move(kept)) {}
+        args(std::move(kept)),
+        sites(std::move(unjudged)) {}
 
   TritonChannel channel = TritonChannel::G;
   std::string op;  // the operator's name (the file's stem for G)
@@ -57,6 +58,10 @@ struct TritonDefect {
   // arguments of its calls to keep ({0}: args[0]).
   std::string entry;
   std::vector<int> args;
+  // skip_entries: the call sites (0-based, the test's entry calls in order) whose timed calls
+  // are not compared either: those behind the skipped entries, where the defect lies in what
+  // the call reads (a timed call's fresh inputs move what lies past them). They are still timed.
+  std::vector<int> sites;
 };
 
 // The compiled-in table (triton_defect_table.cpp).

@@ -548,11 +548,19 @@ OutputSet without(const OutputSet& o, const std::set<std::string>& names) {
 // later reference process's differences mark where it does.
 void check_process(
     const std::vector<TritonCallSite>& expected, const std::vector<TritonCallSite>& got,
-    bool reference, const std::vector<std::set<std::string>>& skip, const std::string& process,
-    TritonTimedCheck& tc, std::set<std::pair<std::size_t, std::size_t>>& unstable,
+    bool reference, const std::vector<std::set<std::string>>& skip,
+    const std::set<std::size_t>& unjudged, const std::string& process, TritonTimedCheck& tc,
+    std::set<std::pair<std::size_t, std::size_t>>& unstable,
     std::vector<std::pair<std::pair<std::size_t, std::size_t>, nlohmann::ordered_json>>& failures) {
   for (std::size_t s = 0; s < got.size(); ++s) {
     const std::vector<OutputSet>& calls = got[s].check.outputs;
+    if (unjudged.count(s)) {  // a known defect of the test: timed, not compared
+      if (!reference) {
+        tc.timed += calls.size();
+        tc.unchecked += calls.size();
+      }
+      continue;
+    }
     const bool skips = !reference && s < skip.size() && !skip[s].empty();
     for (std::size_t i = 0; i < calls.size(); ++i) {
       // A call the reference did not make (another entry at this place, or a call more) has
@@ -702,6 +710,9 @@ void time_job(const TritonEvalOptions& opt, TritonJobResult& r, const TritonRunO
   std::set<std::pair<std::size_t, std::size_t>> unstable;
   std::vector<std::pair<std::pair<std::size_t, std::size_t>, nlohmann::ordered_json>> failures;
   const std::vector<std::set<std::string>> skip = not_compared(reference, r.run);
+  std::set<std::size_t> unjudged;  // the defect table's sites (eval/triton_defects.h)
+  if (skips_entries(r.defect))
+    for (int s : r.defect->sites) unjudged.insert(static_cast<std::size_t>(s));
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const PlannedRun& p = plan[i];
     const bool ref = p.who == 0;
@@ -733,10 +744,11 @@ void time_job(const TritonEvalOptions& opt, TritonJobResult& r, const TritonRunO
                             {"whole", site["whole"]},
                             {"sample", site["sample"]},
                             {"not_compared", s < skip.size() ? skip[s] : std::set<std::string>{}}});
+        if (unjudged.count(s)) tc.sites.back()["defect_skipped"] = true;
       }
       expected = o.sites;
     } else {
-      check_process(expected, o.sites, ref, skip, what, tc, unstable, failures);
+      check_process(expected, o.sites, ref, skip, unjudged, what, tc, unstable, failures);
     }
     for (TritonCallSite& site : o.sites) site.check.outputs.clear();  // compared: not kept
     if (p.warmup) continue;
