@@ -452,6 +452,23 @@ TEST(IsolatedTimeGap, HonestCallsOnTheH100PassTheCheatsOnesDoNot) {
        std::vector<std::pair<double, double>>{{3.00, 370.69}, {3.71, 2442.47}, {4780.52, 12285.24}})
     EXPECT_TRUE(isolated_time_gap(worker * 1e3, checker * 1e3, crossing))
         << worker << " / " << checker;
+  // The tenth session's (bench/isolate/2026-11-24/second), each with its own crossing: the
+  // honest runs with the most left over (17-20 µs), and the cheats with the least (83-90 µs).
+  struct Run {
+    double worker, checker, crossing;
+  };
+  for (Run r : std::vector<Run>{{9.1, 306.8, 280.7},
+                                {52.8, 350.2, 277.7},
+                                {8.0, 302.7, 277.8},
+                                {214036.5, 214335.6, 278.6}})
+    EXPECT_FALSE(isolated_time_gap(r.worker * 1e3, r.checker * 1e3, r.crossing * 1e3))
+        << r.worker << " / " << r.checker;
+  for (Run r : std::vector<Run>{{3.3, 371.0, 284.7}, {3.3, 370.9, 277.2}, {4575.0, 12762.8, 285.1}})
+    EXPECT_TRUE(isolated_time_gap(r.worker * 1e3, r.checker * 1e3, r.crossing * 1e3))
+        << r.worker << " / " << r.checker;
+  // Just either side of the line: 25 % of the worker and 40 µs.
+  EXPECT_FALSE(isolated_time_gap(100e3, (280 + 100 + 64.9) * 1e3, 280e3));
+  EXPECT_TRUE(isolated_time_gap(100e3, (280 + 100 + 65.1) * 1e3, 280e3));
   EXPECT_TRUE(isolated_time_gap(10e3, 305e3, -1).has_value())
       << "without a crossing measured, the whole checker time counts against the worker";
 }

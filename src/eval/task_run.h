@@ -90,7 +90,7 @@ std::optional<std::string> timing_gap(double event_median_ns, double host_median
 // An isolated run's cheat flag: the checker's events (which the worker cannot touch) saw more
 // per call, beyond what crossing between the processes costs (`crossing_ns`), than the worker's
 // own events reported: work outside the worker's timed stream, or a time the worker made up.
-// Medians in ns; nullopt when they agree within a quarter of the worker's time and 20 µs.
+// Medians in ns; nullopt when they agree within a quarter of the worker's time and 40 µs.
 std::optional<std::string> isolated_time_gap(double worker_median_ns, double checker_median_ns,
                                              double crossing_ns);
 
