@@ -79,7 +79,8 @@ def main():
                     continue
                 if name in ("results.jsonl", "results.jsonl.gz") or name.endswith((".err", ".log")):
                     found.append(os.path.join(root, name))
-        # Progress lines first, then the results that supersede them, each in name order.
+        # Progress lines first, then the results that supersede them, each in name order:
+        # within a folder, name order must be run order (a/, a2/, b/; c1/, c2/, …).
         for p in sorted(x for x in found if x.endswith((".err", ".log"))):
             from_progress(p, rows)
         for p in sorted(x for x in found if not x.endswith((".err", ".log"))):
