@@ -279,6 +279,18 @@ def names_loaded_by(tree):
     return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
+def attribute_calls(tree):
+    """{name: {attr, ...}} for every call NAME.ATTR(...) in the tree: a class's static or class
+    methods the test calls directly (streamk_matmul's test calls `matmul.forward(None, a, b)` of
+    a torch.autograd.Function, never its apply)."""
+    out = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
+                isinstance(n.func.value, ast.Name):
+            out.setdefault(n.func.value.id, set()).add(n.func.attr)
+    return out
+
+
 def defined_in_main(obj, depth=0):
     """Whether the operator code defined obj (exec'd as module __main__), rather than imported
     it: only its own functions are operator entries."""
@@ -379,8 +391,10 @@ class Entries:
         entry.__wrapped__ = fn
         return entry
 
-    def install(self, ns, names, torch):
-        """Replaces ns[name] (or a class's apply/__call__) for each name the test calls."""
+    def install(self, ns, names, torch, attrs=None):
+        """Replaces ns[name] (or a class's apply/__call__) for each name the test calls, and the
+        static and class methods of the code's classes that the test calls by name (`attrs`,
+        from attribute_calls)."""
         for name in sorted(names):
             obj = ns.get(name)
             if obj is None or isinstance(obj, types.ModuleType) or not defined_in_main(obj):
@@ -394,6 +408,7 @@ class Entries:
                     wrapped = self.wrap(name + ".__call__", lambda *a, **k: call(*a, **k))
                     obj.__call__ = lambda self_, *a, **k: wrapped(self_, *a, **k)
                     self.wrapped.append(name + ".__call__")
+                self._wrap_methods(name, obj, (attrs or {}).get(name, ()))
                 continue  # other classes are data (configs, buffers), not operators
             if hasattr(type(obj), "__getitem__") and hasattr(obj, "run"):
                 # A triton kernel the test launches itself (kernel[grid](...)); an Autotuner is
@@ -406,6 +421,22 @@ class Entries:
                 continue
             ns[name] = self.wrap(name, obj)
             self.wrapped.append(name)
+
+    def _wrap_methods(self, name, cls, called):
+        """Wraps the static and class methods of `cls` that the test calls as NAME.ATTR(...),
+        where the class itself defines them (apply, already an entry, and inherited methods
+        excepted). Instance methods are left alone: the instance, not the class, is called."""
+        for attr in sorted(called):
+            if attr == "apply" and (name + ".apply") in self.wrapped:
+                continue
+            raw = cls.__dict__.get(attr)
+            if isinstance(raw, staticmethod):
+                setattr(cls, attr, staticmethod(self.wrap(name + "." + attr, raw.__func__)))
+            elif isinstance(raw, classmethod):
+                setattr(cls, attr, classmethod(self.wrap(name + "." + attr, raw.__func__)))
+            else:
+                continue
+            self.wrapped.append(name + "." + attr)
 
     def _wrap_launcher(self, name, kernel):
         entries = self
@@ -1451,7 +1482,8 @@ def _execute(request, torch, np, timer, recorder):
     run_code(code, request["candidate_path"], ns, "import")
     entries = Entries(rng, timer, recorder)
     test_binds = names_bound_by(test_tree)
-    entries.install(ns, names_loaded_by(test_tree) - test_binds, torch)
+    entries.install(ns, names_loaded_by(test_tree) - test_binds, torch,
+                    attribute_calls(test_tree))
     shadowed = sorted(n for n in test_binds if n in ns and defined_in_main(ns[n]))
     source = find_result_source(test_tree)
     rng.seed(seed)  # the inputs come from here: the same for every run on this seed

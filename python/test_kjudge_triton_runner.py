@@ -168,6 +168,40 @@ class EntriesTest(unittest.TestCase):
         self.assertEqual(ns["kernel"][(1,)](2), 3)
         self.assertEqual(e.counts, {"kernel[grid]": 1})
 
+    def test_static_and_class_methods_the_test_calls_are_entries(self):
+        # As streamk_matmul's test: matmul.forward(None, a, b) of an autograd.Function, whose
+        # forward calls another static method (not an outer call).
+        ns = {"__name__": "__main__"}
+        exec("class matmul:\n"
+             "    @staticmethod\n    def _call(a):\n        return a * 2\n"
+             "    @staticmethod\n    def forward(ctx, a):\n        return matmul._call(a)\n"
+             "    @classmethod\n    def make(cls, a):\n        return cls.forward(None, a) + 1\n"
+             "    def method(self, a):\n        return a\n"
+             "    SCALE = 2\n", ns)
+        test = ("def test_m():\n"
+                "    return {'a': matmul.forward(None, 3), 'b': matmul.make(2),\n"
+                "            'c': matmul().method(1), 'd': matmul.SCALE}\n"
+                "r = test_m()\n")
+        tree = ast.parse(test)
+        self.assertEqual(r.attribute_calls(tree), {"matmul": {"forward", "make"}})
+        e = r.Entries(r.Rng(None, None))
+        e.install(ns, r.names_loaded_by(tree) - r.names_bound_by(tree), None,
+                  r.attribute_calls(tree))
+        self.assertEqual(sorted(e.wrapped), ["matmul.forward", "matmul.make"])
+        exec(test, ns)
+        self.assertEqual(ns["r"], {"a": 6, "b": 5, "c": 1, "d": 2})
+        # make calls forward: one outer call each.
+        self.assertEqual(e.counts, {"matmul.forward": 1, "matmul.make": 1})
+
+    def test_a_classs_methods_are_entries_only_where_it_defines_them(self):
+        ns = {"__name__": "__main__"}
+        exec("from fractions import Fraction\n"
+             "class Base:\n    @staticmethod\n    def f(x):\n        return x\n"
+             "class Sub(Base):\n    pass\n", ns)
+        e = r.Entries(r.Rng(None, None))
+        e.install(ns, {"Sub", "Fraction"}, None, {"Sub": {"f"}, "Fraction": {"from_float"}})
+        self.assertEqual(e.wrapped, [])  # inherited, or a class the code imported
+
     def test_imported_callables_are_not_entries(self):
         ns = {"__name__": "__main__"}
         exec("from os.path import join\n", ns)
@@ -345,6 +379,16 @@ class RunTest(unittest.TestCase):
         random.seed(7)
         expected = random.random() * 2
         self.assertEqual(struct.unpack("<d", data[0:8])[0], expected)
+
+    def test_a_static_method_the_test_calls_is_an_entry_of_a_whole_run(self):
+        code = ("class matmul:\n    @staticmethod\n    def forward(ctx, x):\n"
+                "        return x * 2\n")
+        test = ("def test_m():\n    return {'test_case_1': matmul.forward(None, 1.5),\n"
+                "            'test_case_2': matmul.forward(None, 2.0)}\n"
+                "result_gold = test_m()\n")
+        rec, _ = r.run(self.request(code, test), (None, None))
+        self.assertEqual(rec["status"], "ok", rec)
+        self.assertEqual(rec["calls"], {"matmul.forward": 2})
 
     def test_same_seed_same_bytes(self):
         a = r.run(self.request("def op(x):\n    return x\n", self.TEST), (None, None))
