@@ -163,6 +163,22 @@ TEST_F(Api, ServesWithIsolatedTaskRuns) {
   EXPECT_EQ(s.stop(), 0);
 }
 
+// Task submissions run isolated by default; --no-isolate runs them in one process. The service
+// says which on its start-up line.
+TEST_F(Api, TaskRunsAreIsolatedUnlessToldOtherwise) {
+  auto start = [&](const std::string& extra) {
+    return run_capture("timeout -s TERM 3 " + kBinary + " serve --port 0 --no-judge --db " +
+                       (dir / "iso.db").string() + " --tasks " + (kExamples / "tasks").string() +
+                       extra + " 2>&1")
+        .out;
+  };
+  const std::string isolated = start("");
+  EXPECT_NE(isolated.find("task(s) run isolated"), std::string::npos) << isolated;
+  const std::string one = start(" --no-isolate");
+  EXPECT_NE(one.find("task(s) run in one process"), std::string::npos) << one;
+  EXPECT_NE(start(" --isolate").find("task(s) run isolated"), std::string::npos);
+}
+
 TEST_F(Api, BadRequestsSayWhy) {
   Server s(dir / "board.db", {"--no-judge"});
   httplib::Client c("127.0.0.1", s.port());

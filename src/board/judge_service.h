@@ -46,6 +46,7 @@ struct JudgeServiceOptions {
   int task_max_runs = 0;
   // Task submissions run isolated (`task run --isolate`, docs/tasks.md): the submission in a
   // process of its own, apart from the harness that checks it and writes its report.
+  // `kjudge serve` sets it unless --no-isolate.
   bool task_isolate = false;
   BenchOptions bench;  // how a pack board's ranked runs are timed
   // A worker's signal handler sets it when the worker is going away (scancel, the end of a

@@ -33,7 +33,9 @@ struct ServeArgs {
   double max_time = 0;
   std::vector<std::string> packs, tasks;
   bool no_judge = false;
-  bool isolate = false;       // task submissions run isolated (task run --isolate)
+  // Task submissions run isolated (task run --isolate) unless --no-isolate: the service judges
+  // strangers' code for a ranking, where the harness's memory must be out of its reach.
+  bool isolate = true;
   bool workers_only = false;  // judge from the queue, serve no HTTP (a worker; e.g. a Slurm job)
   bool slurm_task = false;    // set by --slurm-workers on the tasks it submits
   SlurmWorkersArgs slurm;
@@ -141,9 +143,10 @@ int serve(const ServeArgs& a) {
   std::signal(SIGINT, on_stop_signal);
   std::signal(SIGTERM, on_stop_signal);
   // The port line comes last and alone on stdout, so a script (or a test) can read it.
-  fmt::print(stderr, "kjudge serve: {} database, {} pack(s), {} task(s), GPU type '{}'{}\n",
-             store.dialect(), jo.packs.size(), jo.tasks.size(), jo.gpu_type,
-             jo.process ? "" : " (not judging: --no-judge)");
+  fmt::print(stderr, "kjudge serve: {} database, {} pack(s), {} task(s){}, GPU type '{}'{}\n",
+             store.dialect(), jo.packs.size(), jo.tasks.size(),
+             jo.tasks.empty() ? "" : (jo.task_isolate ? " run isolated" : " run in one process"),
+             jo.gpu_type, jo.process ? "" : " (not judging: --no-judge)");
   fmt::print("listening on http://{}:{}\n", a.host, api.port());
   std::fflush(stdout);
   while (!g_stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -182,9 +185,10 @@ void add_serve_commands(CLI::App& app, int& rc) {
   c->add_option("--max-runs", a->max_runs,
                 "Task benchmarks: timed calls per benchmark at most (default 1000)")
       ->check(CLI::PositiveNumber);
-  c->add_flag("--isolate", a->isolate,
+  c->add_flag("--isolate,!--no-isolate", a->isolate,
               "Task submissions: run each in a process of its own, apart from the harness that "
-              "checks and times it (as `task run --isolate`; docs/tasks.md)");
+              "checks and times it (as `task run --isolate`; docs/tasks.md). The default; "
+              "--no-isolate runs them in one process");
   c->add_option("--bench-runs", a->bench_runs,
                 "Pack boards: timed runs per side (solution, baseline) of a ranked run (default 5)")
       ->check(CLI::PositiveNumber);
