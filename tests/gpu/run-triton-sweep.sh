@@ -13,7 +13,10 @@
 #             torch 2.11 / triton 3.6, docs/gpu-runs.md);
 #   DONE      folders of earlier sweeps (bench/triton/...): operators with a speedup there are
 #             left out, so a new session carries on where the last one stopped;
-#   PEAKS     a peaks file (python/kjudge_gpu_peaks.py) for the GPU efficiency figures.
+#   PEAKS     a peaks file (python/kjudge_gpu_peaks.py) for the GPU efficiency figures;
+#   GPU       the GPU every run uses (`--gpu`: CUDA_VISIBLE_DEVICES), default not set;
+#   LIST_ONLY=1  print the operators it would run, one a line, and stop (for
+#             run-triton-sweep-gpus.sh, which splits them over a machine's GPUs).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$PWD/bundle/bwrap/root/usr/bin:/usr/local/cuda/bin:$PATH"
@@ -41,11 +44,16 @@ if [ -n "${DONE:-}" ]; then
   for o in "${ops[@]}"; do
     [[ " ${done_ops[*]} " == *" $o "* ]] || keep+=("$o")
   done
-  echo "${#done_ops[@]} operators already timed in $DONE"
+  echo "${#done_ops[@]} operators already timed in $DONE" >&2
   ops=("${keep[@]}")
 fi
+if [ -n "${LIST_ONLY:-}" ]; then
+  printf '%s\n' "${ops[@]}"
+  exit 0
+fi
 peaks=(); [ -n "${PEAKS:-}" ] && peaks=(--peaks "$PEAKS")
-echo "${#ops[@]} operators; from $i, $group per invocation, $budget s"
+gpu=(); [ -n "${GPU:-}" ] && gpu=(--gpu "$GPU")
+echo "${#ops[@]} operators; from $i, $group per invocation, $budget s${GPU:+, GPU $GPU}"
 # An operator takes about 75 s (10 timing processes of 6-8 s, and its checks); slower ones
 # are cut at the budget with their progress lines kept.
 while [ "$i" -le ${#ops[@]} ]; do
@@ -57,7 +65,7 @@ while [ "$i" -le ${#ops[@]} ]; do
   for o in "${ops[@]:$((i - 1)):$g}"; do args+=(--operator "$o"); names="$names $o"; done
   d="$out/$i"; s=$(date +%s)
   timeout -k 5 "$left" "$k" triton eval "$data" --self --channel "$channel" "${args[@]}" \
-    --speedup --rounds "${ROUNDS:-4}" --warmup-rounds 1 "${peaks[@]}" --python "$py" \
+    --speedup --rounds "${ROUNDS:-4}" --warmup-rounds 1 "${peaks[@]}" "${gpu[@]}" --python "$py" \
     --timeout 150 --out "$d" --json > "$d.json" 2> "$d.err"
   rc=$?
   echo "[$i]$names: exit $rc in $(($(date +%s) - s)) s"
