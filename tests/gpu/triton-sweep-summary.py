@@ -21,6 +21,11 @@ FIGURE = re.compile(r"^(?P<e>[0-9.]+) \[(?P<lo>[0-9.]+), (?P<hi>[0-9.]+)\]")
 EVER_TIMED = set()  # operators with a speedup in any run read, whichever run wins the row
 
 
+def natural(path):
+    """A sort key that orders the numbers in a path by value: c2 < c10, sweep/9 < sweep/38."""
+    return [(0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"([0-9]+)", path)]
+
+
 def from_results(path, rows):
     with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
         for line in f:
@@ -79,11 +84,12 @@ def main():
                     continue
                 if name in ("results.jsonl", "results.jsonl.gz") or name.endswith((".err", ".log")):
                     found.append(os.path.join(root, name))
-        # Progress lines first, then the results that supersede them, each in name order:
-        # within a folder, name order must be run order (a/, a2/, b/; c1/, c2/, …).
-        for p in sorted(x for x in found if x.endswith((".err", ".log"))):
+        # Progress lines first, then the results that supersede them, each in name order with
+        # numbers as numbers (c2/ before c10/, sweep/9 before sweep/38): within a folder, name
+        # order must be run order (a/, a2/, b/; c1/, c2/, …).
+        for p in sorted((x for x in found if x.endswith((".err", ".log"))), key=natural):
             from_progress(p, rows)
-        for p in sorted(x for x in found if not x.endswith((".err", ".log"))):
+        for p in sorted((x for x in found if not x.endswith((".err", ".log"))), key=natural):
             from_results(p, rows)
     timed = [r for r in rows.values() if "estimate" in r]
     if a.timed:
