@@ -102,7 +102,7 @@ TEST(TritonDefects, TheTableIsWellFormed) {
     }
     if (d.op == "parallel_retention_attention") {
       EXPECT_EQ(d.sites, (std::vector<int>{2, 3}));
-      EXPECT_EQ(triton_defect_brief(d), "skip_entries test_case_3, test_case_4 (timed site 2, 3)");
+      EXPECT_EQ(triton_defect_brief(d), "skip_entries test_case_3, test_case_4 (timed sites 2, 3)");
     }
     if (d.op == "index_select_bwd") {
       EXPECT_EQ(triton_defect_brief(d), "skip_entries test_case_3, test_case_4");

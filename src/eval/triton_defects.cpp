@@ -61,8 +61,9 @@ std::string triton_defect_brief(const TritonDefect& d) {
     const std::vector<std::string> kept = triton_kept_arg_names(d);
     for (std::size_t i = 0; i < kept.size(); ++i) out += (i == 0 ? " " : ", ") + kept[i];
   }
+  const char* lead = d.sites.size() == 1 ? " (timed site " : " (timed sites ";
   for (std::size_t i = 0; i < d.sites.size(); ++i)
-    out += fmt::format("{}{}", i == 0 ? " (timed site " : ", ", d.sites[i]);
+    out += fmt::format("{}{}", i == 0 ? lead : ", ", d.sites[i]);
   if (!d.sites.empty()) out += ")";
   return out;
 }
