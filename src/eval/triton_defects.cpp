@@ -1,7 +1,5 @@
 #include "eval/triton_defects.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 
 namespace kjudge {
@@ -63,7 +61,7 @@ std::string triton_defect_brief(const TritonDefect& d) {
   }
   const char* lead = d.sites.size() == 1 ? " (timed site " : " (timed sites ";
   for (std::size_t i = 0; i < d.sites.size(); ++i)
-    out += fmt::format("{}{}", i == 0 ? lead : ", ", d.sites[i]);
+    out += (i == 0 ? lead : ", ") + std::to_string(d.sites[i]);
   if (!d.sites.empty()) out += ")";
   return out;
 }

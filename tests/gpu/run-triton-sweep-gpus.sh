@@ -22,8 +22,13 @@ n=${GPUS:-$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l)}
 mkdir -p "$out"
 peaks=${PEAKS:-}
 if [ "$peaks" = measure ]; then
-  CUDA_VISIBLE_DEVICES=0 timeout 120 "$py" python/kjudge_gpu_peaks.py --out "$out/peaks.json" \
-    > "$out/peaks.log" 2>&1 && peaks=$out/peaks.json || { echo "peaks not measured:"; tail -3 "$out/peaks.log"; peaks=; }
+  peaks=$out/peaks.json
+  if ! CUDA_VISIBLE_DEVICES=0 timeout 120 "$py" python/kjudge_gpu_peaks.py --out "$peaks" \
+    > "$out/peaks.log" 2>&1; then
+    echo "peaks not measured (no efficiency figures):"
+    tail -3 "$out/peaks.log"
+    peaks=
+  fi
 fi
 LIST_ONLY=1 tests/gpu/run-triton-sweep.sh "$@" > "$out/ops.txt"
 total=$(grep -c . "$out/ops.txt")
