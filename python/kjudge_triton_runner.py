@@ -43,6 +43,7 @@ import os
 import random
 import struct
 import sys
+import threading
 import time
 import traceback
 import types
@@ -1205,6 +1206,49 @@ class CallRecorder:
 # Timing: CUDA events around each call the test makes, L2 flushed before each repetition.
 
 
+class RuntimeWatch:
+    """What the operator code left running in this process while its calls were timed: Python
+    threads it started that are still alive, a torch function or dispatch mode it pushed, a trace
+    or profile hook it set. Each can do an operator's work outside the events (a thread that
+    launches the kernels after the call returned and after the device-wide synchronize, so no
+    event sees them; a mode that defers the work a call asks for). The timer cannot stop them in
+    one process, so it reports them per site (`watch`) and the judge flags the candidate
+    (`runtime_hook`). The baseline is taken before any operator code runs, torch and triton
+    already imported, so what they start themselves is not counted; the functions are held
+    here, so code that patches them later does not hide from this check."""
+
+    def __init__(self, torch):
+        self._enumerate = threading.enumerate
+        self._gettrace = sys.gettrace
+        self._getprofile = sys.getprofile
+        self._threads = {t.ident for t in self._enumerate()}
+        self._trace = self._gettrace()
+        self._profile = self._getprofile()
+        c = getattr(torch, "_C", None)
+        self._modes = [(what, getattr(c, name, None)) for what, name in (
+            ("torch function mode", "_len_torch_function_stack"),
+            ("torch dispatch mode", "_len_torch_dispatch_stack"))]
+
+    def seen(self):
+        """What is running now that was not at the baseline, one short phrase each."""
+        found = []
+        for t in self._enumerate():
+            if t.ident not in self._threads:
+                found.append("thread %r" % t.name)
+        for what, depth in self._modes:
+            try:
+                n = int(depth()) if depth is not None else 0
+            except Exception:  # noqa: BLE001 - a torch without it: nothing to see
+                n = 0
+            if n > 0:
+                found.append(what)
+        if self._gettrace() is not self._trace:
+            found.append("sys.settrace hook")
+        if self._getprofile() is not self._profile:
+            found.append("sys.setprofile hook")
+        return found
+
+
 class CudaTimer:
     """Per call site (the n-th outermost entry call of the test): the call the test makes (its
     result goes back to the test), `warmup` untimed calls on plain copies, then up to `reps`
@@ -1229,8 +1273,9 @@ class CudaTimer:
     passed with the longest hold waits on the GPU itself (a .item(), a copy to the host): it is
     timed without a hold and reported `host_bound`."""
 
-    def __init__(self, torch, params, ops=None, np=None):
+    def __init__(self, torch, params, ops=None, np=None, watch=None):
         self.torch = torch
+        self._watch = watch if watch is not None else RuntimeWatch(torch)
         # Taken before the operator code runs: patching torch.cuda.Event.elapsed_time or
         # torch.cuda.synchronize later does not reach these references.
         self._event = torch.cuda.Event
@@ -1279,6 +1324,7 @@ class CudaTimer:
         reps = self.reps if plan["reps"] is None else max(1, min(self.reps, plan["reps"]))
         min_reps = min(self.min_reps, reps)
         samples, device, tails, outputs, changed = [], [], [], [], []
+        watched = set()
         kept = 0  # bytes of this site's timed outputs in the blob
         hold, host_bound, held_once, not_counted, strikes = 0.0, False, False, 0, 0
         started = time.perf_counter()
@@ -1326,6 +1372,7 @@ class CudaTimer:
             samples.append(float(self._elapsed(start, end)))
             device.append(float(self._elapsed(start, after)))
             tails.append(float(self._elapsed(end, after)))
+            watched.update(self._watch.seen())
             value = observation(out, a, k, plan["observe"], check.ops.is_tensor)
             del out, a, k
             if check.plan is None and rep == 0:
@@ -1351,6 +1398,8 @@ class CudaTimer:
                                      "whole": len(outputs) if plan["whole"] is None
                                      else min(len(outputs), plan["whole"]),
                                      "sample": plan["sample"], "outputs": outputs}})
+        if watched:
+            self.sites[-1]["watch"] = sorted(watched)
         return result
 
     def _cycles(self, ms):
@@ -1540,6 +1589,9 @@ def run(request, modules=None):
         seconds["setup"] = time.perf_counter() - t0
         modes = request.get("modes", ["test"])
         record["env"] = environment(torch)
+        # Before any operator code runs (environment() has imported triton): the baseline of
+        # what may run beside the timed calls.
+        watch = RuntimeWatch(torch) if torch is not None else None
         if ops is None and torch is not None:
             ops = TorchOps(torch, np)
         # The zero fill, for test and timed runs alike: in timed ones memory the test never set
@@ -1582,7 +1634,8 @@ def run(request, modules=None):
         if "time" in modes:
             t0 = time.perf_counter()
             try:
-                timer = CudaTimer(torch, request.get("timing", {}), ops=ops, np=np)
+                timer = CudaTimer(torch, request.get("timing", {}), ops=ops, np=np,
+                                  watch=watch)
             except BaseException as e:  # noqa: BLE001
                 raise StageError("setup", e)
             try:

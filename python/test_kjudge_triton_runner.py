@@ -15,6 +15,7 @@ import subprocess
 import time
 import sys
 import tempfile
+import threading
 import types
 import unittest
 
@@ -955,6 +956,81 @@ class EndEventTest(unittest.TestCase):
         self.assertEqual(s["end"], "device")
         self.assertEqual(s["tail_ms"], 11.0)
         self.assertEqual(s["samples_ms"], [12.0] * 4)
+
+
+class RuntimeWatchTest(unittest.TestCase):
+    """What the operator code leaves running beside its timed calls (a thread, a torch mode, a
+    trace hook) is reported per site; what ran before the baseline is not."""
+
+    def site(self, fake=None, watch=None, before=None):
+        fake = fake or fake_torch()
+        p = {"warmup": 1, "reps": 3, "min_reps": 2, "max_ms_per_site": 60000,
+             "check": {"seed": SECRET, "tolerances": TOL, "plan": None}}
+        t = r.CudaTimer(fake, p, ops=FakeOps(), watch=watch or r.RuntimeWatch(fake))
+        if before:
+            before()
+        t.measure("add", add, (FT([1.0, 2.0]), FT([0.5, 0.25])), {}, lambda: None)
+        return t.sites[0]
+
+    def test_nothing_left_running_reports_nothing(self):
+        self.assertNotIn("watch", self.site())
+
+    def test_a_thread_the_operator_started_is_reported_by_name(self):
+        stop = threading.Event()
+        worker = threading.Thread(target=stop.wait, name="late-launcher", daemon=True)
+        try:
+            s = self.site(before=worker.start)
+        finally:
+            stop.set()
+            worker.join()
+        self.assertEqual(s["watch"], ["thread 'late-launcher'"])
+
+    def test_a_thread_alive_before_the_baseline_is_not(self):
+        stop = threading.Event()
+        worker = threading.Thread(target=stop.wait, name="torch-own", daemon=True)
+        worker.start()
+        try:
+            s = self.site()
+        finally:
+            stop.set()
+            worker.join()
+        self.assertNotIn("watch", s)
+
+    def test_a_pushed_torch_mode_and_a_trace_hook_are_reported(self):
+        fake = fake_torch()
+        depth = {"function": 0, "dispatch": 0}
+        fake._C = types.SimpleNamespace(_len_torch_function_stack=lambda: depth["function"],
+                                        _len_torch_dispatch_stack=lambda: depth["dispatch"])
+        watch = r.RuntimeWatch(fake)
+        old = sys.gettrace()
+
+        def hook(frame, event, arg):
+            return None
+
+        def push():
+            depth["dispatch"] = 1
+            sys.settrace(hook)
+        try:
+            s = self.site(fake, watch, before=push)
+        finally:
+            sys.settrace(old)
+        self.assertEqual(s["watch"], ["sys.settrace hook", "torch dispatch mode"])
+
+    def test_patching_threading_later_does_not_hide_a_thread(self):
+        stop = threading.Event()
+        worker = threading.Thread(target=stop.wait, name="hidden", daemon=True)
+        real = threading.enumerate
+
+        def start_and_hide():
+            worker.start()
+            threading.enumerate = lambda: [threading.main_thread()]
+        try:
+            s = self.site(before=start_and_hide)
+        finally:
+            threading.enumerate = real
+            stop.set()
+            worker.join()
+        self.assertEqual(s["watch"], ["thread 'hidden'"])
 
 
 class HoldTest(unittest.TestCase):

@@ -503,6 +503,10 @@ TEST_F(FakeRunner, TimingSites) {
   EXPECT_EQ(o.sites[0].end, "device");
   EXPECT_DOUBLE_EQ(o.sites[0].tail_ms, 0.75);
   EXPECT_NE(o.log.find("plan none"), std::string::npos) << o.log;
+  o = run("#fake ok\n#fake watch thread 'late-launcher'", true);
+  ASSERT_EQ(o.status, TritonRunStatus::ok) << o.detail;
+  EXPECT_EQ(o.sites[0].watch, std::vector<std::string>{"thread 'late-launcher'"});
+  EXPECT_TRUE(run("#fake ok", true).sites[0].watch.empty());
   o = run("#fake ok\n#fake hold 0.25 host_bound", true);
   ASSERT_EQ(o.status, TritonRunStatus::ok) << o.detail;
   EXPECT_DOUBLE_EQ(o.sites[0].hold_ms, 0.25);
@@ -749,6 +753,40 @@ TritonEvalOptions fake_speedup_options(const TempDir& dir, int reps, int rounds,
   opt.rounds = rounds;
   opt.warmup_rounds = warmup_rounds;
   return opt;
+}
+
+// What a candidate's processes leave running beside their timed calls (a thread, a torch mode:
+// the real runner's RuntimeWatch) is flagged, not failed; what the reference's show too is not.
+TEST(TritonEval, WhatACandidateLeavesRunningBesideItsCallsIsFlagged) {
+  TempDir dir;
+  TritonOperator op = make_op("op", "#fake ok\n#fake time 1.0\n", 1);
+  TritonOperator both = make_op("both", "#fake ok\n#fake time 1.0\n#fake watch thread 'pool'\n", 2);
+  TritonEvalOptions opt = fake_speedup_options(dir, 4, 2, 1);
+  std::vector<TritonJob> jobs = {
+      {&op, "#fake ok\n#fake time 1.0\n#fake watch thread 'late-launcher'\n", 0, "thread"},
+      {&op, op.reference_code, 1, "self"},
+      {&both, both.reference_code, 0, "self"}};
+  TritonEvalResult res = evaluate_triton(jobs, opt);
+  ASSERT_TRUE(res.results[0].speedup) << res.results[0].speedup_note;
+  // 2 sites in each of 3 candidate processes (1 warm-up, 2 rounds).
+  ASSERT_EQ(res.results[0].runtime_hooks.size(), 6u);
+  EXPECT_NE(res.results[0].runtime_hooks[0].find("thread 'late-launcher'"), std::string::npos);
+  json line = triton_result_json(res.results[0]);
+  ASSERT_TRUE(line.contains("timing_flags"));
+  EXPECT_EQ(line["timing_flags"][0]["check"], "runtime_hook");
+  EXPECT_EQ(res.results[1].runtime_hooks.size(), 0u);
+  EXPECT_FALSE(triton_result_json(res.results[1]).contains("timing_flags"));
+  // The reference shows the same thread: nothing held against the candidate.
+  ASSERT_TRUE(res.results[2].speedup) << res.results[2].speedup_note;
+  EXPECT_TRUE(res.results[2].runtime_hooks.empty());
+  // The summary's `flagged` names run-time flags too, beside the static ones.
+  const nlohmann::ordered_json summary = triton_summary_json(res, nlohmann::ordered_json::object());
+  ASSERT_EQ(summary["flagged"].size(), 1u);
+  EXPECT_EQ(summary["flagged"][0]["checks"], nlohmann::ordered_json({"runtime_hook"}));
+  std::ifstream schema_file(std::string(KJUDGE_SOURCE_DIR) +
+                            "/docs/schemas/triton-result.schema.json");
+  kjudge::testing::SchemaValidator schema(json::parse(schema_file));
+  for (const auto& err : schema.errors(line)) ADD_FAILURE() << err;
 }
 
 TEST(TritonEval, SpeedupWithTheFakeRunner) {

@@ -711,6 +711,12 @@ void time_job(const TritonEvalOptions& opt, TritonJobResult& r, const TritonRunO
   std::vector<std::pair<std::pair<std::size_t, std::size_t>, nlohmann::ordered_json>> failures;
   const std::vector<std::set<std::string>> skip = not_compared(reference, r.run);
   std::set<std::size_t> unjudged;  // the defect table's sites (eval/triton_defects.h)
+  // What the processes had running beside their timed calls (TritonCallSite::watch): the
+  // reference's, and the candidate's with the line each would make; only what the reference's
+  // never showed is held against the candidate (a thread torch or triton starts on their own
+  // shows on both sides).
+  std::set<std::string> reference_watch;
+  std::vector<std::pair<std::string, std::string>> candidate_watch;
   if (skips_entries(r.defect))
     for (int s : r.defect->sites) unjudged.insert(static_cast<std::size_t>(s));
   for (std::size_t i = 0; i < plan.size(); ++i) {
@@ -751,6 +757,13 @@ void time_job(const TritonEvalOptions& opt, TritonJobResult& r, const TritonRunO
       check_process(expected, o.sites, ref, skip, unjudged, what, tc, unstable, failures);
     }
     for (TritonCallSite& site : o.sites) site.check.outputs.clear();  // compared: not kept
+    for (const TritonCallSite& site : o.sites)
+      for (const std::string& w : site.watch) {
+        if (ref)
+          reference_watch.insert(w);
+        else
+          candidate_watch.emplace_back(w, fmt::format("{}: {}: {}", what, site.entry, w));
+      }
     if (p.warmup) continue;
     if (p.index == 0) {
       r.bytes[p.who] = bytes_of(o.sites);
@@ -775,6 +788,8 @@ void time_job(const TritonEvalOptions& opt, TritonJobResult& r, const TritonRunO
                                           site.entry, site.tail_ms));
     }
   }
+  for (const auto& [item, line] : candidate_watch)
+    if (!reference_watch.count(item)) r.runtime_hooks.push_back(line);
   // Where the reference's own processes disagree, a difference says nothing about the candidate.
   for (const auto& [at, failure] : failures) {
     if (unstable.count(at)) {
@@ -1148,6 +1163,31 @@ std::vector<StaticFlag> triton_static_flags(const TritonJob& job) {
   return static_flags({{job.op->file, job.code}}, triton_context(*job.op));
 }
 
+nlohmann::ordered_json triton_timing_flags(const TritonJobResult& r) {
+  auto join = [](const std::vector<std::string>& lines) {
+    std::string out;
+    for (const std::string& line : lines) out += (out.empty() ? "" : "; ") + line;
+    return out;
+  };
+  nlohmann::ordered_json flags = nlohmann::ordered_json::array();
+  // Flags, not verdicts. side_work: those calls were timed to the device-wide end, so the work
+  // counts. runtime_hook: work there may have escaped every event, which one process cannot
+  // rule out; a person looks.
+  if (!r.side_work.empty())
+    flags.push_back({{"check", "side_work"},
+                     {"detail",
+                      "GPU work went on after the timed call returned (another stream or "
+                      "thread); timed to the end of all the device's work: " +
+                          join(r.side_work)}});
+  if (!r.runtime_hooks.empty())
+    flags.push_back({{"check", "runtime_hook"},
+                     {"detail",
+                      "the operator code left running beside its timed calls what the "
+                      "reference's did not (work there can escape the events): " +
+                          join(r.runtime_hooks)}});
+  return flags;
+}
+
 nlohmann::ordered_json triton_result_json(const TritonJobResult& r) {
   const TritonOperator& op = *r.job.op;
   nlohmann::ordered_json j = operator_line_head(op);
@@ -1238,17 +1278,8 @@ nlohmann::ordered_json triton_result_json(const TritonJobResult& r) {
   }
   if (r.timed_check) j["timing_check"] = timed_check_json(*r.timed_check);
   if (!r.flags.empty()) j["cheat_flags"] = flags_json(r.flags);
-  if (!r.side_work.empty()) {
-    // A flag, not a verdict: those calls were timed to the device-wide end, so the work counts.
-    std::string detail;
-    for (const std::string& line : r.side_work) detail += (detail.empty() ? "" : "; ") + line;
-    j["timing_flags"] = nlohmann::ordered_json::array(
-        {{{"check", "side_work"},
-          {"detail",
-           "GPU work went on after the timed call returned (another stream or "
-           "thread); timed to the end of all the device's work: " +
-               detail}}});
-  }
+  const nlohmann::ordered_json timing_flags = triton_timing_flags(r);
+  if (!timing_flags.empty()) j["timing_flags"] = timing_flags;
   if (r.speedup) {
     j["gpu_efficiency"] = r.efficiency;
     if (!r.efficiency_note.empty()) j["gpu_efficiency_note"] = r.efficiency_note;
@@ -1395,9 +1426,10 @@ nlohmann::ordered_json triton_summary_json(const TritonEvalResult& res,
   // Candidates the static pass flagged, with the checks: where a reviewer should look first.
   nlohmann::ordered_json flagged = nlohmann::ordered_json::array();
   for (const TritonJobResult& r : res.results) {
-    if (r.flags.empty()) continue;
     std::set<std::string> checks;
     for (const StaticFlag& f : r.flags) checks.insert(f.code);
+    for (const auto& f : triton_timing_flags(r)) checks.insert(f["check"].get<std::string>());
+    if (checks.empty()) continue;
     flagged.push_back({{"operator", op_key(*r.job.op)},
                        {"sample", r.job.sample},
                        {"origin", r.job.origin},

@@ -132,6 +132,9 @@ struct TritonJobResult {
   // The candidate's timed sites whose work outlasted the call (TritonCallSite::end == device),
   // one line each: reported as the `side_work` timing flag.
   std::vector<std::string> side_work;
+  // What the candidate's processes had running beside their timed calls that the reference's
+  // did not (TritonCallSite::watch), one line per site and round: the `runtime_hook` flag.
+  std::vector<std::string> runtime_hooks;
   // Per side (reference, candidate), per timed site: the longest hold any round used, and
   // whether the site was host-bound in any round (TritonCallSite::hold_ms, host_bound).
   std::vector<double> hold_ms[2];
@@ -173,6 +176,9 @@ struct TritonEvalResult {
 TritonEvalResult evaluate_triton(const std::vector<TritonJob>& jobs, const TritonEvalOptions& opt);
 
 // The JSON forms written to results.jsonl and references.jsonl (docs/schemas).
+// The run-time flags of a job's timing (`timing_flags` in results.jsonl): side_work and
+// runtime_hook, each with its lines; empty when neither.
+nlohmann::ordered_json triton_timing_flags(const TritonJobResult& r);
 nlohmann::ordered_json triton_result_json(const TritonJobResult& r);
 nlohmann::ordered_json triton_reference_json(const TritonOperator& op, const TritonRunOutcome& ref,
                                              const TritonReferenceCheck* check = nullptr,

@@ -250,6 +250,17 @@ std::vector<TritonCallSite> parse_sites(const nlohmann::json& timing, std::strin
       if (!bound->is_boolean()) throw InputError(source, 0, where + "host_bound", "not a boolean");
       site.host_bound = bound->get<bool>();
     }
+    if (const nlohmann::json* watch = optional_field(s, "watch")) {
+      // The names come from code the candidate controls: kept short, and few.
+      if (!watch->is_array() || watch->size() > 64)
+        throw InputError(source, 0, where + "watch", "not an array of at most 64 strings");
+      for (const nlohmann::json& w : *watch) {
+        if (!w.is_string()) throw InputError(source, 0, where + "watch", "not a string");
+        std::string text = w.get<std::string>();
+        if (text.size() > 120) text = text.substr(0, 117) + "...";
+        site.watch.push_back(std::move(text));
+      }
+    }
     const nlohmann::json* check = optional_field(s, "check");
     if (!check) throw InputError(source, 0, where + "check", "missing");
     site.check =

@@ -131,6 +131,10 @@ struct TritonCallSite {
   // call waits on the GPU itself), so it was timed without one.
   double hold_ms = 0;
   bool host_bound = false;
+  // What the process had running beside its timed calls that was not running before the
+  // operator code ran (a thread by name, a torch function or dispatch mode, a trace hook):
+  // work there can escape every event (python/kjudge_triton_runner.py, RuntimeWatch).
+  std::vector<std::string> watch;
 };
 
 // The plan a timing process passes on (TritonRunRequest::plan): per site its entry, mode,

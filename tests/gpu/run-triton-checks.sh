@@ -206,6 +206,7 @@ def shown(d):
     if d["verdict"] == "pass" and s and c.get("complete") and c.get("failed") == 0 \
             and c.get("checked", 0) > 0:
         out.append("control")  # timed, every timed call checked, none failed
+    out += ["flag:" + f["check"] for f in d.get("timing_flags", [])]
     return out
 
 ok_all, rows = True, []
