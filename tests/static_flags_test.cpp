@@ -216,6 +216,7 @@ TEST(StaticRules, EachRuleFiresOnItsConstruct) {
        "__attribute__((section(\".init_array\"))) void (*p)() = early;"},
       {"code_patch", TimedPath::task, "s.cu", "mprotect(page, 4096, PROT_READ | PROT_WRITE);"},
       {"code_patch", TimedPath::triton, "s.py", "for o in gc.get_objects(): pass"},
+      {"code_patch", TimedPath::triton, "s.py", "threading._active.pop(worker.ident)"},
       {"proc_read", TimedPath::computeeval, "s.cu", "FILE* f = fopen(\"/proc/self/maps\", \"r\");"},
       {"proc_read", TimedPath::computeeval, "s.cu", "open(\"/sys/class/drm\", O_RDONLY);"},
       {"shm", TimedPath::task, "s.cu", "int fd = open(\"/dev/shm/cache\", O_RDWR);"},

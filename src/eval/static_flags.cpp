@@ -260,6 +260,11 @@ const std::vector<Rule>& rules() {
       {"code_patch", kPy, kAll, Where::code, "settrace|setprofile|gc.|_getframe|inspect.",
        R"(\bsys\.(settrace|setprofile|_getframe)\b|\bgc\.(get_objects|get_referrers|get_referents)\b|\binspect\.(stack|currentframe)\b)",
        false, "walks the interpreter's objects or frames: the way to find the expected outputs"},
+      // The runner's RuntimeWatch reads threading's tables to see threads left running beside
+      // the timed calls; code that edits them hides a thread from it.
+      {"code_patch", kPy, kAll, Where::code, "threading._",
+       R"(\bthreading\._(active|limbo|dangling|shutdown_locks)\b)", false,
+       "edits the threading module's own tables: hides a thread from the runner"},
       // Files of the machine: /proc shows the judge's memory (/proc/self/mem, maps), its
       // command line and environment; /sys the GPU; /dev/shm outlives the process (the cache
       // the 2026 GPU MODE eigh exploit kept between calls).
