@@ -65,6 +65,22 @@ TEST(TaskBuild, IsolateAddsTheCheckerAndTheWorker) {
   EXPECT_NE(cmd.find("kjudge_worker.o submission.cu.o -o kjudge_worker -lcublas"),
             std::string::npos)
       << cmd;
+  EXPECT_EQ(cmd.find("--no-isolate"), std::string::npos) << "nothing the checker could miss";
+}
+
+// Isolation is the default, so a task whose reference may call into a source of its own gets
+// told, when the checker fails to link, how to run it.
+TEST(TaskBuild, ACheckerThatFailsToLinkTheTasksSourcesSaysWhatToDo) {
+  TaskSpec t = load_task(kExamples / "vectoradd");
+  t.sources.push_back("helper.cu");
+  const std::string cmd = task_build_command(t, "sm_90a", "nvcc", true);
+  EXPECT_NE(cmd.find("kjudge_checker || { echo 'kjudge: kjudge_checker"), std::string::npos) << cmd;
+  EXPECT_NE(cmd.find("runs only with --no-isolate"), std::string::npos) << cmd;
+  EXPECT_EQ(task_build_command(t, "sm_90a", "nvcc").find("--no-isolate"), std::string::npos);
+  // The command stays one the shell reads.
+  TempDir dir;
+  testing::write_text(dir / "build.sh", cmd);
+  EXPECT_EQ(run_capture("sh -n " + (dir / "build.sh").string()).rc, 0) << cmd;
 }
 
 TEST(TaskBuild, ArchFollowsTheGpu) {
@@ -212,6 +228,121 @@ TEST(TaskCli, RunWithoutAGpuSaysSo) {
                   " " + (kExamples / "vectoradd/submissions/naive.cu").string());
   EXPECT_EQ(r.rc, 3) << r.out;
   EXPECT_NE(r.out.find("no GPU"), std::string::npos) << r.out;
+}
+
+// A stand-in machine for `task run` on a CPU: an nvidia-smi that names one H100 and an nvcc
+// that answers --version and fails every compile. The run then stops at its build, after every
+// decision about isolation is made and written down.
+struct FakeGpuMachine {
+  TempDir dir;
+  FakeGpuMachine() {
+    testing::write_text(dir / "bin/nvidia-smi",
+                        "#!/bin/sh\ncase \"$1\" in --query-gpu=index,name,compute_cap,uuid*)\n"
+                        "  echo '0, NVIDIA H100 80GB HBM3, 9.0, GPU-0000, 550.54.15';;\nesac\n");
+    testing::write_text(dir / "bin/nvcc",
+                        "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'Cuda compilation "
+                        "tools, release 12.4, V12.4.131'; exit 0; fi\n"
+                        "echo 'fake nvcc: no compiler here' >&2\nexit 1\n");
+    for (const char* p : {"bin/nvidia-smi", "bin/nvcc"})
+      fs::permissions(dir / p, fs::perms::owner_all);
+  }
+  // `kjudge task ARGS` on vectoradd's naive submission, writing OUT/task-run.json.
+  testing::CmdResult task(const std::string& command, const std::string& out,
+                          const std::string& args) {
+    return run_capture("PATH=" + (dir / "bin").string() + ":$PATH " + KJUDGE_BINARY + " task " +
+                       command + " " + (kExamples / "vectoradd").string() + " " +
+                       (kExamples / "vectoradd/submissions/naive.cu").string() +
+                       " --sandbox none --no-cache --out " + (dir / out).string() + " " + args);
+  }
+  nlohmann::json report(const std::string& out) {
+    std::ifstream in(dir / out / "task-run.json");
+    return nlohmann::json::parse(in, nullptr, false);
+  }
+};
+
+bool builds_checker(const nlohmann::json& report) {
+  return report["build"]["command"].get<std::string>().find("kjudge_checker") != std::string::npos;
+}
+
+TEST(TaskCli, RunIsIsolatedByDefaultAndBuildsForIt) {
+  FakeGpuMachine m;
+  auto r = m.task("run", "default", "");
+  EXPECT_EQ(r.rc, 1) << "the fake nvcc fails the build: " << r.out;
+  nlohmann::json j = m.report("default");
+  ASSERT_TRUE(j.is_object()) << r.out;
+  EXPECT_TRUE(j["isolate"].get<bool>()) << j.dump(1);
+  EXPECT_FALSE(j.contains("isolate_why"));
+  EXPECT_TRUE(builds_checker(j)) << "the run will be isolated, so the build makes its programs";
+  EXPECT_EQ(r.out.find("one process"), std::string::npos) << r.out;
+
+  for (const char* mode : {"benchmark", "leaderboard"}) {
+    r = m.task("run", mode, std::string("--mode ") + mode);
+    j = m.report(mode);
+    EXPECT_TRUE(j["isolate"].get<bool>()) << mode;
+    EXPECT_TRUE(builds_checker(j)) << mode;
+  }
+  r = m.task("run", "explicit", "--isolate");
+  EXPECT_TRUE(m.report("explicit")["isolate"].get<bool>()) << r.out;
+}
+
+TEST(TaskCli, NoIsolateRunsInOneProcess) {
+  FakeGpuMachine m;
+  auto r = m.task("run", "one", "--mode benchmark --no-isolate");
+  nlohmann::json j = m.report("one");
+  ASSERT_TRUE(j.is_object()) << r.out;
+  EXPECT_FALSE(j["isolate"].get<bool>());
+  EXPECT_EQ(j["isolate_why"], "--no-isolate");
+  EXPECT_FALSE(builds_checker(j)) << j["build"]["command"];
+  EXPECT_EQ(r.out.find("note:"), std::string::npos) << "asked for: nothing to note\n" << r.out;
+}
+
+TEST(TaskCli, ProfileModeAndGpuModeTimingFallBackToOneProcessWithANote) {
+  FakeGpuMachine m;
+  auto r = m.task("run", "profile", "--mode profile");
+  nlohmann::json j = m.report("profile");
+  ASSERT_TRUE(j.is_object()) << r.out;
+  EXPECT_EQ(r.rc, 1) << r.out;
+  EXPECT_FALSE(j["isolate"].get<bool>());
+  EXPECT_NE(j["isolate_why"].get<std::string>().find("Nsight Compute"), std::string::npos);
+  EXPECT_FALSE(builds_checker(j));
+  EXPECT_NE(r.out.find("kjudge: note: run in one process, not isolated: profile mode"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("warning"), std::string::npos) << "the default given up: a note\n" << r.out;
+  EXPECT_TRUE(j["warnings"].empty());
+
+  r = m.task("run", "gpumode", "--mode benchmark --timing gpumode -q");
+  j = m.report("gpumode");
+  EXPECT_FALSE(j["isolate"].get<bool>());
+  EXPECT_NE(j["isolate_why"].get<std::string>().find("--timing gpumode"), std::string::npos);
+  EXPECT_EQ(r.out.find("note:"), std::string::npos) << "-q: no note\n" << r.out;
+
+  // Asked for by name, the same fallback is a warning, in the report too.
+  r = m.task("run", "asked", "--mode profile --isolate -q");
+  j = m.report("asked");
+  EXPECT_FALSE(j["isolate"].get<bool>());
+  EXPECT_NE(r.out.find("warning: --isolate cannot be honoured: profile mode"), std::string::npos)
+      << r.out;
+  ASSERT_EQ(j["warnings"].size(), 1u) << j.dump(1);
+}
+
+TEST(TaskCli, BuildMakesTheIsolatedProgramsByDefault) {
+  FakeGpuMachine m;
+  m.task("build", "b", "");
+  nlohmann::json j = m.report("b");
+  ASSERT_TRUE(j.is_object());
+  EXPECT_TRUE(j["isolate"].get<bool>());
+  EXPECT_TRUE(builds_checker(j));
+  m.task("build", "b1", "--no-isolate");
+  EXPECT_FALSE(builds_checker(m.report("b1")));
+}
+
+TEST(TaskCli, RunHelpGivesTheIsolatedDefault) {
+  auto r = run_capture(std::string(KJUDGE_BINARY) + " task run --help");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("--isolate"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--no-isolate"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("The default"), std::string::npos) << r.out;
 }
 
 TEST(TaskCli, BadTaskIsAUsageErrorNamingTheFile) {

@@ -9,6 +9,7 @@
 
 #include <fstream>
 #include <iterator>
+#include <map>
 
 #include "kjudge/seeds.h"
 #include "test_util.h"
@@ -438,6 +439,116 @@ TEST(TaskRun, IsolateNeedsTheIsolatedBuildAndLeavesProfileModeInOneProcess) {
   r = run_task_mode(small_task(), plain_build, "benchmark", o);
   EXPECT_TRUE(r.completed) << r.failure << r.log;
   EXPECT_FALSE(r.isolated);
+}
+
+// `task run` and `task build` are isolated unless told otherwise; what cannot be isolated falls
+// back to one process and says why, louder when --isolate was asked for by name.
+TEST(TaskIsolation, IsolatedByDefaultWhereverTheCheckerCanRun) {
+  for (const char* mode : {"test", "benchmark", "leaderboard", "build"}) {
+    TaskIsolation t = task_isolation(true, false, mode, false);
+    EXPECT_TRUE(t.isolate) << mode;
+    EXPECT_EQ(t.why_not, "") << mode;
+    EXPECT_FALSE(t.overridden) << mode;
+    EXPECT_TRUE(task_isolation(true, true, mode, false).isolate) << mode << ": --isolate";
+  }
+  TaskIsolation off = task_isolation(false, true, "benchmark", false);
+  EXPECT_FALSE(off.isolate);
+  EXPECT_EQ(off.why_not, "--no-isolate");
+  EXPECT_FALSE(off.overridden);
+}
+
+TEST(TaskIsolation, ProfileModeAndGpuModeTimingFallBackToOneProcessWithTheReason) {
+  TaskIsolation profile = task_isolation(true, false, "profile", false);
+  EXPECT_FALSE(profile.isolate);
+  EXPECT_NE(profile.why_not.find("Nsight Compute"), std::string::npos) << profile.why_not;
+  EXPECT_FALSE(profile.overridden) << "the default given up quietly: a note, not a warning";
+  TaskIsolation gpumode = task_isolation(true, false, "benchmark", true);
+  EXPECT_FALSE(gpumode.isolate);
+  EXPECT_NE(gpumode.why_not.find("--timing gpumode"), std::string::npos) << gpumode.why_not;
+  EXPECT_FALSE(gpumode.overridden);
+  EXPECT_TRUE(task_isolation(true, true, "profile", false).overridden) << "--isolate by name";
+  EXPECT_TRUE(task_isolation(true, true, "test", true).overridden);
+  EXPECT_FALSE(task_isolation(false, true, "profile", false).overridden) << "--no-isolate";
+  // The run decides as the command line does: a build with isolate would go unused there.
+  EXPECT_EQ(isolation_unsupported("profile", false), profile.why_not);
+  EXPECT_EQ(isolation_unsupported("leaderboard", false), "");
+}
+
+TEST(TaskRun, AnIsolateRequestInProfileModeRunsTheOneProcessHarness) {
+  TempDir dir;
+  TaskBuild b = fake_isolated(dir.path(), "w mode $1\nw check fail\nw end 2\n");
+  TaskRunOptions o = plain();
+  o.isolate = true;
+  // In ncu's place: drops ncu's options and runs the harness.
+  testing::write_text(dir / "ncu",
+                      "#!/bin/sh\nwhile [ \"${1#./kjudge_}\" = \"$1\" ]; do shift; done\n"
+                      "exec \"$@\"\n");
+  fs::permissions(dir / "ncu", fs::perms::owner_all);
+  o.ncu = (dir / "ncu").string();
+  ModeRun r = run_task_mode(small_task(), b, "profile", o);
+  EXPECT_FALSE(r.isolated);
+  std::ifstream in(dir.path() / "argv.txt");
+  std::string argv;
+  std::getline(in, argv);
+  EXPECT_NE(argv.find("kjudge_task profile"), std::string::npos) << argv << r.failure << r.log;
+  EXPECT_EQ(argv.find("worker="), std::string::npos) << argv;
+}
+
+// Each stage's flags at the top of task-run.json, once each, with the stages that carried them.
+TEST(LiftStageFlags, EveryDistinctFlagOnceWithItsStages) {
+  const nlohmann::json stat = {{"check", "stream_creation"},
+                               {"detail", "creates a stream"},
+                               {"file", "submission.cu"},
+                               {"line", 2},
+                               {"source", "static"}};
+  const nlohmann::json gap = {
+      {"check", "timing_gap"}, {"detail", "benchmark 'size: 100'"}, {"source", "timing"}};
+  const nlohmann::json stages = {
+      {{"mode", "test"}, {"cheat_flags", {stat}}},
+      {{"mode", "benchmark"}, {"cheat_flags", {stat, gap, "an old string flag"}}},
+      {{"mode", "benchmark"}, {"passed", false}},  // a stage without flags
+  };
+  const nlohmann::json lifted = lift_stage_flags(stages);
+  ASSERT_EQ(lifted.size(), 3u) << lifted.dump(1);
+  nlohmann::json want = stat;
+  want["stages"] = {"test", "benchmark"};
+  EXPECT_EQ(lifted[0], want);
+  want = gap;
+  want["stages"] = {"benchmark"};
+  EXPECT_EQ(lifted[1], want);
+  EXPECT_EQ(lifted[2], "an old string flag");
+  EXPECT_TRUE(lift_stage_flags(nlohmann::json::array()).empty());
+}
+
+// The flags of real stages: the static pass's (every stage) and an isolated benchmark's.
+TEST(LiftStageFlags, TheStaticPassAndTheTimedStagesFlags) {
+  TaskSpec t = small_task();
+  t.files = {{"submission.cu", {}, true}};
+  const std::string code = "cudaStream_t s;\ncudaStreamCreate(&s);\n";
+  TempDir test_dir, bench_dir;
+  testing::write_text(test_dir / "submission.cu", code);
+  testing::write_text(bench_dir / "submission.cu", code);
+  TaskBuild tb = fake_harness(test_dir.path(), R"(
+w mode $1
+w test-count 2
+i=0
+while read line; do w test.$i.spec $line; w test.$i.status pass; i=$((i+1)); done < $2
+w check pass
+w end 7
+)");
+  TaskBuild bb = fake_isolated(bench_dir.path(), isolated_report("2000000"));
+  TaskRunOptions o = plain();
+  o.isolate = true;
+  ModeRun tr = run_task_mode(t, tb, "test", plain());
+  ModeRun br = run_task_mode(t, bb, "benchmark", o);
+  ASSERT_TRUE(tr.completed && br.completed) << tr.failure << br.failure;
+  const nlohmann::json lifted =
+      lift_stage_flags(nlohmann::json::array({to_json(tr, t), to_json(br, t)}));
+  std::map<std::string, nlohmann::json> by_check;
+  for (const auto& f : lifted) by_check[f["check"].get<std::string>()] = f["stages"];
+  EXPECT_EQ(lifted.size(), by_check.size()) << "each once: " << lifted.dump(1);
+  EXPECT_EQ(by_check["stream_creation"], nlohmann::json({"test", "benchmark"})) << lifted.dump(1);
+  EXPECT_EQ(by_check["isolated_time"], nlohmann::json({"benchmark"})) << lifted.dump(1);
 }
 
 TEST(IsolatedTimeGap, HonestCallsOnTheH100PassTheCheatsOnesDoNot) {

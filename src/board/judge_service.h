@@ -44,10 +44,10 @@ struct JudgeServiceOptions {
   // the GPU time one submission takes.
   double task_max_time = 0;
   int task_max_runs = 0;
-  // Task submissions run isolated (`task run --isolate`, docs/tasks.md): the submission in a
-  // process of its own, apart from the harness that checks it and writes its report.
-  // `kjudge serve` sets it unless --no-isolate.
-  bool task_isolate = false;
+  // Task submissions run isolated (as `task run` does by default, docs/tasks.md): the
+  // submission in a process of its own, apart from the harness that checks it and writes its
+  // report. True unless `kjudge serve --no-isolate`: a service ranks strangers' code.
+  bool task_isolate = true;
   BenchOptions bench;  // how a pack board's ranked runs are timed
   // A worker's signal handler sets it when the worker is going away (scancel, the end of a
   // Slurm job's time): from then on nothing is recorded, as after abandon(). Slurm signals the

@@ -36,7 +36,11 @@ struct TaskArgs {
   std::string folder, submission, mode = "test", out, arch, ncu = "ncu";
   int gpu = 0;
   std::optional<std::uint64_t> secret_seed;
-  bool json = false, quiet = false, keep_workspace = false, no_cache = false, isolate = false;
+  bool json = false, quiet = false, keep_workspace = false, no_cache = false;
+  // Isolated unless --no-isolate (docs/tasks.md, "Isolated runs"); the option tells whether
+  // the user chose, so that a mode which cannot be isolated overrides only the default quietly.
+  bool isolate = true;
+  const CLI::Option* isolate_option = nullptr;
   std::string cache_dir, timing = "kjudge", placement = "arena";
   double max_time = 0, target_error = 0, gpu_wait = 600;
   int max_runs = 0, min_runs = 0, profile_case = -1;
@@ -166,6 +170,15 @@ int task_command(const TaskArgs& a, bool build_only) {
                  {"sandbox_limits", steps->limits_how},
                  {"ranking_by", to_string(task.ranking_by)}};
   std::vector<std::string> warnings;
+  const TaskIsolation iso =
+      task_isolation(a.isolate, a.isolate_option && a.isolate_option->count() > 0,
+                     build_only ? "build" : a.mode, a.timing == "gpumode");
+  report["isolate"] = iso.isolate;
+  if (!iso.isolate) report["isolate_why"] = iso.why_not;
+  if (iso.overridden)
+    warnings.push_back("--isolate cannot be honoured: " + iso.why_not + "; run in one process");
+  else if (!iso.isolate && a.isolate && !a.quiet)
+    fmt::print(stderr, "kjudge: note: run in one process, not isolated: {}\n", iso.why_not);
   auto finish = [&](int code) {
     report["passed"] = code == exit_code::ok;
     report["warnings"] = warnings;
@@ -182,7 +195,7 @@ int task_command(const TaskArgs& a, bool build_only) {
   bo.step = steps->settings;
   bo.machine = machine;
   bo.arch = a.arch;
-  bo.isolate = a.isolate;
+  bo.isolate = iso.isolate;  // the checker and the worker exactly when the run uses them
   if (!a.no_cache) bo.cache_dir = a.cache_dir.empty() ? default_cache_dir() : fs::path(a.cache_dir);
   TaskBuild build = build_task(task, submission, ws, bo);
   json kernels = json::array();
@@ -210,8 +223,7 @@ int task_command(const TaskArgs& a, bool build_only) {
   report["timing"] = a.timing;
   ro.placement = a.placement;
   report["placement"] = a.placement;
-  ro.isolate = a.isolate;
-  report["isolate"] = a.isolate;
+  ro.isolate = iso.isolate;
   // GPU MODE's CUDA harness stops at 100 calls, 10 s, or a standard error under 1 %.
   if (ro.gpumode_timing) ro.benchmark_rule = {3, 100, 0.01, 10, 60};
   for (kj::StopRule* r : {&ro.benchmark_rule, &ro.ranked_rule}) {
@@ -255,6 +267,7 @@ int task_command(const TaskArgs& a, bool build_only) {
   std::vector<std::string> stages = {a.mode};
   if (a.mode == "benchmark" || a.mode == "leaderboard") stages = {"test", a.mode};
   json stage_json = json::array();
+  std::vector<std::string> refusals;
   int code = exit_code::ok;
   for (const auto& mode : stages) {
     if (!a.quiet) fmt::print(stderr, "kjudge: {} ...\n", mode);
@@ -266,8 +279,7 @@ int task_command(const TaskArgs& a, bool build_only) {
     if (!run.profile_log.empty()) write_file_cloexec(out / "ncu.csv", run.profile_log);
     stage_json.push_back(s);
     if (s.contains("score_us")) report["score_us"] = s["score_us"];
-    if (run.channel_refused)
-      report["flags"].push_back("result channel tampered with: " + run.failure);
+    if (run.channel_refused) refusals.push_back("result channel tampered with: " + run.failure);
     if (!run.completed && !run.channel_refused && run.failure.rfind("judge:", 0) == 0) {
       code = exit_code::judge_error;
       break;
@@ -278,6 +290,18 @@ int task_command(const TaskArgs& a, bool build_only) {
     }
   }
   report["stages"] = stage_json;
+  // Every stage's flags at the top too, so that a reader (a person, a leaderboard) sees what
+  // was flagged without reading each stage: the refusals first, then each distinct cheat flag.
+  json flags = refusals;
+  for (auto& f : lift_stage_flags(stage_json)) flags.push_back(std::move(f));
+  report["flags"] = flags;
+  if (!a.quiet && !flags.empty()) {
+    std::string list;
+    for (const auto& f : flags)
+      list += (list.empty() ? "" : ", ") +
+              (f.is_string() ? std::string("channel_refused") : f.value("check", std::string()));
+    fmt::print(stderr, "kjudge: flagged: {} (task-run.json \"flags\")\n", list);
+  }
   if (timed) {
     GpuWatchReport w = watcher->stop();
     conditions["during"] = to_json(w);
@@ -307,10 +331,14 @@ void add_common(CLI::App* c, TaskArgs& a) {
                 "Build cache (default $KJUDGE_CACHE_DIR or ~/.cache/kjudge)");
   c->add_flag("--no-cache", a.no_cache,
               "Build from scratch; neither read nor write the build cache");
-  c->add_flag("--isolate", a.isolate,
-              "Run the submission in a process of its own (test, benchmark and leaderboard "
-              "modes): the harness that checks and times it, with the reference and the report, "
-              "sits in another process the submission cannot read (docs/tasks.md)");
+  a.isolate_option =
+      c->add_flag("--isolate,!--no-isolate", a.isolate,
+                  "Run the submission in a process of its own, apart from the harness that "
+                  "checks and times it, with the reference and the report, which the submission "
+                  "cannot read (docs/tasks.md; `task build` builds both programs). The default "
+                  "in test, benchmark and leaderboard modes; profile mode and --timing gpumode "
+                  "always run in one process. --no-isolate: one process, which a submission can "
+                  "forge the report of, with the CUPTI profiler's view of benchmarks");
   add_step_options(c, a.steps);
 }
 

@@ -83,10 +83,20 @@ std::string task_build_command(const TaskSpec& task, const std::string& arch,
   std::string libs;
   for (const auto& l : task.libraries) libs += " -l" + shell_quote(l);
   cmd += "wait $harness\n" + cc + " kjudge_harness.o" + objects + " -o kjudge_task" + libs + "\n";
-  if (isolate)
-    cmd += "wait $checker\n" + cc + " kjudge_checker.o -o kjudge_checker" + libs +
-           "\nwait $worker\n" + cc + " kjudge_worker.o" + objects + " -o kjudge_worker" + libs +
-           "\n";
+  if (isolate) {
+    cmd += "wait $checker\n" + cc + " kjudge_checker.o -o kjudge_checker" + libs;
+    // Isolation is the default, so a task whose reference calls into a source of its own fails
+    // here without having asked for anything: the log says what to do.
+    bool task_sources = false;
+    for (const auto& s : task.sources) task_sources |= s != submission;
+    if (task_sources)
+      cmd +=
+          " || { echo 'kjudge: kjudge_checker, the harness of an isolated run, links none of the "
+          "sources of task.yml (config.sources): a reference that calls into them runs only "
+          "with --no-isolate' >&2; exit 1; }";
+    cmd +=
+        "\nwait $worker\n" + cc + " kjudge_worker.o" + objects + " -o kjudge_worker" + libs + "\n";
+  }
   return cmd;
 }
 

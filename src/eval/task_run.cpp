@@ -1,5 +1,6 @@
 #include "eval/task_run.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -134,6 +135,28 @@ std::optional<double> task_score(RankingBy by, const std::vector<double>& means)
   return std::nullopt;
 }
 
+std::string isolation_unsupported(const std::string& mode, bool gpumode_timing) {
+  if (mode == "profile")
+    return "profile mode runs Nsight Compute on the harness's own call, which the checker of an "
+           "isolated run does not make";
+  if (gpumode_timing)
+    return "--timing gpumode is GPU MODE's own one-process loop, kept for comparison only";
+  return "";
+}
+
+TaskIsolation task_isolation(bool wanted, bool explicit_choice, const std::string& mode,
+                             bool gpumode_timing) {
+  TaskIsolation t;
+  if (!wanted) {
+    t.why_not = explicit_choice ? "--no-isolate" : "not asked for";
+    return t;
+  }
+  t.why_not = isolation_unsupported(mode, gpumode_timing);
+  t.isolate = t.why_not.empty();
+  t.overridden = !t.isolate && explicit_choice;
+  return t;
+}
+
 ModeRun run_task_mode(const TaskSpec& task, const TaskBuild& build, const std::string& mode,
                       const TaskRunOptions& opt) {
   ModeRun run;
@@ -161,7 +184,7 @@ ModeRun run_task_mode(const TaskSpec& task, const TaskBuild& build, const std::s
     run.failure = "the task has no " + std::string(mode == "test" ? "tests" : "benchmarks");
     return run;
   }
-  run.isolated = opt.isolate && mode != "profile" && !opt.gpumode_timing;
+  run.isolated = opt.isolate && isolation_unsupported(mode, opt.gpumode_timing).empty();
   if (run.isolated && (build.checker.empty() || build.worker.empty())) {
     run.failure =
         "judge: an isolated run needs a build made with isolate (kjudge_checker and "
@@ -444,6 +467,31 @@ nlohmann::json to_json(const ModeRun& run, const TaskSpec& task) {
   if (!flags.empty()) j["cheat_flags"] = flags;
   j["log"] = run.log;
   return j;
+}
+
+nlohmann::json lift_stage_flags(const nlohmann::json& stages) {
+  nlohmann::json out = nlohmann::json::array();
+  std::vector<std::string> seen;  // each lifted flag without `stages`, dumped
+  for (const auto& stage : stages) {
+    if (!stage.is_object() || !stage.contains("cheat_flags")) continue;
+    const std::string mode = stage.value("mode", std::string());
+    for (const auto& f : stage["cheat_flags"]) {
+      const std::string key = f.dump();
+      std::size_t i = 0;
+      while (i < seen.size() && seen[i] != key) ++i;
+      if (i == seen.size()) {
+        seen.push_back(key);
+        out.push_back(f);
+        if (f.is_object()) out.back()["stages"] = nlohmann::json::array();
+      }
+      nlohmann::json& lifted = out[i];
+      if (lifted.is_object() && !mode.empty() &&
+          std::find(lifted["stages"].begin(), lifted["stages"].end(), mode) ==
+              lifted["stages"].end())
+        lifted["stages"].push_back(mode);
+    }
+  }
+  return out;
 }
 
 }  // namespace kjudge

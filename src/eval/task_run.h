@@ -79,6 +79,28 @@ std::string task_cases_text(const std::vector<TaskCase>& cases,
 ModeRun run_task_mode(const TaskSpec& task, const TaskBuild& build, const std::string& mode,
                       const TaskRunOptions& options);
 
+// Why a run of `mode` (with GPU MODE's timing or not) stays in one process even when
+// TaskRunOptions::isolate asks for two, in one line; "" when it can be isolated. Profile mode
+// needs Nsight Compute around the harness's own call, and --timing gpumode is GPU MODE's
+// one-process loop kept for comparison: the checker runs neither.
+std::string isolation_unsupported(const std::string& mode, bool gpumode_timing);
+
+// What `kjudge task run` and `task build` do about isolation. Isolated is the default, since
+// in one process a submission can read the harness's memory and forge its report
+// (tests/cheats/task/forge_report_memory.cu); a mode that cannot be isolated falls back to one
+// process rather than fail, with the reason given.
+struct TaskIsolation {
+  bool isolate = false;  // the build makes kjudge_checker and kjudge_worker; every stage is split
+  std::string why_not;   // when not isolated: why, in one line
+  // An --isolate the user gave explicitly that the mode cannot honour: a warning, where the
+  // default given up is only a note.
+  bool overridden = false;
+};
+// `wanted`: --isolate / --no-isolate, or the default (true); `explicit_choice`: the user named
+// one of them; `mode`: "build" for `task build` (which builds what a test run would run).
+TaskIsolation task_isolation(bool wanted, bool explicit_choice, const std::string& mode,
+                             bool gpumode_timing);
+
 // GPU MODE's score: each benchmark's mean time, then the last, the mean or the geometric mean of
 // them (task.yml ranking_by). Lower is better. nullopt when there is nothing to score.
 std::optional<double> task_score(RankingBy by, const std::vector<double>& benchmark_means);
@@ -97,5 +119,11 @@ std::optional<std::string> isolated_time_gap(double worker_median_ns, double che
 // The stage as JSON: cases with their figures (times in µs), the failure, the log, and
 // `cheat_flags` (the static pass's, and timing_gap's).
 nlohmann::json to_json(const ModeRun& run, const TaskSpec& task);
+
+// Every distinct `cheat_flags` entry of the stages (to_json above), once each, in the order
+// first seen, each object given `stages`: the modes that carried it. The static pass's flags
+// come with every stage, so without this a reader would see them once per stage, or, reading
+// only the top of task-run.json, not at all.
+nlohmann::json lift_stage_flags(const nlohmann::json& stages);
 
 }  // namespace kjudge

@@ -10,7 +10,9 @@
 # to tests/gpu/run-triton-checks.sh cheats (kjudge triton eval --speedup against their target
 # operator, whose reference is the control; $OUT/triton-cheats.json). Prints one line per
 # program: what the manifest expects, what the run showed, ok/DIFF; everything lands in
-# $OUT/cheats.json.
+# $OUT/cheats.json. Task programs run in one process (--no-isolate), where the manifest's
+# run-time verdicts were taken (the CUPTI profiler is used only there);
+# tests/gpu/run-isolate-check.sh runs the cheats isolated.
 # Usage: tests/cheats/run-device.sh [KJUDGE]   (MAXT: seconds of timed calls per benchmark, 2;
 #        ONLY: a regex on the manifest's file column to run part of the corpus; NO_CE=1 skips the
 #        ComputeEval part, NO_TRITON=1 the Triton part; PY: the Python with torch and triton)
@@ -32,7 +34,7 @@ task_run() {  # NAME TASK_DIR FILE MODE [options]
   local name=$1 t=$2 f=$3 mode=$4
   shift 4
   [ "$(date +%s)" -lt "$deadline" ] || { echo "$name not run (DEADLINE)"; return; }
-  "$k" task run "$t" "$f" --mode "$mode" --out "$runs/$name" -q --max-time "$maxt" "$@" \
+  "$k" task run "$t" "$f" --mode "$mode" --out "$runs/$name" -q --no-isolate --max-time "$maxt" "$@" \
     > /dev/null 2> "$runs/$name.err"
   echo "$name exit $?"
 }
@@ -46,7 +48,7 @@ task_run() {  # NAME TASK_DIR FILE MODE [options]
     [[ -n ${ONLY:-} && ! $file =~ $ONLY ]] && continue
     echo "$target tests/cheats/$file"
   done
-} | xargs -P "$(nproc)" -L 1 sh -c '"$0" task build "$1" "$2" --out "/tmp/cheat-builds/$(basename "$2")-$$" -q > /dev/null 2>&1' "$k"
+} | xargs -P "$(nproc)" -L 1 sh -c '"$0" task build "$1" "$2" --no-isolate --out "/tmp/cheat-builds/$(basename "$2")-$$" -q > /dev/null 2>&1' "$k"
 echo "prebuilt in ${SECONDS} s"
 
 for t in vectoradd vectorsum; do

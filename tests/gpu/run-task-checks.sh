@@ -15,7 +15,9 @@
 # Everything lands in $OUT/tasks-<what>.json (one file: the device tool brings few back) and a
 # table on stdout. MAXT (default 2) caps the seconds of timed calls per benchmark, and --max-runs
 # the calls (200 benchmark, 50 ranked, 300 repeat: MAXRUNS), so the whole check fits a device
-# session; MAXT=10 MAXRUNS=1000 are `task run`'s own defaults.
+# session; MAXT=10 MAXRUNS=1000 are `task run`'s own defaults. Every run and build is one
+# process (--no-isolate): these checks are of the one-process harness and its CUPTI profiler, and
+# their figures in docs/gpu-runs.md were taken so (tests/gpu/run-isolate-check.sh: isolated).
 # Usage: tests/gpu/run-task-checks.sh modes|profile|repeat|cupti [TASK...]   (profile: that mode
 #        alone)
 set -uo pipefail
@@ -35,7 +37,7 @@ maxt=${MAXT:-2}
 # Build every (task, submission) once, in parallel; later runs take the builds from the cache.
 for t in "${tasks[@]}"; do
   for s in examples/tasks/$t/submissions/*.cu; do echo "$t $s"; done
-done | xargs -P 8 -L 1 sh -c '"$0" task build examples/tasks/$1 $2 -q --out /tmp/task-checks/prebuild/$1-$(basename $2 .cu)' "$k"
+done | xargs -P 8 -L 1 sh -c '"$0" task build examples/tasks/$1 $2 -q --no-isolate --out /tmp/task-checks/prebuild/$1-$(basename $2 .cu)' "$k"
 
 # DEADLINE: seconds (from here) by which the runs must be over, so the summary below always
 # comes back within a device call: a run starts only if the longest run of its task so far would
@@ -50,7 +52,7 @@ run() {  # run NAME TASK SUBMISSION MODE [options]
   [ $((now + ${longest[$t]:-0})) -lt "$deadline" ] || { echo "$name not run (DEADLINE)"; return; }
   local t0=$(date +%s%N)
   "$k" task run "examples/tasks/$t" "examples/tasks/$t/submissions/$s.cu" --mode "$mode" \
-    --out "$runs/$name" -q --max-time "$maxt" "$@" > /dev/null 2> "$runs/$name.err"
+    --out "$runs/$name" -q --no-isolate --max-time "$maxt" "$@" > /dev/null 2> "$runs/$name.err"
   local rc=$?
   local took=$(( ($(date +%s%N) - t0) / 1000000 ))
   [ $((took / 1000 + 1)) -gt "${longest[$t]:-0}" ] && longest[$t]=$((took / 1000 + 1))
