@@ -10,6 +10,7 @@
 #include <set>
 #include <tuple>
 
+#include "eval/task_run.h"
 #include "gen/generator.h"
 #include "schema_validator.h"
 #include "test_util.h"
@@ -55,6 +56,48 @@ int expect_valid(const std::string& schema_name, const fs::path& file) {
   auto e = v.errors(read_json(file));
   EXPECT_TRUE(e.empty()) << file << ":\n" << joined(e);
   return 1;
+}
+
+// task-run.json's top-level `flags`: the refusals as text, then the stages' flags lifted.
+TEST(ReportSchema, TaskRunFlagsHoldRefusalsAndLiftedStageFlags) {
+  const json stat = {{"check", "result_forge"},
+                     {"detail", "writes to the result channel"},
+                     {"file", "submission.cu"},
+                     {"line", 4},
+                     {"source", "static"}};
+  const json stages = {
+      {{"mode", "test"}, {"completed", true}, {"passed", true}, {"cheat_flags", {stat}}},
+      {{"mode", "benchmark"},
+       {"completed", false},
+       {"passed", false},
+       {"channel_refused", true},
+       {"cheat_flags", {stat}}}};
+  json flags = {"result channel tampered with: the harness's report was refused: no end"};
+  for (const auto& f : lift_stage_flags(stages)) flags.push_back(f);
+  const json report = {{"kind", "kjudge-task-run"},
+                       {"schema_version", 1},
+                       {"kjudge_version", "x"},
+                       {"task", "t"},
+                       {"task_dir", "/t"},
+                       {"submission", "/s.cu"},
+                       {"submission_sha256", "0"},
+                       {"mode", "benchmark"},
+                       {"sandbox", "bwrap"},
+                       {"sandbox_limits", "cgroup"},
+                       {"ranking_by", "last"},
+                       {"passed", false},
+                       {"warnings", json::array()},
+                       {"isolate", false},
+                       {"isolate_why", "--no-isolate"},
+                       {"stages", stages},
+                       {"flags", flags}};
+  auto e = schema("task-run").errors(report);
+  EXPECT_TRUE(e.empty()) << joined(e);
+  ASSERT_EQ(flags.size(), 2u) << flags.dump(1);
+  EXPECT_EQ(flags[1]["stages"], json({"test", "benchmark"}));
+  json bad = report;
+  bad["flags"].push_back(json{{"check", "timing_gap"}});  // no detail
+  EXPECT_FALSE(schema("task-run").errors(bad).empty());
 }
 
 TEST(ReportSchemaValidator, CatchesWhatItClaimsTo) {
