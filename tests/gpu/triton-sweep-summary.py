@@ -37,7 +37,9 @@ def from_results(path, rows):
             hb = t.get("host_bound") or {}
             row = {"operator": r["operator"], "channel": r.get("channel"),
                    "verdict": r.get("verdict"), "source": path,
-                   "host_bound": any(any(v) for v in hb.values()) if hb else False}
+                   "host_bound": any(any(v) for v in hb.values()) if hb else False,
+                   # A run-time flag on an operator judged against itself is a false positive.
+                   "flags": sorted({f["check"] for f in r.get("timing_flags") or []})}
             if s.get("estimate") is not None:
                 EVER_TIMED.add(r["operator"])
                 row.update(estimate=s["estimate"], low=s["low"], high=s["high"],
@@ -102,13 +104,16 @@ def main():
     for r in sorted(rows.values(), key=lambda r: r["operator"]):
         if "estimate" in r:
             ok = r["low"] <= 1.0 <= r["high"]
-            note = "host-bound" if r.get("host_bound") else ""
+            note = ", ".join((["host-bound"] if r.get("host_bound") else []) +
+                             ["flag " + f for f in r.get("flags") or []])
             print(f"| {r['operator']} | {r['estimate']:.3f} | [{r['low']:.3f}, {r['high']:.3f}] "
                   f"| {'yes' if ok else '**no**'} | {note} |")
         else:
             print(f"| {r['operator']} | – | – | – | {str(r['why'])[:120]} |")
+    flagged = [r for r in rows.values() if r.get("flags")]
     print(f"\n{len(rows)} operators: {len(timed)} timed, {len(holds)} hold 1.00, "
-          f"{len(timed) - len(holds)} do not, {len(rows) - len(timed)} without a speedup")
+          f"{len(timed) - len(holds)} do not, {len(rows) - len(timed)} without a speedup, "
+          f"{len(flagged)} with a run-time flag")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(sorted(rows.values(), key=lambda r: r["operator"]), f, indent=1)
