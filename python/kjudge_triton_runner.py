@@ -1219,6 +1219,7 @@ class RuntimeWatch:
 
     def __init__(self, torch):
         self._enumerate = threading.enumerate
+        self._dummy = getattr(threading, "_DummyThread", ())
         self._gettrace = sys.gettrace
         self._getprofile = sys.getprofile
         self._threads = {t.ident for t in self._enumerate()}
@@ -1233,7 +1234,10 @@ class RuntimeWatch:
         """What is running now that was not at the baseline, one short phrase each."""
         found = []
         for t in self._enumerate():
-            if t.ident not in self._threads:
+            # A dummy is a thread Python did not start that ran Python code: torch's autograd
+            # engine runs a custom Function's backward on a device thread of its own, whoever's
+            # operator it is. What Python code starts is a Thread proper.
+            if t.ident not in self._threads and not isinstance(t, self._dummy):
                 found.append("thread %r" % t.name)
         for what, depth in self._modes:
             try:

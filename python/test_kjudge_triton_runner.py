@@ -996,6 +996,27 @@ class RuntimeWatchTest(unittest.TestCase):
             worker.join()
         self.assertNotIn("watch", s)
 
+    def test_a_thread_python_did_not_start_is_not(self):
+        # As torch's autograd engine runs a backward written in Python on a thread of its own.
+        import _thread
+        ready, stop = _thread.allocate_lock(), _thread.allocate_lock()
+        ready.acquire()
+        stop.acquire()
+
+        def foreign():
+            threading.current_thread()  # registers a dummy, as any Python code there would
+            ready.release()
+            stop.acquire()
+
+        def start():
+            _thread.start_new_thread(foreign, ())
+            ready.acquire()
+        try:
+            s = self.site(before=start)
+        finally:
+            stop.release()
+        self.assertNotIn("watch", s)
+
     def test_a_pushed_torch_mode_and_a_trace_hook_are_reported(self):
         fake = fake_torch()
         depth = {"function": 0, "dispatch": 0}
