@@ -1222,7 +1222,9 @@ class RuntimeWatch:
         self._dummy = getattr(threading, "_DummyThread", ())
         self._gettrace = sys.gettrace
         self._getprofile = sys.getprofile
-        self._threads = {t.ident for t in self._enumerate()}
+        # The Thread objects, not their idents: an ident is reused once its thread has ended, so a
+        # new thread could pass for one of the baseline's.
+        self._threads = set(self._enumerate())
         self._trace = self._gettrace()
         self._profile = self._getprofile()
         c = getattr(torch, "_C", None)
@@ -1237,7 +1239,7 @@ class RuntimeWatch:
             # A dummy is a thread Python did not start that ran Python code: torch's autograd
             # engine runs a custom Function's backward on a device thread of its own, whoever's
             # operator it is. What Python code starts is a Thread proper.
-            if t.ident not in self._threads and not isinstance(t, self._dummy):
+            if t not in self._threads and not isinstance(t, self._dummy):
                 found.append("thread %r" % t.name)
         for what, depth in self._modes:
             try:
