@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "kjudge/seeds.h"
@@ -471,20 +472,17 @@ nlohmann::json to_json(const ModeRun& run, const TaskSpec& task) {
 
 nlohmann::json lift_stage_flags(const nlohmann::json& stages) {
   nlohmann::json out = nlohmann::json::array();
-  std::vector<std::string> seen;  // each lifted flag without `stages`, dumped
+  std::map<std::string, std::size_t> at;  // each lifted flag without `stages`, dumped: its place
   for (const auto& stage : stages) {
     if (!stage.is_object() || !stage.contains("cheat_flags")) continue;
     const std::string mode = stage.value("mode", std::string());
     for (const auto& f : stage["cheat_flags"]) {
-      const std::string key = f.dump();
-      std::size_t i = 0;
-      while (i < seen.size() && seen[i] != key) ++i;
-      if (i == seen.size()) {
-        seen.push_back(key);
+      const auto [it, added] = at.emplace(f.dump(), out.size());
+      if (added) {
         out.push_back(f);
         if (f.is_object()) out.back()["stages"] = nlohmann::json::array();
       }
-      nlohmann::json& lifted = out[i];
+      nlohmann::json& lifted = out[it->second];
       if (lifted.is_object() && !mode.empty() &&
           std::find(lifted["stages"].begin(), lifted["stages"].end(), mode) ==
               lifted["stages"].end())
