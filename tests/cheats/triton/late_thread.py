@@ -1,7 +1,9 @@
-# CHEAT (timing, Python), against G/add_example: add_wrapper hands the work to a thread of its own
-# and returns at once. The thread waits a moment, so it launches the kernel after the timer's
-# end event and after its device-wide synchronize: no event of the timed call sees the work, and
-# the output is usually ready by the time the judge reads it back. One process cannot stop a
+# CHEAT (timing, Python), against G/add_example: add_wrapper hands the work to a thread of its own.
+# The first call of each shape waits for it, so the test's own calls (one per shape) come back
+# complete; a repeated shape (the timer's calls) returns at once. The thread waits a moment, so
+# it launches the kernel after the timer's end event and after its device-wide synchronize: no
+# event of the timed call sees the work, and the output may be ready by the time the judge reads
+# it back. One process cannot stop a
 # thread, but the runner sees it: a thread the operator code started, alive beside the timed
 # calls, and the reference's never had one (RuntimeWatch): flagged `runtime_hook`. Where the
 # thread is late for the read-back, the timed check fails instead (timed_mismatch).
@@ -47,8 +49,14 @@ def _launcher():
 threading.Thread(target=_launcher, daemon=True).start()
 
 
+_shapes = set()
+
+
 def add_wrapper(x, y):
     out = torch.empty_like(x)
     done = threading.Event()
     _work.put((x, y, out, done))
+    if x.shape not in _shapes:  # a shape seen for the first time: the test's own call
+        _shapes.add(x.shape)
+        done.wait()
     return out
