@@ -6,12 +6,12 @@
 // was too large to be recorded. 2 more agreed with themselves in test mode but not in timed
 // runs (2026-11-24): mul_exponent_compensator (memory never set) and token_attn_mistral (reads
 // megabytes past its tensors); and one a timed call showed reading past its tensors in two of
-// its cases (parallel_retention_attention); and apply_penalty's and fused_rotary_embedding's
-// references failed in their first timed run, reading past tensors their tests make too short
-// (2026-11-24). Each row says what
-// is wrong (lines are those of the operator file, TritonBench_G_v1/<op>.py, reference code and test
-// code together) and what the judge does. tests/triton_defects_test.cpp checks every row against
-// the real data (the operator exists, a skipped entry is a key of its test's result, a kept
+// its cases (parallel_retention_attention); apply_penalty's and fused_rotary_embedding's
+// references failed in their first timed run, reading past tensors their tests make too short;
+// and matmul_dequantize_int4's disagreed with itself in test mode (2026-11-24). Each row says
+// what is wrong (lines are those of the operator file, TritonBench_G_v1/<op>.py, reference code
+// and test code together) and what the judge does. tests/triton_defects_test.cpp checks every row
+// against the real data (the operator exists, a skipped entry is a key of its test's result, a kept
 // argument is what the test passes at that place in every call).
 //
 // exclude: not run at all (verdict `excluded`, in no accuracy). skip_entries: those entries of
