@@ -1058,19 +1058,24 @@ class HoldTest(unittest.TestCase):
     """A call the host queues more slowly than the GPU runs it is timed behind a spin that holds
     the stream; a call that waits on the GPU itself is timed without one (host_bound)."""
 
-    def site(self, need_ms=None, has_query=True, slow=()):
+    def site(self, need_ms=None, has_query=True, slow_at_longest=0):
         """need_ms: the spin that covers the call (None: none does, the call synchronizes);
-        slow: the numbers of the queries (from 0) at which the host is slow once, so that no
-        hold covers the call."""
+        slow_at_longest: how many of the first queries at the longest hold (2 ms) find the host
+        slow, so that the hold does not cover the call. Counted at the longest hold, not from
+        the first query: how fast the hold grows there depends on how fast this host queues."""
         fake = fake_torch()
-        state = {"spin_ms": 0.0, "spins": 0, "queries": 0}
+        state = {"spin_ms": 0.0, "spins": 0, "queries": 0, "at_longest": 0}
 
         def spin(cycles):  # calibrated below at 2^20 cycles a ms (each record is 1 ms)
             state["spin_ms"] = cycles / float(1 << 20)
             state["spins"] += 1
 
         def query(event):  # True: the GPU already reached the start event (it waited on us)
-            waited = need_ms is None or state["spin_ms"] < need_ms or state["queries"] in slow
+            slow = False
+            if state["spin_ms"] >= 2.0:
+                slow = state["at_longest"] < slow_at_longest
+                state["at_longest"] += 1
+            waited = need_ms is None or state["spin_ms"] < need_ms or slow
             state["queries"] += 1
             state["spin_ms"] = 0.0
             return waited
@@ -1081,7 +1086,20 @@ class HoldTest(unittest.TestCase):
         p = {"warmup": 1, "reps": 5, "min_reps": 2, "max_ms_per_site": 60000,
              "check": {"seed": SECRET, "tolerances": TOL, "plan": None}}
         t = r.CudaTimer(fake, p, ops=FakeOps())
-        t.measure("add", add, (FT([1.0, 2.0]), FT([0.5, 0.25])), {}, lambda: None)
+        # The host's clock, faked: every reading is 10 µs after the last, so how long this
+        # machine takes to queue the fake call (a loaded CI host: ms) does not size the hold.
+        clock = {"now": 0.0}
+
+        def perf_counter():
+            clock["now"] += 1e-5
+            return clock["now"]
+
+        real = r.time
+        r.time = types.SimpleNamespace(perf_counter=perf_counter)
+        try:
+            t.measure("add", add, (FT([1.0, 2.0]), FT([0.5, 0.25])), {}, lambda: None)
+        finally:
+            r.time = real
         return t.sites[0], state
 
     def test_a_launch_bound_call_gets_a_hold_that_covers_it(self):
@@ -1094,10 +1112,17 @@ class HoldTest(unittest.TestCase):
         self.assertEqual(len(s["check"]["outputs"]), 5)
 
     def test_a_slow_host_once_at_the_longest_hold_does_not_make_a_call_host_bound(self):
-        # Covered from a 1.5 ms hold on, but the host is slow at the first two queries there.
-        s, _ = self.site(need_ms=1.5, slow=range(0, 9))
+        # Covered from a 1.5 ms hold on, but the host is slow at the first two queries at 2 ms.
+        s, state = self.site(need_ms=1.5, slow_at_longest=2)
+        self.assertEqual(state["at_longest"], 2 + 5)
         self.assertFalse(s["host_bound"])
         self.assertEqual(s["hold_ms"], 2.0)
+        self.assertEqual(len(s["samples_ms"]), 5)
+
+    def test_a_host_slow_three_times_running_at_the_longest_hold_is_host_bound(self):
+        s, state = self.site(need_ms=1.5, slow_at_longest=3)
+        self.assertTrue(s["host_bound"])
+        self.assertEqual(s["hold_ms"], 0.0)
         self.assertEqual(len(s["samples_ms"]), 5)
 
     def test_a_call_that_waits_on_the_gpu_is_timed_without_a_hold(self):
