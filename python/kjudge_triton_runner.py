@@ -1255,6 +1255,82 @@ class RuntimeWatch:
         return found
 
 
+class CallMarks:
+    """Where each call of the operator code lies in time, for the judge's CUPTI profiler
+    (libkjudge_profiler.so, preloaded by the judge with --cupti): the profiler records every
+    kernel, copy and memset of the process with the time and thread that launched it, and the
+    judge (src/eval/triton_cupti.cpp) places each by these windows. A timed call's window is
+    [site, rep, start, end] with rep its index in the site's samples; every other call of the
+    operator code (the test's own, the warm-ups, the probes, a repetition not counted) is
+    [site, -1, start, end], and executing the operator code as a module (its own setup) is
+    `import`. The clock is the profiler's own (kjudge_profiler_now_ns: CUPTI's,
+    the records' clock), resolved here before any operator code runs; without it there is
+    nothing to place and the report says why. finish() writes the profiler's record (the
+    runner ends with os._exit, which skips the exit handler that would): 0 means something
+    wrote it earlier, and the work after that is missing."""
+
+    def __init__(self, hooks=None):
+        self.calls = []
+        self.imported = None  # [start, end] of executing the operator code as a module
+        self.why = ""
+        self._now = self._finish = None
+        try:
+            self._now, self._finish = hooks if hooks is not None else profiler_hooks()
+        except Exception as e:  # noqa: BLE001 - no profiler: the report says so
+            self.why = "the profiler's clock was not found: %s" % describe_short(e)
+        self.tid = threading.get_native_id()
+
+    @property
+    def active(self):
+        return self._now is not None
+
+    def now(self):
+        return int(self._now())
+
+    def untimed(self, site, fn):
+        """fn, its calls marked untimed calls of `site`."""
+        marks = self
+
+        def call(*args, **kwargs):
+            t0 = marks.now()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                marks.calls.append([site, -1, t0, marks.now()])
+
+        return call
+
+    def report(self):
+        out = {"clock": self.active, "tid": self.tid, "calls": self.calls}
+        if self.imported is not None:
+            out["import"] = self.imported
+        if not self.active:
+            out["why"] = self.why or "the profiler's clock was not found"
+            return out
+        try:
+            out["finished"] = int(self._finish()) == 1
+        except Exception as e:  # noqa: BLE001
+            out["finished"] = False
+            out["why"] = "the profiler's finish failed: %s" % describe_short(e)
+        return out
+
+
+def describe_short(e):
+    return "%s: %s" % (type(e).__name__, str(e)[:200])
+
+
+def profiler_hooks():
+    """The preloaded profiler's clock and finish, looked up in the process's global scope (an
+    LD_PRELOAD library's symbols are there). Raises when the library is not loaded."""
+    import ctypes
+    lib = ctypes.CDLL(None)
+    now = lib.kjudge_profiler_now_ns
+    now.restype, now.argtypes = ctypes.c_uint64, []
+    finish = lib.kjudge_profiler_finish
+    finish.restype, finish.argtypes = ctypes.c_int, []
+    return now, finish
+
+
 class CudaTimer:
     """Per call site (the n-th outermost entry call of the test): the call the test makes (its
     result goes back to the test), `warmup` untimed calls on plain copies, then up to `reps`
@@ -1279,7 +1355,7 @@ class CudaTimer:
     passed with the longest hold waits on the GPU itself (a .item(), a copy to the host): it is
     timed without a hold and reported `host_bound`."""
 
-    def __init__(self, torch, params, ops=None, np=None, watch=None):
+    def __init__(self, torch, params, ops=None, np=None, watch=None, marks=None):
         self.torch = torch
         self._watch = watch if watch is not None else RuntimeWatch(torch)
         # Taken before the operator code runs: patching torch.cuda.Event.elapsed_time or
@@ -1312,11 +1388,18 @@ class CudaTimer:
         self.check = CallCheck(ops if ops is not None else TorchOps(torch, np),
                                params.get("check") or {})
         self.sites = []
+        # Resolved here, before the operator code runs, like the references above.
+        self.marks = (marks if marks is not None else CallMarks()) if params.get("cupti") \
+            else None
 
     def measure(self, name, fn, args, kwargs, reset=None):
         reset = reset or (lambda: None)
         check = self.check
         index = len(self.sites)
+        marks = self.marks if self.marks is not None and self.marks.active else None
+        timed_fn = fn
+        if marks is not None:
+            fn = marks.untimed(index, fn)  # every call but the timed ones below
         result = fn(*args, **kwargs)
         self._sync()
         moved = tensor_bytes(list(args) + list(kwargs.values()) + [result], self._tensor)
@@ -1346,7 +1429,9 @@ class CudaTimer:
                 self._spin(self._cycles(hold))
             self._record(start)
             queued = time.perf_counter()
-            out = fn(*a, **k)
+            t0 = marks.now() if marks is not None else 0
+            out = timed_fn(*a, **k)
+            t1 = marks.now() if marks is not None else 0
             # Queued right behind the call's work. An end recorded only after the synchronize
             # timed how fast this process's thread woke up and queued it: tens of µs that differ
             # from one process to the next, which made an operator's self-speedup 0.5 or 1.2.
@@ -1370,11 +1455,15 @@ class CudaTimer:
                         hold, host_bound = 0.0, True
                 if not host_bound and not_counted < 2 * reps:
                     not_counted += 1
+                    if marks is not None:
+                        marks.calls.append([index, -1, t0, t1])
                     del out, a, k
                     continue
             held_once = held_once or (hold > 0 and not waited)
             strikes = 0
             rep = len(samples)
+            if marks is not None:
+                marks.calls.append([index, rep, t0, t1])
             samples.append(float(self._elapsed(start, end)))
             device.append(float(self._elapsed(start, after)))
             tails.append(float(self._elapsed(end, after)))
@@ -1534,7 +1623,11 @@ def _execute(request, torch, np, timer, recorder):
         raise StageError("test_syntax", e)
     ns = {"__name__": "__main__", "__builtins__": builtins, "__file__": request["candidate_path"]}
     rng.seed(seed)
+    marks = timer.marks if timer is not None and timer.marks is not None else None
+    t0 = marks.now() if marks is not None and marks.active else None
     run_code(code, request["candidate_path"], ns, "import")
+    if t0 is not None:
+        marks.imported = [t0, marks.now()]  # the operator code's own setup: a window too
     entries = Entries(rng, timer, recorder)
     test_binds = names_bound_by(test_tree)
     entries.install(ns, names_loaded_by(test_tree) - test_binds, torch,
@@ -1660,6 +1753,9 @@ def run(request, modules=None):
                 "warmup": timer.warmup, "reps": timer.reps, "sites": timer.sites,
                 "calls": entries.counts,
             }
+            if timer.marks is not None:
+                # After the last timed call's synchronize: the record holds all of its work.
+                record["cupti"] = timer.marks.report()
             seconds["time"] = time.perf_counter() - t0
     except StageError as e:
         record["status"] = "error"

@@ -196,6 +196,32 @@ TEST_F(TritonEvalCli, PeaksGiveGpuEfficiency) {
 
 // The paper's published outputs ({instruction, predict, label}) rescored as candidates, with
 // CodeBLEU asked for: a number where the package imports, else unavailable with the reason.
+// --cupti: the profiler named by $KJUDGE_PROFILER (here a file that is no library; the fake
+// runner plays the profiler) in every timing process, each line's `cupti` object, run.json's
+// option; refused without --speedup, and where no profiler library is found.
+TEST_F(TritonEvalCli, CuptiWatchesTheTimingProcesses) {
+  std::ofstream(dir_ / "libkjudge_profiler.so") << "not a library\n";
+  const std::string env = "KJUDGE_PROFILER=" + (dir_ / "libkjudge_profiler.so").string() + " ";
+  auto r = run_capture(env + base() +
+                       "--self --operator add_example --speedup --cupti --rounds 2 --reps 5");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  std::vector<json> results = lines("results.jsonl");
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0]["cupti"]["used"], true) << results[0].dump();
+  EXPECT_FALSE(results[0].contains("timing_flags"));
+  std::ifstream run_json(dir_ / "run" / "run.json");
+  const json run = json::parse(run_json);
+  EXPECT_EQ(run["identity"]["timing"]["cupti"], true);
+
+  auto no_speedup = run_capture(env + base() + "--self --operator add_example --cupti");
+  EXPECT_EQ(no_speedup.rc, 2) << no_speedup.out;
+  EXPECT_NE(no_speedup.out.find("needs --speedup"), std::string::npos) << no_speedup.out;
+  auto missing = run_capture("KJUDGE_PROFILER=" + (dir_ / "nothing.so").string() + " " + base() +
+                             "--self --operator add_example --speedup --cupti");
+  EXPECT_EQ(missing.rc, 3) << missing.out;
+  EXPECT_NE(missing.out.find("libkjudge_profiler.so"), std::string::npos) << missing.out;
+}
+
 TEST_F(TritonEvalCli, LlmGeneratedWithCodeBleu) {
   TritonBench bench = load_tritonbench(kData);
   const TritonOperator* op = bench.find("add_example", TritonChannel::G);

@@ -69,6 +69,7 @@ TEST(TritonRequest, CarriesEverythingTheRunnerReads) {
   EXPECT_EQ(j["timing"]["reps"], 7);
   EXPECT_EQ(j["timing"]["warmup"], 3);
   EXPECT_EQ(j["timing"]["flush_bytes"], 0);
+  EXPECT_EQ(j["timing"]["cupti"], false);
   // The timed calls' check: no plan yet (the reference's first process decides), the secret,
   // and the judge's own tolerances (tolerance.h), floating-point dtypes only.
   const json& check = j["timing"]["check"];
@@ -787,6 +788,76 @@ TEST(TritonEval, WhatACandidateLeavesRunningBesideItsCallsIsFlagged) {
                             "/docs/schemas/triton-result.schema.json");
   kjudge::testing::SchemaValidator schema(json::parse(schema_file));
   for (const auto& err : schema.errors(line)) ADD_FAILURE() << err;
+}
+
+// --cupti: every timing process gets the profiler (here a file that is no library: the loader
+// skips it and the fake runner writes the profiler's record itself, as the real library would
+// with a GPU) and reports its call marks; the judge places the record against them and flags
+// what the candidate's processes show that the reference's do not (eval/triton_cupti.h).
+TEST(TritonEval, WhatTheProfilerSawIsFlaggedWithCupti) {
+  TempDir dir;
+  std::ofstream(dir / "libkjudge_profiler.so") << "not a library\n";
+  TritonOperator op = make_op("op", "#fake ok\n#fake time 0.01\n", 1);
+  TritonEvalOptions opt = fake_speedup_options(dir, 4, 2, 1);
+  opt.profiler = dir / "libkjudge_profiler.so";
+  const std::string head = "#fake ok\n#fake time 0.01\n";
+  std::vector<TritonJob> jobs = {{&op, op.reference_code, 0, "self"},
+                                 {&op, head + "#fake cupti late\n", 1, "late"},
+                                 {&op, head + "#fake cupti sidestream\n", 2, "sidestream"},
+                                 {&op, head + "#fake cupti hook\n", 3, "hook"},
+                                 {&op, head + "#fake cupti early\n", 4, "early"},
+                                 {&op, head + "#fake cupti cut\n", 5, "cut"}};
+  TritonEvalResult res = evaluate_triton(jobs, opt);
+  auto flag_checks = [&](std::size_t i) {
+    std::vector<std::string> out;
+    for (const auto& [check, lines] : res.results[i].cupti_flags) out.push_back(check);
+    return out;
+  };
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    ASSERT_TRUE(res.results[i].speedup) << i << ": " << res.results[i].speedup_note;
+  EXPECT_TRUE(flag_checks(0).empty());
+  EXPECT_EQ(res.results[0].cupti["used"], true) << res.results[0].cupti.dump();
+  // 2 sites x 4 timed calls in each of 3 processes per side (a warm-up round and 2 rounds).
+  EXPECT_EQ(res.results[0].cupti["candidate"]["processes"], 3);
+  EXPECT_EQ(res.results[0].cupti["candidate"]["sites"][1]["calls"], 4);
+  EXPECT_EQ(flag_checks(1), std::vector<std::string>{"cupti_outside"});
+  EXPECT_EQ(flag_checks(2), std::vector<std::string>{"cupti_undercount"});
+  EXPECT_EQ(flag_checks(3), std::vector<std::string>{"cupti_outside"});
+  EXPECT_NE(res.results[3].cupti_flags[0].second[0].find("op_deferred"), std::string::npos);
+  EXPECT_EQ(flag_checks(4), std::vector<std::string>{"cupti_record"});
+  EXPECT_NE(res.results[4].cupti_flags[0].second[0].find("written already"), std::string::npos);
+  EXPECT_EQ(flag_checks(5), std::vector<std::string>{"cupti_record"});
+  EXPECT_NE(res.results[5].cupti_flags[0].second[0].find("never finished"), std::string::npos);
+  // One line per candidate process: the warm-up round's too.
+  EXPECT_EQ(res.results[1].cupti_flags[0].second.size(), 3u);
+  json line = triton_result_json(res.results[2]);
+  ASSERT_TRUE(line.contains("timing_flags"));
+  EXPECT_EQ(line["timing_flags"][0]["check"], "cupti_undercount");
+  EXPECT_EQ(line["cupti"]["used"], true);
+  std::ifstream schema_file(std::string(KJUDGE_SOURCE_DIR) +
+                            "/docs/schemas/triton-result.schema.json");
+  kjudge::testing::SchemaValidator schema(json::parse(schema_file));
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    for (const auto& err : schema.errors(triton_result_json(res.results[i])))
+      ADD_FAILURE() << i << ": " << err;
+  const nlohmann::ordered_json summary = triton_summary_json(res, nlohmann::ordered_json::object());
+  EXPECT_EQ(summary["flagged"].size(), 5u);
+
+  // A reference whose profiler never loaded: nothing is held against any candidate, and the
+  // job says why; without --cupti there is no `cupti` object at all.
+  TritonOperator bare = make_op("bare", head + "#fake cupti none\n", 1);
+  opt.work_dir = dir / "work2";
+  TritonEvalResult none = evaluate_triton({{&bare, head + "#fake cupti late\n", 0, "late"}}, opt);
+  ASSERT_TRUE(none.results[0].speedup) << none.results[0].speedup_note;
+  EXPECT_TRUE(none.results[0].cupti_flags.empty());
+  EXPECT_EQ(none.results[0].cupti["used"], false);
+  EXPECT_NE(none.results[0].cupti["why"].get<std::string>().find("did not load"),
+            std::string::npos);
+  opt.profiler.clear();
+  opt.work_dir = dir / "work3";
+  TritonEvalResult off = evaluate_triton({jobs[1]}, opt);
+  EXPECT_TRUE(off.results[0].cupti.is_null());
+  EXPECT_FALSE(triton_result_json(off.results[0]).contains("cupti"));
 }
 
 TEST(TritonEval, SpeedupWithTheFakeRunner) {

@@ -24,6 +24,7 @@
 #include "eval/triton_eval.h"
 #include "eval/triton_journal.h"
 #include "eval/triton_solutions.h"
+#include "perf/benchmarker.h"
 #include "run/cloexec_file.h"
 
 namespace kjudge {
@@ -284,6 +285,11 @@ void run_triton_eval(const TritonEvalArgs& a, int& rc) {
     rc = exit_code::usage;
     return;
   }
+  if (a.cupti && !a.speedup) {
+    fmt::print(stderr, "kjudge: --cupti watches the timing processes: it needs --speedup\n");
+    rc = exit_code::usage;
+    return;
+  }
   TritonEvalOptions opt;
   try {
     opt.runner.python = probe_python(a.python);
@@ -292,6 +298,18 @@ void run_triton_eval(const TritonEvalArgs& a, int& rc) {
     fmt::print(stderr, "kjudge: {}\n", e.what());
     rc = exit_code::environment;
     return;
+  }
+  if (a.cupti) {
+    opt.profiler = locate_profiler();
+    std::error_code ec;
+    if (opt.profiler.empty() || !fs::is_regular_file(opt.profiler, ec)) {
+      fmt::print(stderr,
+                 "kjudge: --cupti needs the profiler library, libkjudge_profiler.so (built "
+                 "beside kjudge where CUPTI is installed; or set KJUDGE_PROFILER){}\n",
+                 opt.profiler.empty() ? "" : ": " + opt.profiler.string() + " is no file");
+      rc = exit_code::environment;
+      return;
+    }
   }
   // Compiled once here, outside the sandbox, with no operator code; a cache that cannot be made
   // costs time, never the run.
@@ -390,6 +408,8 @@ void run_triton_eval(const TritonEvalArgs& a, int& rc) {
         {"reference_check", !a.no_reference_check},
         {"keep_defective", a.keep_defective},
         {"prestart", a.prestart},
+        {"cupti", opt.profiler.empty() ? nlohmann::ordered_json(nullptr)
+                                       : nlohmann::ordered_json(opt.profiler.string())},
         {"bytecode_cache", bytecode},
         {"peaks",
          opt.peaks ? nlohmann::ordered_json{{"file", a.peaks},
@@ -497,6 +517,10 @@ void add_triton_commands(CLI::App& app, int& rc) {
   e->add_option("--limit", ev->limit, "At most N candidates")->check(CLI::PositiveNumber);
   e->add_flag("--speedup", ev->speedup,
               "Also time the reference and every correct candidate, one at a time on the GPU");
+  e->add_flag("--cupti", ev->cupti,
+              "With --speedup: preload the judge's CUPTI profiler into every timing process "
+              "and flag GPU work the events did not time (cupti_undercount, cupti_outside) or "
+              "a record that cannot be trusted (cupti_record); docs/triton.md");
   e->add_option("--out", ev->out,
                 "Run directory (default kjudge-runs/triton-<time>): results.jsonl gets each "
                 "candidate's line as soon as it is judged (in completion order), "

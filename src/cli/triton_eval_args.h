@@ -29,6 +29,8 @@ struct TritonEvalArgs {
   int difficulty = 0;
   int limit = 0;
   bool speedup = false;
+  // With speedup: the judge's CUPTI profiler in every timing process (eval/triton_cupti.h).
+  bool cupti = false;
   std::string out;
   bool resume = false;  // finish the run in `out` (its results.jsonl and run.json)
   bool json = false;

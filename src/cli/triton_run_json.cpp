@@ -64,6 +64,22 @@ const char* option_of(const std::string& field) {
 
 }  // namespace
 
+namespace {
+
+// What decides the timed figures; `cupti` only when on, so runs from before it resume.
+nlohmann::ordered_json timing_identity(const TritonEvalArgs& a) {
+  if (!a.speedup) return nullptr;
+  nlohmann::ordered_json t = {{"rounds", a.rounds},
+                              {"warmup_rounds", a.warmup_rounds},
+                              {"warmup", a.timing.warmup},
+                              {"reps", a.timing.reps},
+                              {"max_ms_per_call", a.timing.max_ms_per_site}};
+  if (a.cupti) t["cupti"] = true;
+  return t;
+}
+
+}  // namespace
+
 nlohmann::ordered_json triton_run_identity(const TritonEvalArgs& a,
                                            const std::vector<TritonJob>& jobs) {
   using oj = nlohmann::ordered_json;
@@ -83,12 +99,7 @@ nlohmann::ordered_json triton_run_identity(const TritonEvalArgs& a,
           {"reference_check", !a.no_reference_check},
           {"seed", a.seed},
           {"speedup", a.speedup},
-          {"timing", a.speedup ? oj{{"rounds", a.rounds},
-                                    {"warmup_rounds", a.warmup_rounds},
-                                    {"warmup", a.timing.warmup},
-                                    {"reps", a.timing.reps},
-                                    {"max_ms_per_call", a.timing.max_ms_per_site}}
-                               : oj(nullptr)},
+          {"timing", timing_identity(a)},
           {"jobs", jobs.size()},
           {"jobs_fingerprint", jobs_fingerprint(jobs)}};
 }

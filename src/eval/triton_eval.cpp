@@ -18,6 +18,7 @@
 
 #include "core/input_error.h"
 #include "core/random_secret.h"
+#include "eval/triton_cupti.h"
 #include "eval/triton_failure.h"
 #include "perf/interleave.h"
 
@@ -123,6 +124,7 @@ TritonRunRequest make_request(const TritonEvalOptions& opt, const TritonOperator
   req.time = time;
   req.timing = opt.timing;
   req.timing.perturb_seed = perturb_seed;
+  req.timing.cupti = time && !opt.profiler.empty();
   req.plan = plan;
   req.require_torch = opt.require_torch;
   // A known test defect (eval/triton_defects.h) applies to every run of the operator, the
@@ -610,7 +612,9 @@ class TimedProcesses {
  public:
   TimedProcesses(const TritonEvalOptions& opt, const TritonJobResult& r, const std::string& base,
                  const std::vector<PlannedRun>& plan)
-      : opt_(opt), r_(r), base_(base), plan_(plan) {}
+      : opt_(opt), r_(r), base_(base), plan_(plan), runner_(opt.runner) {
+    runner_.profiler = opt.profiler;  // timing processes only: test-mode runs go without
+  }
   TimedProcesses(const TimedProcesses&) = delete;
   TimedProcesses& operator=(const TimedProcesses&) = delete;
   ~TimedProcesses() {
@@ -634,7 +638,7 @@ class TimedProcesses {
     const fs::path ws = cur ? cur->ws : workspace(i);
     if (!cur) {
       clear_workspace(ws);
-      o = run_triton(opt_.runner, req, ws);
+      o = run_triton(runner_, req, ws);
     } else if (!cur->gate->release(req)) {
       cur->out.wait();
       o.status = TritonRunStatus::judge_error;
@@ -671,7 +675,7 @@ class TimedProcesses {
     } catch (const std::exception&) {
       return std::nullopt;
     }
-    s.out = std::async(std::launch::async, [runner = &opt_.runner, gate = s.gate.get()] {
+    s.out = std::async(std::launch::async, [runner = &runner_, gate = s.gate.get()] {
       return run_triton_gated(*runner, *gate);
     });
     return s;
@@ -681,6 +685,7 @@ class TimedProcesses {
   const TritonJobResult& r_;
   std::string base_;
   const std::vector<PlannedRun>& plan_;
+  TritonRunner runner_;  // the options' runner, with the profiler where asked for
   std::optional<Started> next_;
   std::size_t next_index_ = 0;
 };
@@ -717,6 +722,7 @@ void time_job(const TritonEvalOptions& opt, TritonJobResult& r, const TritonRunO
   // shows on both sides).
   std::set<std::string> reference_watch;
   std::vector<std::pair<std::string, std::string>> candidate_watch;
+  TritonCuptiJudge cupti;  // with --cupti: every timing process's record against its marks
   if (skips_entries(r.defect))
     for (int s : r.defect->sites) unjudged.insert(static_cast<std::size_t>(s));
   for (std::size_t i = 0; i < plan.size(); ++i) {
@@ -733,6 +739,13 @@ void time_job(const TritonEvalOptions& opt, TritonJobResult& r, const TritonRunO
       return;
     }
     env = o.env;
+    if (o.profiled) {
+      std::vector<std::string> names;
+      for (const TritonCallSite& site : o.sites) names.push_back(site.entry);
+      cupti.add(triton_cupti_process(o), ref, what, std::move(names));
+      o.profile.clear();
+      o.profile.shrink_to_fit();
+    }
     if (check_plan.is_null()) {
       if (!ref) {  // interleave_plan starts every job with a reference-first pair
         r.speedup_note = "judge: the first timing process was not the reference's";
@@ -790,6 +803,10 @@ void time_job(const TritonEvalOptions& opt, TritonJobResult& r, const TritonRunO
   }
   for (const auto& [item, line] : candidate_watch)
     if (!reference_watch.count(item)) r.runtime_hooks.push_back(line);
+  if (!opt.profiler.empty()) {
+    r.cupti_flags = cupti.flags();
+    r.cupti = cupti.json();
+  }
   // Where the reference's own processes disagree, a difference says nothing about the candidate.
   for (const auto& [at, failure] : failures) {
     if (unstable.count(at)) {
@@ -1185,6 +1202,9 @@ nlohmann::ordered_json triton_timing_flags(const TritonJobResult& r) {
                       "the operator code left running beside its timed calls what the "
                       "reference's did not (work there can escape the events): " +
                           join(r.runtime_hooks)}});
+  // cupti_*: what the profiler saw that the events did not, or a record that cannot be trusted.
+  for (const auto& [check, lines] : r.cupti_flags)
+    flags.push_back({{"check", check}, {"detail", join(lines)}});
   return flags;
 }
 
@@ -1280,6 +1300,7 @@ nlohmann::ordered_json triton_result_json(const TritonJobResult& r) {
   if (!r.flags.empty()) j["cheat_flags"] = flags_json(r.flags);
   const nlohmann::ordered_json timing_flags = triton_timing_flags(r);
   if (!timing_flags.empty()) j["timing_flags"] = timing_flags;
+  if (!r.cupti.is_null()) j["cupti"] = r.cupti;
   if (r.speedup) {
     j["gpu_efficiency"] = r.efficiency;
     if (!r.efficiency_note.empty()) j["gpu_efficiency_note"] = r.efficiency_note;

@@ -59,6 +59,10 @@ struct TritonEvalOptions {
   // own code (--self does: its candidate run is that second run), to tell a reference that
   // disagrees with itself from a candidate's mismatch.
   bool check_references = true;
+  // With speedup: libkjudge_profiler.so, preloaded into every timing process (--cupti), whose
+  // record of each process is set against the runner's marks (eval/triton_cupti.h); empty:
+  // timed by the CUDA events alone.
+  std::filesystem::path profiler;
   std::optional<GpuPeaks> peaks;   // with speedup: gpu_efficiency of each timed candidate
   int workers = 4;                 // test-mode runs at once (timing runs are always alone)
   std::filesystem::path work_dir;  // one workspace per run below it
@@ -135,6 +139,11 @@ struct TritonJobResult {
   // What the candidate's processes had running beside their timed calls that the reference's
   // did not (TritonCallSite::watch), one line per site and round: the `runtime_hook` flag.
   std::vector<std::string> runtime_hooks;
+  // With --cupti (TritonEvalOptions::profiler): the flags the profiler's records make for the
+  // candidate (eval/triton_cupti.h: cupti_record, cupti_undercount, cupti_outside, each with its
+  // lines) and the job's `cupti` object; null when the profiler was not asked for.
+  std::vector<std::pair<std::string, std::vector<std::string>>> cupti_flags;
+  nlohmann::ordered_json cupti;
   // Per side (reference, candidate), per timed site: the longest hold any round used, and
   // whether the site was host-bound in any round (TritonCallSite::hold_ms, host_bound).
   std::vector<double> hold_ms[2];

@@ -329,6 +329,53 @@ nlohmann::json tolerance_table() {
   return t;
 }
 
+std::uint64_t u64_at(const nlohmann::json& v, const std::string& source, const std::string& field) {
+  if (!v.is_number_unsigned()) throw InputError(source, 1, field, "not a count");
+  return v.get<std::uint64_t>();
+}
+
+TritonCuptiMarks parse_cupti(const nlohmann::json& c, const std::string& source) {
+  if (!c.is_object()) throw InputError(source, 1, "cupti", "not an object");
+  TritonCuptiMarks m;
+  m.reported = true;
+  const nlohmann::json* clock = optional_field(c, "clock");
+  if (!clock || !clock->is_boolean())
+    throw InputError(source, 1, "cupti.clock", "missing or not true/false");
+  m.clock = clock->get<bool>();
+  if (const nlohmann::json* f = optional_field(c, "finished")) {
+    if (!f->is_boolean()) throw InputError(source, 1, "cupti.finished", "not true/false");
+    m.finished = f->get<bool>();
+  }
+  if (const nlohmann::json* w = optional_field(c, "why"); w && w->is_string()) m.why = *w;
+  if (const nlohmann::json* t = optional_field(c, "tid"))
+    m.tid = static_cast<std::uint32_t>(u64_at(*t, source, "cupti.tid"));
+  if (const nlohmann::json* imp = optional_field(c, "import")) {
+    if (!imp->is_array() || imp->size() != 2)
+      throw InputError(source, 1, "cupti.import", "not [start, end]");
+    m.import_start_ns = u64_at((*imp)[0], source, "cupti.import[0]");
+    m.import_end_ns = u64_at((*imp)[1], source, "cupti.import[1]");
+  }
+  const nlohmann::json* calls = optional_field(c, "calls");
+  if (!calls || !calls->is_array())
+    throw InputError(source, 1, "cupti.calls", "missing or not an array");
+  for (std::size_t i = 0; i < calls->size(); ++i) {
+    const nlohmann::json& v = (*calls)[i];
+    const std::string field = fmt::format("cupti.calls[{}]", i);
+    if (!v.is_array() || v.size() != 4 || !v[1].is_number_integer())
+      throw InputError(source, 1, field, "not [site, rep, start, end]");
+    TritonCallMark mark;
+    mark.site = static_cast<std::size_t>(u64_at(v[0], source, field + "[0]"));
+    const std::int64_t rep = v[1].get<std::int64_t>();
+    if (rep < -1 || rep > 1000000) throw InputError(source, 1, field + "[1]", "not a repetition");
+    mark.rep = static_cast<int>(rep);
+    mark.start_ns = u64_at(v[2], source, field + "[2]");
+    mark.end_ns = u64_at(v[3], source, field + "[3]");
+    if (mark.end_ns < mark.start_ns) throw InputError(source, 1, field, "ends before it starts");
+    m.calls.push_back(mark);
+  }
+  return m;
+}
+
 }  // namespace
 
 std::string_view triton_run_status_name(TritonRunStatus s) {
@@ -378,6 +425,7 @@ nlohmann::json triton_request_json(const TritonRunRequest& req, const fs::path& 
             {"min_reps", req.timing.min_reps},
             {"max_ms_per_site", req.timing.max_ms_per_site},
             {"flush_bytes", req.timing.flush_bytes},
+            {"cupti", req.timing.cupti},
             {"check",
              {{"perturb", req.timing.perturb},
               {"perturb_relative", req.timing.perturb_relative},
@@ -501,6 +549,7 @@ void parse_runner_record(const std::string& channel, const std::string& nonce,
   if (const nlohmann::json* env = optional_field(rec, "env"); env && env->is_object())
     for (auto it = env->begin(); it != env->end(); ++it)
       if (it.value().is_string()) out.env[it.key()] = it.value();
+  if (const nlohmann::json* c = optional_field(rec, "cupti")) out.cupti = parse_cupti(*c, source);
   if (out.status == TritonRunStatus::ok && !out.has_outputs && out.sites.empty() && !timing)
     throw InputError(source, 1, "", "status ok, yet neither outputs nor timing");
 }
@@ -554,9 +603,34 @@ TritonRunOutcome execute(const TritonRunner& runner, const TritonRunFiles& f, in
   extras.env = {"HOME=" + ws.string(), "TRITON_CACHE_DIR=" + (ws / ".triton/cache").string(),
                 "TRITON_HOME=" + ws.string(), "XDG_CACHE_HOME=" + (ws / ".cache").string()};
   if (runner.gpu >= 0) extras.env.push_back("CUDA_VISIBLE_DEVICES=" + std::to_string(runner.gpu));
+  // The profiler gets a channel of its own, as in the task path (perf/benchmarker.cpp): its
+  // header is written as it loads, so a record that stops there says the process never reached
+  // the runner's finish.
+  std::optional<ResultChannel> profile;
+  if (!runner.profiler.empty()) {
+    try {
+      profile.emplace("kjudge-triton-profile");
+    } catch (const std::exception& e) {
+      out.status = TritonRunStatus::judge_error;
+      out.detail = std::string("judge: cannot make the profiler's channel: ") + e.what();
+      return out;
+    }
+    const std::string lib = runner.profiler.string();
+    extras.env.insert(
+        extras.env.end(),
+        {"LD_PRELOAD=" + lib, "KJUDGE_PROFILE_FD=" + std::to_string(profile->fd()),
+         "KJUDGE_PROFILE_NONCE=" + profile->nonce(), "KJUDGE_PROFILE_EARLY_HEADER=1"});
+    extras.ro_paths.push_back(runner.profiler);
+    extras.inherit_fds.push_back(profile->fd());
+  }
   const std::string label = runner.python.executable + " " + runner.script.filename().string();
   ProcessResult r = run_step(runner.step, runner.machine, label, ws, timeout_s, extras);
   fill_from_process(r, out);
+  if (profile) {
+    out.profiled = true;
+    out.profile = profile->read_all();
+    out.profile_nonce = profile->nonce();
+  }
 
   if (!r.started) {
     out.status = TritonRunStatus::judge_error;

@@ -40,6 +40,10 @@ struct TritonTiming {
   // (to min_reps at least) only where even the smallest samples do not fit.
   std::uint64_t check_bytes_per_site = std::uint64_t{16} << 20;
   std::uint64_t check_bytes = std::uint64_t{128} << 20;
+  // The runner marks every call of the operator code in the clock of the judge's CUPTI
+  // profiler (TritonRunner::profiler, preloaded), so the judge can place each kernel the
+  // profiler saw (eval/triton_cupti.h).
+  bool cupti = false;
 };
 
 // Test mode: of each call of one entry, keep only some arguments (after the call), under a cap
@@ -171,6 +175,28 @@ struct TritonCallOutput {
   std::optional<OutputSet> outputs;  // empty: not recorded (over the runner's cap)
 };
 
+// One call of the operator code as the runner marked it in the profiler's clock (the request's
+// timing.cupti): a timed call of site `site` (rep: its index in the site's samples), or another
+// call of that site (rep -1: the test's own, a warm-up, a probe, a repetition not counted).
+struct TritonCallMark {
+  std::size_t site = 0;
+  int rep = -1;
+  std::uint64_t start_ns = 0, end_ns = 0;
+};
+
+// The runner's `cupti` report: its thread, its marks, and whether its call wrote the profiler's
+// record (false: something in the process wrote it first, and the work after is missing).
+struct TritonCuptiMarks {
+  bool reported = false;  // the record had a `cupti` object
+  bool clock = false;     // the runner found the profiler's clock
+  bool finished = false;
+  std::string why;        // when !clock or !finished, the runner's words
+  std::uint32_t tid = 0;  // the runner's thread (gettid), which the profiler's launches carry
+  std::vector<TritonCallMark> calls;
+  // Executing the operator code as a module: its own setup, [start, end]; {0, 0} when unmarked.
+  std::uint64_t import_start_ns = 0, import_end_ns = 0;
+};
+
 struct TritonRunOutcome {
   TritonRunStatus status = TritonRunStatus::judge_error;
   std::string detail;    // one sentence for everything but ok
@@ -200,6 +226,12 @@ struct TritonRunOutcome {
   int exit_code = -1;
   int signal = 0;
   std::uint64_t memory_peak_bytes = 0;
+  // With TritonRunner::profiler: the profiler's channel as it came back (its raw text, possibly
+  // empty) and the nonce it had to carry, for eval/triton_cupti.h; the runner's marks.
+  bool profiled = false;
+  std::string profile;
+  std::string profile_nonce;
+  TritonCuptiMarks cupti;
 };
 
 // Parses what the runner wrote into its result channel: one line of JSON, then the data blob.
@@ -215,6 +247,9 @@ struct TritonRunner {
   MachineInfo machine;
   double timeout_s = 180;
   int gpu = -1;  // CUDA_VISIBLE_DEVICES when >= 0
+  // libkjudge_profiler.so, preloaded into the runner with a channel of its own (the judge's
+  // CUPTI profiler, src/perf/profiler); empty: none.
+  std::filesystem::path profiler;
 };
 
 // Writes the code into `workspace` (created), runs the runner there and reads its report.

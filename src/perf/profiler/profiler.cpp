@@ -31,8 +31,10 @@ std::uint64_t g_app_start = 0;
 pid_t g_pid = 0;
 std::atomic<bool> g_written{false};
 
-void write_record() {
-  if (g_written.exchange(true) || getpid() != g_pid) return;
+// True when this call wrote the record; false when it was written already (or belongs to
+// another process), so a caller can tell that someone finished it first.
+bool write_record_once() {
+  if (g_channel == nullptr || getpid() != g_pid || g_written.exchange(true)) return false;
   std::uint64_t app_end = now_ns();
   if (g_tracing) flush_tracing(*g_store);
   Profile profile = g_store->take();
@@ -42,7 +44,10 @@ void write_record() {
   if (g_channel->early_header) record.erase(0, record.find('\n') + 1);
   write_all(g_channel->fd, record);
   close(g_channel->fd);
+  return true;
 }
+
+void write_record() { (void)write_record_once(); }
 
 // A forked child shares the descriptor: it must not write a second record into it.
 void forget_in_child() {
@@ -74,3 +79,20 @@ __attribute__((constructor)) void start_profiler() {
 }  // namespace
 
 }  // namespace kjudge::profiler
+
+extern "C" {
+
+// The clock of the record's timestamps (CUPTI's), for a program that marks its own windows in
+// time: the Triton runner brackets each call with it (eval/triton_cupti.h).
+__attribute__((visibility("default"))) std::uint64_t kjudge_profiler_now_ns() {
+  return kjudge::profiler::now_ns();
+}
+
+// Writes the record now, for a program that ends without running exit handlers (the Triton
+// runner's os._exit). 1: this call wrote it; 0: it was written already (by an earlier call,
+// which a runner reports: the work after it is missing), or no channel was named.
+__attribute__((visibility("default"))) int kjudge_profiler_finish() {
+  return kjudge::profiler::write_record_once() ? 1 : 0;
+}
+
+}  // extern "C"

@@ -1,0 +1,102 @@
+#pragma once
+// What the judge's CUPTI profiler (src/perf/profiler, preloaded into the Triton runner's timing
+// processes by `kjudge triton eval --cupti`) saw of a job's timed calls, set against the CUDA-event
+// times the runner reported, and the flags that makes for the candidate.
+//
+// The runner marks every call of the operator code in the profiler's own clock
+// (TritonCuptiMarks: python/kjudge_triton_runner.py, CallMarks), and the import of the operator
+// code. Every kernel, copy and memset of the process (any stream, host thread or context) is
+// placed by the time and thread of the API call that launched it:
+//   - launched inside a timed call's window (from any thread): that call's work. Its CUPTI span
+//     runs from the first start to the last end of that work on the GPU. Honest work on the
+//     timed stream runs between the call's events, so its span is at most the event time; a
+//     span well above it is work the events did not time: another stream, thread or context,
+//     work that started during the stream's hold, or work left running past the call
+//     (`cupti_undercount`);
+//   - launched inside another call of the operator code (the test's own, a warm-up, a probe) or
+//     its import: the operator's work, not timed, not judged;
+//   - launched outside every call by a thread other than the runner's: GPU work of the operator
+//     code's own threads (or torch's autograd thread, for a backward pass the test starts
+//     itself) between the calls (`cupti_outside`, where the candidate's exceeds the
+//     reference's);
+//   - launched outside every call by the runner's thread: the runner's and the test's own work
+//     (inputs, the L2 flush, the checks), the same on both sides; a kernel the reference's
+//     processes never launched there that is not one of torch's own (ATen's) is the operator
+//     code's, run from a hook between the calls (`cupti_outside`).
+// The score stays the event time. In one process the operator code can still reach the
+// profiler's record (docs/cheats.md); the flags are for a person to read.
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "eval/triton_run.h"
+#include "perf/profile_record.h"
+
+namespace kjudge {
+
+// One call site's timed calls in one process, as CUPTI saw them.
+struct TritonCuptiSite {
+  int calls = 0;  // timed calls marked (one per sample)
+  int empty = 0;  // of them, windows in which nothing was launched
+  double span_mean_ns = 0;
+  double event_mean_ns = 0;  // the samples' mean over the same calls
+  double excess_ns = 0;      // mean over the calls of max(0, span - event)
+  int kernels = 0, copies = 0;
+  int streams = 0, contexts = 0;
+  int other_thread_launches = 0;  // launched inside the windows by threads not the runner's
+};
+
+struct TritonCuptiProcess {
+  // The record was read and placed against the marks. When not, `why` says why: CUPTI was not
+  // there, or the record or the marks cannot be trusted (cut short, written early by something
+  // in the process, a foreign nonce), which is a `cupti_record` flag on the candidate's side.
+  bool used = false;
+  std::string why;
+  std::uint64_t dropped = 0;           // activity records CUPTI lost
+  int unplaced = 0;                    // activities CUPTI could not date or name a thread for
+  bool threads_known = true;           // the runner's thread launched something (the ids agree)
+  std::vector<TritonCuptiSite> sites;  // parallel to the process's sites
+  // Outside every call and the import, by threads other than the runner's.
+  int outside_kernels = 0, outside_copies = 0;
+  double outside_gpu_ns = 0;
+  std::vector<std::string> outside_names;  // a few of the kernels' names
+  // Outside every call and the import, by the runner's thread: kernels by name.
+  std::map<std::string, int> runner_kernels;
+};
+
+// A process's record (the raw channel text and its nonce) against its marks and sites. Never
+// throws: a bad record leaves the process not used, saying why.
+TritonCuptiProcess triton_cupti_process(const TritonRunOutcome& o);
+TritonCuptiProcess analyze_triton_profile(const ProfileRecord& record,
+                                          const TritonCuptiMarks& marks,
+                                          const std::vector<TritonCallSite>& sites);
+
+// Whether a kernel name is one of torch's own (ATen's): work the runner and the test do through
+// torch, which the candidate's hooks could also launch but the reference's runs show too.
+bool aten_kernel(const std::string& name);
+
+// A job's processes, reference and candidate, and the flags they make for the candidate: only
+// what the reference's processes did not show is held against it.
+class TritonCuptiJudge {
+ public:
+  // `what` names the process in the flags' lines ("candidate round 1"); `entries` its sites'.
+  void add(TritonCuptiProcess p, bool reference, std::string what,
+           std::vector<std::string> entries);
+  // check -> its lines, in the order cupti_record, cupti_undercount, cupti_outside.
+  std::vector<std::pair<std::string, std::vector<std::string>>> flags() const;
+  // The job's `cupti` object: per side the processes analysed, what was lost, and the figures
+  // the flags come from.
+  nlohmann::ordered_json json() const;
+
+ private:
+  struct Entry {
+    TritonCuptiProcess p;
+    std::string what;
+    std::vector<std::string> entries;
+  };
+  std::vector<Entry> sides_[2];  // [0] reference, [1] candidate
+};
+
+}  // namespace kjudge
