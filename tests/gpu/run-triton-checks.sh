@@ -15,6 +15,9 @@
 #           reference as the control: prints what the manifest expects against what came back
 #           (verdict, speedup, the check of every timed call), ok or DIFF, writes
 #           $OUT/triton-cheats.json (exit 1 on a DIFF). tests/cheats/run-device.sh runs it.
+#           With --cupti (CUPTI=0 turns it off): a control is one with no timing flag at all.
+#   speed and bad take CUPTI=1 to time with --cupti too (the profiler in every timing
+#           process): what it costs the figures, and that honest operators get no cupti flag.
 # Usage: OUT=... tests/gpu/run-triton-checks.sh self|speed|bad|cheats [CHANNEL] [OPS...]
 #        (bad, cheats: ROUNDS=N timed rounds per candidate, default 4 for bad: two of each
 #        order, so the t interval keeps a degree of freedom; 2 for cheats; bad, speed: PEAKS=FILE
@@ -54,6 +57,7 @@ PY
       "$py" python/kjudge_gpu_peaks.py --out "$out/peaks.json" --cache-dir /tmp/kj-peaks; fi
     args=()
     for o in "${ops[@]}"; do args+=(--operator "$o"); done
+    [ "${CUPTI:-0}" = 1 ] && args+=(--cupti)
     timeout "${TLIM:-480}" "$k" triton eval "$data" --self --channel "$channel" "${args[@]}" \
       --speedup --rounds 4 --warmup-rounds 1 --peaks "$out/peaks.json" --python "$py" \
       --timeout 150 --out "$out/speed" --json > "$out/speed-summary.json"
@@ -65,6 +69,12 @@ for d in map(json.loads, open(sys.argv[1])):
     print(d["operator"], d["verdict"],
           s and f"{s['estimate']:.4f} [{s['low']:.4f}, {s['high']:.4f}] rounds {s.get('round_ratios')}",
           json.dumps(d.get("gpu_efficiency")))
+    if "cupti" in d or "timing_flags" in d:
+        c = d.get("cupti") or {}
+        print("   cupti used", c.get("used"), c.get("why", ""), "flags",
+              [f["check"] for f in d.get("timing_flags", [])],
+              "sites", [(x["entry"], round(x["span_us"], 1), round(x["event_us"], 1))
+                        for x in (c.get("candidate") or {}).get("sites", []) if x])
 PY
     ;;
   bad)
@@ -100,6 +110,7 @@ PY
     timeout "${TLIM:-560}" "$k" triton eval "$data" --channel G "${args[@]}" \
       --solutions "$out/bad.jsonl" --speedup --rounds "${ROUNDS:-4}" --warmup-rounds 1 \
       --peaks "$out/peaks.json" --python "$py" --workers 8 --timeout 150 --out "$out/bad" \
+      $([ "${CUPTI:-0}" = 1 ] && echo --cupti) \
       --json > "$out/bad-summary.json"
     echo "exit $?"
     "$py" - "$out/bad.jsonl" "$out/bad/results.jsonl" <<'PY'
@@ -187,6 +198,7 @@ PY
         args+=(--operator "$o")
       done
       grep "\"channel\": \"$ch\"" "$out/triton-cheats.jsonl" > "$out/triton-cheats-$ch.jsonl"
+      [ "${CUPTI:-1}" = 1 ] && args+=(--cupti)
       timeout "${TLIM:-560}" "$k" triton eval "$data" --channel "$ch" "${args[@]}" \
         --solutions "$out/triton-cheats-$ch.jsonl" --speedup --rounds "${ROUNDS:-2}" \
         --warmup-rounds 1 --python "$py" --workers 8 --timeout 150 \
@@ -204,8 +216,8 @@ def shown(d):
     if d["verdict"] == "pass" and s and s["estimate"] < 1.25:
         out.append("pass:no_gain")
     if d["verdict"] == "pass" and s and c.get("complete") and c.get("failed") == 0 \
-            and c.get("checked", 0) > 0:
-        out.append("control")  # timed, every timed call checked, none failed
+            and c.get("checked", 0) > 0 and not d.get("timing_flags"):
+        out.append("control")  # timed, every timed call checked, none failed, no flag
     out += ["flag:" + f["check"] for f in d.get("timing_flags", [])]
     return out
 
@@ -221,6 +233,7 @@ for d in map(json.loads, open(sys.argv[2])):
            "got": got, "verdict": d["verdict"], "detail": d["detail"][:300],
            "speedup": s and [s["estimate"], s["low"], s["high"]],
            "speedup_note": d.get("speedup_note"),
+           "timing_flags": d.get("timing_flags"), "cupti": d.get("cupti"),
            "timing_check": {k: c.get(k) for k in ("complete", "timed", "checked", "failed",
                                                     "unchecked", "reference_unstable",
                                                     "reference_differs", "first_failure")},
@@ -233,6 +246,10 @@ for d in map(json.loads, open(sys.argv[2])):
     print(f"     sites: {row['sites']}")
     if d["verdict"] != "pass":
         print(f"     detail: {row['detail']}")
+    for f in d.get("timing_flags", []):
+        print(f"     {f['check']}: {f['detail'][:400]}")
+    if d.get("cupti"):
+        print(f"     cupti used {d['cupti'].get('used')} {d['cupti'].get('why', '')}")
 json.dump(rows, open(sys.argv[3], "w"), indent=1)
 print("triton cheats: all as expected" if ok_all else "triton cheats: some DIFF")
 sys.exit(0 if ok_all else 1)
