@@ -670,9 +670,14 @@ int main(int argc, char** argv) {
                  "worker=PATH\n");
     return 2;
   }
+  // The judge's CUPTI profiler goes to the worker, the process with the submission's GPU work;
+  // this process runs without it (its report says "profiler absent").
+  const std::optional<kj::WorkerProfiler> worker_profiler = kj::take_worker_profiler();
   g_worker = std::make_unique<kj::RemoteWorker<output_t>>(
-      opt.worker, std::vector<std::string>{opt.arena ? "placement=arena" : "placement=malloc"});
+      opt.worker, std::vector<std::string>{opt.arena ? "placement=arena" : "placement=malloc"},
+      worker_profiler ? &*worker_profiler : nullptr);
   put("process", "isolated");
+  put("worker_profiler", worker_profiler ? "passed" : "absent");
   // What crossing between the processes costs the checker's events: the least of 20 empty
   // calls (the least: a submission's thread keeping the GPU busy can only make it larger,
   // which loosens the check; more than 10 ms is refused as no measurement at all).
@@ -724,6 +729,10 @@ int main(int argc, char** argv) {
     ok = false;
   }
   put("check", ok ? "pass" : "fail");
+#ifdef KJ_CHECKER
+  // Before the report: the worker exits on its own, so its profiler finishes its record.
+  if (g_worker) put("worker_end", g_worker->end());
+#endif
   put("end", std::to_string(g_records));
   write_report();
   return 0;

@@ -392,8 +392,10 @@ TEST(TaskRun, IsolatedRunsStartTheCheckerWithItsWorker) {
   std::getline(in, argv);
   EXPECT_NE(argv.find("kjudge_checker benchmark cases-benchmark.txt"), std::string::npos) << argv;
   EXPECT_NE(argv.find("worker=./kjudge_worker"), std::string::npos) << argv;
-  EXPECT_FALSE(r.cupti.used) << "the profiler would sit in the submission's process";
-  EXPECT_NE(r.cupti.why.find("--isolate"), std::string::npos) << r.cupti.why;
+  // The stand-in checker handed the profiler to no worker (its report says nothing of it): an
+  // empty record is no flag then.
+  EXPECT_FALSE(r.cupti.used);
+  EXPECT_TRUE(r.cupti.flags.empty());
   nlohmann::json j = to_json(r, small_task());
   EXPECT_TRUE(j["isolated"].get<bool>());
   const auto& bench = j["benchmarks"][0];
@@ -401,6 +403,67 @@ TEST(TaskRun, IsolatedRunsStartTheCheckerWithItsWorker) {
   EXPECT_DOUBLE_EQ(bench["checker_median_us"].get<double>(), 305.5);
   EXPECT_DOUBLE_EQ(bench["crossing_us"].get<double>(), 295.0);
   EXPECT_FALSE(has_flag(j, "isolated_time")) << j.dump(1);
+}
+
+// An isolated run's profiler goes to the worker through the checker (KJUDGE_WORKER_*), never
+// into the checker itself; the worker's record is read as the one-process harness's is. The
+// stand-in checker writes what the worker's profiler would: tests/cheats/task/keep_warm_thread.cu's
+// kernels, launched between the calls by a thread of the worker's own.
+TEST(TaskRun, AnIsolatedRunsWorkerGetsTheProfiler) {
+  TempDir dir;
+  const std::string worker_record = R"SH(
+env > env.txt
+p=/proc/self/fd/$KJUDGE_WORKER_PROFILE_FD
+{
+echo "KJPROF 1 $KJUDGE_WORKER_PROFILE_NONCE"
+echo "APP 1 9000000"
+for r in 0 1 2; do
+  t=$(( (r + 1) * 1000000 ))
+  echo "R $t $((t + 12000)) 100 kjudge::timed 0 $r"
+  echo "K $((t + 1500)) $((t + 9500)) $((t + 1000)) 100 0 1 7 $((r + 1)) add(float*)"
+  echo "K $((t + 500000)) $((t + 700000)) $((t + 499000)) 200 0 1 9 $((r + 10)) warm(float*)"
+  echo "K $((t + 20000)) $((t + 30000)) $((t + 15000)) 100 0 1 7 $((r + 20)) generate(float*)"
+done
+echo "DROPPED 0"
+echo "END 12"
+} > $p
+)SH";
+  std::string report = isolated_report("305500");
+  report.replace(report.find("w check pass"), 12,
+                 "w worker_profiler passed\nw worker_end exit 0\nw check pass");
+  report.replace(report.find("w end 13"), 8, "w end 15");
+  TaskBuild b = fake_isolated(dir.path(), worker_record + report);
+  TaskRunOptions o = plain();
+  o.isolate = true;
+  o.profiler = fake_profiler(dir.path());
+  ModeRun r = run_task_mode(small_task(), b, "benchmark", o);
+  ASSERT_TRUE(r.completed) << r.failure << r.log;
+  std::ifstream in(dir.path() / "env.txt");
+  const std::string env((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(env.find("LD_PRELOAD"), std::string::npos) << "the checker runs without it";
+  EXPECT_NE(env.find("KJUDGE_WORKER_PROFILER=" + o.profiler->string()), std::string::npos);
+  ASSERT_TRUE(r.cupti.used) << r.cupti.why;
+  nlohmann::json j = to_json(r, small_task());
+  EXPECT_EQ(j["worker_end"], "exit 0");
+  EXPECT_DOUBLE_EQ(j["benchmarks"][0]["cupti_mean_us"].get<double>(), 8.0);
+  ASSERT_TRUE(has_flag(j, "cupti_outside")) << j.dump(1);
+  EXPECT_FALSE(has_flag(j, "cupti_undercount"));
+  EXPECT_TRUE(r.passed) << "a flag, not a verdict";
+
+  // The worker's record cut after its header (it skipped its exit handlers): the checker's
+  // report stands, and the worker is flagged.
+  TempDir cut_dir;
+  o.profiler = fake_profiler(cut_dir.path());
+  TaskBuild cut = fake_isolated(
+      cut_dir.path(),
+      "echo \"KJPROF 1 $KJUDGE_WORKER_PROFILE_NONCE\" > /proc/self/fd/$KJUDGE_WORKER_PROFILE_FD\n" +
+          report);
+  r = run_task_mode(small_task(), cut, "benchmark", o);
+  ASSERT_TRUE(r.completed) << r.failure << r.log;
+  EXPECT_FALSE(r.channel_refused);
+  j = to_json(r, small_task());
+  ASSERT_TRUE(has_flag(j, "cupti_record")) << j.dump(1);
+  EXPECT_NE(j.dump().find("the worker's process"), std::string::npos);
 }
 
 TEST(TaskRun, AnIsolatedCallTheCheckerSawLongerIsFlagged) {

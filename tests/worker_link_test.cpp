@@ -3,6 +3,7 @@
 // forked child, because start_worker makes its caller non-dumpable for good.
 #include "kjudge/worker_link.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "test_util.h"
@@ -94,6 +96,59 @@ TEST(WorkerLink, TheWorkerTalksOnThreeAndFourWithoutTheJudgesVariables) {
     return 0;
   });
   EXPECT_EQ(rc, 0);
+}
+
+// The judge's profiler for the worker: taken out of the checker's environment (the variables
+// gone), handed to the worker alone as the profiler reads it (LD_PRELOAD, its record channel on
+// descriptor 5, the nonce, the early header), the checker keeping no copy of the descriptor.
+// Ending the link lets the worker exit on its own; one that will not is killed.
+TEST(WorkerLink, TheProfilerGoesToTheWorkerAloneAndTheWorkerMayFinish) {
+  kjudge::testing::TempDir dir;
+  const std::string out = (dir.path() / "record.txt").string();
+  const std::string w =
+      script(dir,
+             "read line <&3\n"
+             "echo \"$LD_PRELOAD|$NVTX_INJECTION64_PATH|$KJUDGE_PROFILE_FD|$KJUDGE_PROFILE_NONCE|"
+             "$KJUDGE_PROFILE_EARLY_HEADER|${KJUDGE_WORKER_PROFILER:-none}\" >&4\n"
+             "echo \"KJPROF 1 $KJUDGE_PROFILE_NONCE\" >&5\n"
+             "while read line <&3; do :; done\n"
+             "echo finished >&5\n");
+  const int rc = in_child([&] {
+    const int fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);  // inheritable, as
+    if (fd < 0) return 1;                                                  // the judge's is
+    setenv("KJUDGE_WORKER_PROFILER", "/lib/libkjudge_profiler.so", 1);
+    setenv("KJUDGE_WORKER_PROFILE_FD", std::to_string(fd).c_str(), 1);
+    setenv("KJUDGE_WORKER_PROFILE_NONCE", "n0nce", 1);
+    std::optional<kj::WorkerProfiler> prof = kj::take_worker_profiler();
+    if (!prof || prof->fd != fd || prof->nonce != "n0nce") return 2;
+    if (getenv("KJUDGE_WORKER_PROFILER") || getenv("KJUDGE_WORKER_PROFILE_FD")) return 3;
+    kj::WorkerProcess p = kj::start_worker(w, {}, &*prof);
+    if (p.pid < 0) return fprintf(stderr, "%s\n", p.error.c_str()), 4;
+    if (fcntl(fd, F_GETFD) >= 0) return fprintf(stderr, "the checker kept the descriptor\n"), 5;
+    p.link.send("hello");
+    auto env = p.link.receive(10000);
+    const std::string want = "/lib/libkjudge_profiler.so|/lib/libkjudge_profiler.so|5|n0nce|1|none";
+    if (!env || *env != want) return fprintf(stderr, "env: %s\n", env ? env->c_str() : "-"), 6;
+    const std::string ending = kj::end_worker(p, 10000);
+    if (ending != "exit 0") return fprintf(stderr, "ending: %s\n", ending.c_str()), 7;
+    return 0;
+  });
+  ASSERT_EQ(rc, 0);
+  std::ifstream in(out);
+  std::string all((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(all, "KJPROF 1 n0nce\nfinished\n") << "the worker wrote after the link ended";
+
+  // Without the three variables, nothing is handed on.
+  EXPECT_EQ(in_child([] { return kj::take_worker_profiler() ? 1 : 0; }), 0);
+  // A worker that ignores the end of its link is killed when the wait is over.
+  const std::string stubborn = script(dir, "trap '' TERM\nwhile :; do sleep 1; done\n");
+  const int rc2 = in_child([&] {
+    kj::WorkerProcess p = kj::start_worker(stubborn, {});
+    if (p.pid < 0) return 1;
+    const std::string ending = kj::end_worker(p, 300);
+    return ending == "killed after 300 ms" ? 0 : (fprintf(stderr, "%s\n", ending.c_str()), 2);
+  });
+  EXPECT_EQ(rc2, 0);
 }
 
 TEST(WorkerLink, AWorkerThatDiesIsAnEndOfFileAndItsEndingIsNamed) {

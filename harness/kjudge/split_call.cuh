@@ -46,8 +46,10 @@ class RemoteWorker {
 
   // Starts the worker and exchanges the two interprocess events. Exits the harness (the
   // judge's fault or the machine's) when that fails.
-  RemoteWorker(const std::string& program, const std::vector<std::string>& args) {
-    proc_ = start_worker(program, args);
+  // `profiler`: the judge's CUPTI profiler for the worker's process (worker_link.h), or null.
+  RemoteWorker(const std::string& program, const std::vector<std::string>& args,
+               const WorkerProfiler* profiler = nullptr) {
+    proc_ = start_worker(program, args, profiler);
     if (proc_.pid < 0) fatal(111, "cannot start the worker: " + proc_.error);
     KJ_CHECK(cudaEventCreateWithFlags(&go_, cudaEventDisableTiming | cudaEventInterprocess));
     cudaIpcEventHandle_t h;
@@ -107,6 +109,10 @@ class RemoteWorker {
     std::string error;
     queued(&error);
   }
+
+  // Ends the link and waits for the worker to exit on its own (its exit handlers write the
+  // profiler's record), 20 s at most. How it ended, in words.
+  std::string end() { return end_worker(proc_, 20000); }
 
  private:
   bool queued(std::string* error) {

@@ -10,6 +10,7 @@
 // Plain C++ and POSIX, no CUDA: the judge's tests run it on machines without a GPU.
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -18,6 +19,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -116,6 +118,14 @@ class LineLink {
     }
   }
 
+  // Closes both descriptors: the other side reads end of file.
+  void close_both() {
+    for (int* fd : {&in_, &out_}) {
+      if (*fd >= 0) ::close(*fd);
+      *fd = -1;
+    }
+  }
+
  private:
   int in_ = -1, out_ = -1;
   std::string buf_;
@@ -146,14 +156,56 @@ struct WorkerProcess {
   std::string error;  // why it could not be started
 };
 
+// The judge's CUPTI profiler for the worker (task_run.cpp, benchmark and leaderboard modes): the
+// judge hands the checker the library, a channel descriptor and its nonce, and the checker hands
+// them to the worker only, the one process with the submission's GPU work. The checker itself
+// runs without the profiler. The worker gets them as the profiler reads them (LD_PRELOAD,
+// KJUDGE_PROFILE_FD on descriptor 5, KJUDGE_PROFILE_NONCE, the early header), and the
+// checker keeps no copy of the descriptor.
+struct WorkerProfiler {
+  std::string library;
+  int fd = -1;
+  std::string nonce;
+};
+
+// The variable's value, taken out of this process's environment (and blanked in place, as the
+// channel's are: /proc/self/environ shows the block, not what unsetenv leaves).
+inline std::string take_env(const char* name) {
+  char* v = getenv(name);
+  if (v == nullptr) return "";
+  std::string copy = v;
+  std::memset(v, 0, copy.size());
+  unsetenv(name);
+  return copy;
+}
+
+// KJUDGE_WORKER_PROFILER, KJUDGE_WORKER_PROFILE_FD and KJUDGE_WORKER_PROFILE_NONCE, taken;
+// nullopt unless all three name something usable.
+inline std::optional<WorkerProfiler> take_worker_profiler() {
+  WorkerProfiler p;
+  p.library = take_env("KJUDGE_WORKER_PROFILER");
+  const std::string fd = take_env("KJUDGE_WORKER_PROFILE_FD");
+  p.nonce = take_env("KJUDGE_WORKER_PROFILE_NONCE");
+  if (p.library.empty() || fd.empty() || p.nonce.empty()) return std::nullopt;
+  char* end = nullptr;
+  const long n = std::strtol(fd.c_str(), &end, 10);
+  if (end == fd.c_str() || *end != '\0' || n < 0 || n > 1 << 20) return std::nullopt;
+  if (fcntl(static_cast<int>(n), F_GETFD) < 0) return std::nullopt;
+  p.fd = static_cast<int>(n);
+  return p;
+}
+
+// The profiler's descriptor in the worker.
+inline constexpr int kWorkerProfileFd = 5;
+
 // Starts `program` with its link on descriptors 3 (from the checker) and 4 (to the checker),
 // argv {program, "3", "4", extra...}, and the environment of this process minus every
 // KJUDGE_* variable and LD_PRELOAD (nothing of the judge's channels). This process is made
 // non-dumpable first: the worker, running as the same user, can then read neither its memory
 // nor its descriptors through /proc. Every other descriptor of this process is close-on-exec
 // (the judge's and the harness's rule), so the worker inherits none of them.
-inline WorkerProcess start_worker(const std::string& program,
-                                  const std::vector<std::string>& extra) {
+inline WorkerProcess start_worker(const std::string& program, const std::vector<std::string>& extra,
+                                  const WorkerProfiler* profiler = nullptr) {
   WorkerProcess w;
   if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
     w.error = std::string("prctl(PR_SET_DUMPABLE): ") + std::strerror(errno);
@@ -193,6 +245,25 @@ inline WorkerProcess start_worker(const std::string& program,
       continue;
     env.push_back(kv);
   }
+  // Above 9 too, and close-on-exec here: the dup2 below gives the worker its only copy.
+  int profile_fd = -1;
+  if (profiler != nullptr && profiler->fd >= 0) {
+    profile_fd = fcntl(profiler->fd, F_DUPFD_CLOEXEC, 10);
+    if (profile_fd < 0) {
+      w.error = std::string("the profiler's descriptor: ") + std::strerror(errno);
+      close(to_worker[0]);
+      close(to_worker[1]);
+      close(from_worker[0]);
+      close(from_worker[1]);
+      return w;
+    }
+    close(profiler->fd);
+    env.push_back("LD_PRELOAD=" + profiler->library);
+    env.push_back("NVTX_INJECTION64_PATH=" + profiler->library);
+    env.push_back("KJUDGE_PROFILE_FD=" + std::to_string(kWorkerProfileFd));
+    env.push_back("KJUDGE_PROFILE_NONCE=" + profiler->nonce);
+    env.push_back("KJUDGE_PROFILE_EARLY_HEADER=1");
+  }
   std::vector<char*> envp;
   for (auto& kv : env) envp.push_back(kv.data());
   envp.push_back(nullptr);
@@ -201,10 +272,12 @@ inline WorkerProcess start_worker(const std::string& program,
   // dup2 onto 3 and 4 clears close-on-exec there.
   posix_spawn_file_actions_adddup2(&fa, to_worker[0], 3);
   posix_spawn_file_actions_adddup2(&fa, from_worker[1], 4);
+  if (profile_fd >= 0) posix_spawn_file_actions_adddup2(&fa, profile_fd, kWorkerProfileFd);
   const int rc = posix_spawn(&w.pid, program.c_str(), &fa, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&fa);
   close(to_worker[0]);
   close(from_worker[1]);
+  if (profile_fd >= 0) close(profile_fd);
   if (rc != 0) {
     w.error = "cannot start " + program + ": " + std::strerror(rc);
     w.pid = -1;
@@ -214,6 +287,31 @@ inline WorkerProcess start_worker(const std::string& program,
   }
   w.link = LineLink(from_worker[0], to_worker[1]);
   return w;
+}
+
+// Ends the link and lets the worker exit on its own (its exit handlers write the profiler's
+// record), for at most `wait_ms`; then kills it. The worker's ending in words, as below.
+inline std::string end_worker(WorkerProcess& w, int wait_ms) {
+  if (w.pid <= 0) return "unknown";
+  w.link.close_both();  // end of file on its descriptor 3: its loop returns
+  int status = 0;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  for (;;) {
+    const pid_t r = waitpid(w.pid, &status, WNOHANG);
+    if (r == w.pid) break;
+    if (r < 0) return "unknown";
+    if (std::chrono::steady_clock::now() >= until) {
+      kill(w.pid, SIGKILL);
+      waitpid(w.pid, &status, 0);
+      w.pid = -1;
+      return "killed after " + std::to_string(wait_ms) + " ms";
+    }
+    usleep(2000);
+  }
+  w.pid = -1;
+  if (WIFEXITED(status)) return "exit " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return "signal " + std::to_string(WTERMSIG(status));
+  return "unknown";
 }
 
 // How a worker ended, in words ("exit 3", "signal 11 (Segmentation fault)"); waits for it.

@@ -227,19 +227,20 @@ TaskCupti analyze_task_profile(const ProfileRecord& record, const HarnessReport&
 }
 
 TaskCupti task_cupti_from_record(const std::string& text, const std::string& nonce,
-                                 const HarnessReport& report,
-                                 const std::vector<std::string>& names) {
+                                 const HarnessReport& report, const std::vector<std::string>& names,
+                                 const std::string& process) {
   const bool loaded = report.profiler == "loaded";
   if (text.empty()) {
     if (!loaded)
       return not_used(
-          "the profiler did not load into the harness (its library or CUPTI is unavailable "
-          "here): timed by the CUDA events and the host clock only");
+          "the profiler did not load into " + process +
+          " (its library or CUPTI is unavailable here): timed by the CUDA events and the host "
+          "clock only");
     TaskCupti c = not_used("the profiler was loaded but wrote no record");
-    c.flags.push_back({"cupti_record",
-                       "the profiler was loaded into the harness but its record never came: the "
-                       "process ended without running its exit handlers (_exit, quick_exit), "
-                       "or its channel was closed"});
+    c.flags.push_back(
+        {"cupti_record", "the profiler was loaded into " + process +
+                             " but its record never came: the process ended without running its "
+                             "exit handlers (_exit, quick_exit), or its channel was closed"});
     return c;
   }
   // The header, which the profiler writes as it starts (KJUDGE_PROFILE_EARLY_HEADER), and
@@ -248,10 +249,11 @@ TaskCupti task_cupti_from_record(const std::string& text, const std::string& non
   if (text == "KJPROF 1 " + nonce + "\n") {
     TaskCupti c = not_used("the profiler started but never finished its record");
     c.unfinished = true;
-    c.flags.push_back({"cupti_record",
-                       "the profiler started in the harness's process but its record was never "
-                       "finished: the process ended without running its exit handlers (_exit, "
-                       "quick_exit, a crash in a destructor)"});
+    c.flags.push_back(
+        {"cupti_record", "the profiler started in " + process +
+                             " but its record was never finished: the process ended without "
+                             "running its exit handlers (_exit, quick_exit, a crash in a "
+                             "destructor)"});
     return c;
   }
   ProfileRecord record;

@@ -80,9 +80,12 @@ TaskCupti analyze_task_profile(const ProfileRecord& record, const HarnessReport&
 // alone or a refused record is a `cupti_record` flag; so is an empty channel when the harness
 // said the profiler was loaded in its process (report.profiler == "loaded"); otherwise CUPTI
 // was unavailable here, which the result says.
+// `process` names where the profiler ran in the flags' words: the harness's process, or in an
+// isolated run the worker's (the checker hands the profiler to the worker; report.profiler then
+// says whether it did).
 TaskCupti task_cupti_from_record(const std::string& text, const std::string& nonce,
-                                 const HarnessReport& report,
-                                 const std::vector<std::string>& names);
+                                 const HarnessReport& report, const std::vector<std::string>& names,
+                                 const std::string& process = "the harness's process");
 
 // The stage's `cupti` object (used, why, dropped, unplaced, outside) and the fields one
 // benchmark's JSON gets (cupti_calls, cupti_mean_us, cupti_median_us, cupti_excess_us, …).

@@ -223,10 +223,6 @@ ModeRun run_task_mode(const TaskSpec& task, const TaskBuild& build, const std::s
     const fs::path lib = opt.profiler ? *opt.profiler : locate_profiler();
     if (opt.gpumode_timing) {
       run.cupti.why = "not used with --timing gpumode";
-    } else if (run.isolated) {
-      run.cupti.why =
-          "not used with --isolate (it would run in the submission's process): timed by the "
-          "checker's CUDA events around the worker's call, and its host clock";
     } else if (std::error_code ec; lib.empty() || !fs::is_regular_file(lib, ec)) {
       // KJUDGE_PROFILER=none turns it off (to compare timings with and without it).
       run.cupti.why = "the profiler library (libkjudge_profiler.so) was not found" +
@@ -240,13 +236,22 @@ ModeRun run_task_mode(const TaskSpec& task, const TaskBuild& build, const std::s
         run.failure = e.what();
         return run;
       }
-      extras.env.insert(extras.env.end(),
-                        {"LD_PRELOAD=" + lib.string(), "NVTX_INJECTION64_PATH=" + lib.string(),
-                         "KJUDGE_PROFILE_FD=" + std::to_string(profile_channel->fd()),
-                         "KJUDGE_PROFILE_NONCE=" + profile_channel->nonce(),
-                         // A header alone then tells a profiler that never finished its record
-                         // (an _exit) from one that never loaded (task_cupti.h).
-                         "KJUDGE_PROFILE_EARLY_HEADER=1"});
+      if (run.isolated) {
+        // The checker hands it to the worker, the process with the submission's GPU work
+        // (harness/kjudge/worker_link.h); the checker runs without it.
+        extras.env.insert(extras.env.end(),
+                          {"KJUDGE_WORKER_PROFILER=" + lib.string(),
+                           "KJUDGE_WORKER_PROFILE_FD=" + std::to_string(profile_channel->fd()),
+                           "KJUDGE_WORKER_PROFILE_NONCE=" + profile_channel->nonce()});
+      } else {
+        extras.env.insert(extras.env.end(),
+                          {"LD_PRELOAD=" + lib.string(), "NVTX_INJECTION64_PATH=" + lib.string(),
+                           "KJUDGE_PROFILE_FD=" + std::to_string(profile_channel->fd()),
+                           "KJUDGE_PROFILE_NONCE=" + profile_channel->nonce(),
+                           // A header alone then tells a profiler that never finished its record
+                           // (an _exit) from one that never loaded (task_cupti.h).
+                           "KJUDGE_PROFILE_EARLY_HEADER=1"});
+      }
       extras.ro_paths.push_back(lib);
       extras.inherit_fds.push_back(profile_channel->fd());
     }
@@ -327,10 +332,19 @@ ModeRun run_task_mode(const TaskSpec& task, const TaskBuild& build, const std::s
   if (profile_channel) {
     std::vector<std::string> names;
     for (const auto& c : task.benchmarks) names.push_back(c.text());
-    run.cupti = task_cupti_from_record(profile_channel->read_all(), profile_channel->nonce(),
-                                       run.report, names);
+    if (run.isolated) {
+      // The record is the worker's: "loaded" where the checker says it handed the profiler on.
+      HarnessReport worker = run.report;
+      worker.profiler = run.report.worker_profiler == "passed" ? "loaded" : "absent";
+      run.cupti = task_cupti_from_record(profile_channel->read_all(), profile_channel->nonce(),
+                                         worker, names, "the worker's process (the submission's)");
+    } else {
+      run.cupti = task_cupti_from_record(profile_channel->read_all(), profile_channel->nonce(),
+                                         run.report, names);
+    }
   }
-  if (run.cupti.unfinished) {
+  // Isolated, the report is the checker's, whatever the worker's profiler shows (a flag then).
+  if (run.cupti.unfinished && !run.isolated) {
     // The process exited 0 without its exit handlers. The harness never ends so after its
     // report (its own failures exit 110 or 111), so the report is not its own: on the H100
     // exactly this state came from tests/cheats/task/forge_report_memory.cu, which wrote a whole
@@ -385,6 +399,9 @@ nlohmann::json to_json(const ModeRun& run, const TaskSpec& task) {
                       {"passed", run.passed},     {"seconds", run.seconds},
                       {"failure", run.failure},   {"channel_refused", run.channel_refused},
                       {"isolated", run.isolated}, {"device", run.report.device}};
+  // How the worker ended when the checker let it go (its exit handlers finish the profiler's
+  // record): "exit 0", or "killed after 20000 ms" for one that would not end.
+  if (run.isolated && !run.report.worker_end.empty()) j["worker_end"] = run.report.worker_end;
   auto public_spec = [&](const std::vector<TaskCase>& cases, std::size_t i,
                          const std::string& fallback) {
     return i < cases.size() ? cases[i].text() : fallback;

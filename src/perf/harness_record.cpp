@@ -91,6 +91,10 @@ HarnessReport parse_harness_record(const std::string& text, const std::string& n
       r.profiler = value;
     else if (key == "process")
       r.process = value;
+    else if (key == "worker_profiler")
+      r.worker_profiler = value;
+    else if (key == "worker_end")
+      r.worker_end = value;
     else if (key == "crossing_ns")
       r.crossing_ns = std::strtod(value.c_str(), nullptr);
     else if (key == "task-error")

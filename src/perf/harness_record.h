@@ -44,6 +44,10 @@ struct HarnessReport {
   // "loaded" when the judge's CUPTI profiler was in the harness's process, "absent" when not,
   // "" from a harness that does not say (src/eval/task_cupti.h).
   std::string profiler;
+  // Isolated runs: "passed" when the checker handed the judge's profiler to the worker (the
+  // submission's process), "absent" when not; how the worker ended when the checker let it go
+  // ("exit 0", "killed after 20000 ms").
+  std::string worker_profiler, worker_end;
   bool passed = false;  // check: pass
 };
 
