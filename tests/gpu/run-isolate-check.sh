@@ -16,7 +16,10 @@
 #            harness catches at run time are still caught isolated (stale_buffer and
 #            cache_by_pointer fail or gain nothing; side_stream, background_thread and
 #            deferred_host_callback show timing_gap and isolated_time: the checker's events see
-#            the work the worker's own events miss).
+#            the work the worker's own events miss); keep_warm_thread.cu (GPU work between the
+#            calls from a thread of its own) shows cupti_outside: since the thirteenth session the
+#            checker hands the CUPTI profiler to the worker. Each line says whether the worker's
+#            record was used (cupti) and how the worker ended (worker_end).
 # Prints one line a run and the tables; every task-run.json lands in $OUT/iso/.
 # Usage: tests/gpu/run-isolate-check.sh [TASK...]   (MAXT seconds of timed calls per benchmark,
 #        default 1; DEADLINE seconds after which no run starts, default 540)
@@ -31,7 +34,7 @@ out=${OUT:-/tmp}/iso
 mkdir -p "$out"
 maxt=${MAXT:-1}
 deadline=$(($(date +%s) + ${DEADLINE:-540}))
-cheats=(forge_report_memory stale_buffer cache_by_pointer side_stream background_thread deferred_host_callback)
+cheats=(forge_report_memory stale_buffer cache_by_pointer side_stream background_thread deferred_host_callback keep_warm_thread)
 
 # Everything built first, in parallel, isolated builds (they hold kjudge_task too).
 {
@@ -72,6 +75,9 @@ for s in r.get("stages", []):
                  + (f" crossing {cross[0]:.1f}" if cross else "")
                  + (f" [{means}]" if means else "") + (f" checked {chk}" if chk else "")
                  + (f" flags {','.join(flags)}" if flags else "")
+                 + (f" cupti {'used' if s['cupti'].get('used') else 'no: ' + s['cupti'].get('why', '')[:80]}"
+                    if "cupti" in s else "")
+                 + (f" worker_end {s['worker_end']}" if "worker_end" in s else "")
                  + ("" if s["passed"] else f' ({s["failure"][:150]})'))
 print(f"{name}: exit {rc}; " + "; ".join(parts))
 EOF
