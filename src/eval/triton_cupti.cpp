@@ -74,6 +74,21 @@ TritonCuptiProcess analyze_triton_profile(const ProfileRecord& record,
     ws.push_back({m.start_ns, m.end_ns, m.site, m.rep});
     last_end = std::max(last_end, m.end_ns);
   }
+  // Each site's timed loop, from its first timed call's start to its last's end: between the
+  // timed calls there the runner's thread runs only the runner's own work (the flush, the new
+  // inputs, the read-back). Elsewhere it runs the test's code, which may call the operator
+  // code in ways that are no entry (an instance's method) and so have no window.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> loops(sites.size(), {~0ull, 0});
+  for (const TritonCallMark& m : marks.calls)
+    if (m.rep >= 0) {
+      loops[m.site].first = std::min(loops[m.site].first, m.start_ns);
+      loops[m.site].second = std::max(loops[m.site].second, m.end_ns);
+    }
+  auto in_a_loop = [&](std::uint64_t t) {
+    for (const auto& [a, b] : loops)
+      if (a <= t && t <= b) return true;
+    return false;
+  };
   std::size_t samples = 0;
   for (const TritonCallSite& s : sites) samples += s.samples_ms.size();
   if (timed.size() != samples)
@@ -114,7 +129,7 @@ TritonCuptiProcess analyze_triton_profile(const ProfileRecord& record,
     const Window* w = window_at(ws, launch);
     if (w == nullptr) {
       if (tid == marks.tid) {
-        if (kernel != nullptr) ++out.runner_kernels[*kernel];
+        if (kernel != nullptr && in_a_loop(launch)) ++out.runner_kernels[*kernel];
         return;
       }
       if (!out.threads_known) return;
@@ -264,7 +279,7 @@ std::vector<std::pair<std::string, std::vector<std::string>>> TritonCuptiJudge::
       if (fresh.size() > 3) list += fmt::format(" and {} more", fresh.size() - 3);
       outside.push_back(fmt::format(
           "{}: kernels the reference's processes never launched there were launched from the "
-          "runner's thread between the calls of the operator code (a hook of the operator "
+          "runner's thread between the timed calls of a site (a hook of the operator "
           "code's): {}",
           e.what, list));
     }

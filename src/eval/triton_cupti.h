@@ -19,10 +19,12 @@
 //     code's own threads (or torch's autograd thread, for a backward pass the test starts
 //     itself) between the calls (`cupti_outside`, where the candidate's exceeds the
 //     reference's);
-//   - launched outside every call by the runner's thread: the runner's and the test's own work
-//     (inputs, the L2 flush, the checks), the same on both sides; a kernel the reference's
-//     processes never launched there that is not one of torch's own (ATen's) is the operator
-//     code's, run from a hook between the calls (`cupti_outside`).
+//   - launched by the runner's thread between the timed calls of a site (inside its timed loop,
+//     outside every window): the runner's own work (the L2 flush, the new inputs, the
+//     read-back), the same on both sides; a kernel the reference's processes never launched
+//     there that is not one of torch's own (ATen's) is the operator code's, run from a hook
+//     (`cupti_outside`). Elsewhere the runner's thread runs the test's code, which may call the
+//     operator code in ways that have no window (an instance's method): not judged.
 // The score stays the event time. In one process the operator code can still reach the
 // profiler's record (docs/cheats.md); the flags are for a person to read.
 #include <cstdint>
@@ -62,7 +64,8 @@ struct TritonCuptiProcess {
   int outside_kernels = 0, outside_copies = 0;
   double outside_gpu_ns = 0;
   std::vector<std::string> outside_names;  // a few of the kernels' names
-  // Outside every call and the import, by the runner's thread: kernels by name.
+  // Between the timed calls of a site, by the runner's thread, outside every window: kernels
+  // by name.
   std::map<std::string, int> runner_kernels;
 };
 
