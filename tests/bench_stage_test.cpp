@@ -161,5 +161,46 @@ TEST_F(BenchStage, ProcessModeIsTimedByTheProfiler) {
   EXPECT_LT(est, 2.1) << perf[0].dump(2);
 }
 
+// A region mode timed by kernel time, with the profiler's record written by the benchmark
+// program itself (the "library" is a file the loader skips: no GPU here), one range and one
+// kernel a run. A solution whose kernels take 0.1 ms against the baseline's 1 ms but whose
+// region takes 50 ms against 2 ms is flagged (region_host_time, in perf.jsonl's cheat_flags and
+// the summary's performance.flagged); an honest faster one is not.
+TEST_F(BenchStage, ARegionTheHostSpendsMuchLongerInIsFlagged) {
+  testing::write_text(dir_ / "fake_profiler.so", "not a library\n");
+  auto record = [](const std::string& region_end, const std::string& kernel_end) {
+    return "char* getenv(const char*); int atoi(const char*); "
+           "dprintf(atoi(getenv(\"KJUDGE_PROFILE_FD\")), \"KJPROF 1 %s\\nAPP 1 100000000\\n"
+           "R 1000000 " +
+           region_end + " 5 bench_region\\nK 2000000 " + kernel_end +
+           " 1500000 5 0 1 7 1 k\\nDROPPED 0\\nEND 2\\n\", getenv(\"KJUDGE_PROFILE_NONCE\"));";
+  };
+  write_problem(dir_ / "problems/region", "bench/region",
+                "{type: region, include: [bench_region], time_type: kernel}", "./test.out --perf",
+                record("3000000", "3000000"));
+  write_solution(dir_ / "solutions/host", "bench/region", 0, "return 42;",
+                 record("51000000", "2100000"));
+  write_solution(dir_ / "solutions/honest", "bench/region", 1, "return 42;",
+                 record("2500000", "2500000"));
+  int rc = -1;
+  std::string out =
+      run("--runs 3 --warmups 0 --profiler " + (dir_ / "fake_profiler.so").string(), &rc);
+  ASSERT_EQ(rc, 0) << out;
+  std::map<int, nlohmann::json> perf;
+  for (const auto& j : read_jsonl(dir_ / "run/perf.jsonl")) perf[j["sample"].get<int>()] = j;
+  ASSERT_EQ(perf.size(), 2u);
+  const auto& host = perf.at(0);
+  ASSERT_FALSE(host["speedup"].is_null()) << host.dump(2);
+  EXPECT_NEAR(host["speedup"]["estimate"].get<double>(), 10.0, 1e-9);
+  EXPECT_EQ(host["solution_wall_ms"], nlohmann::json({50.0, 50.0, 50.0}));
+  EXPECT_EQ(host["baseline_wall_ms"], nlohmann::json({2.0, 2.0, 2.0}));
+  ASSERT_TRUE(host.contains("cheat_flags")) << host.dump(2);
+  EXPECT_EQ(host["cheat_flags"][0]["check"], "region_host_time");
+  EXPECT_FALSE(perf.at(1).contains("cheat_flags")) << perf.at(1).dump(2);
+  nlohmann::json s = read_json(dir_ / "run/summary.json");
+  ASSERT_EQ(s["performance"]["flagged"].size(), 1u) << s["performance"].dump(2);
+  EXPECT_EQ(s["performance"]["flagged"][0]["checks"], nlohmann::json({"region_host_time"}));
+}
+
 }  // namespace
 }  // namespace kjudge

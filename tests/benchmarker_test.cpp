@@ -51,5 +51,34 @@ TEST(Benchmarker, ResultJsonHasEveryKeyTimedOrNot) {
   EXPECT_NEAR(j["speedup"]["estimate"].get<double>(), 2.0, 1e-12);
 }
 
+// A solution whose kernels take less while its timed region takes the host much longer: work
+// moved off the GPU (computed on the host inside the region), where kernel time does not see it.
+TEST(Benchmarker, ARegionTheHostSpendsMuchLongerInIsFlagged) {
+  // Baseline: 2 ms in the region, 1 ms of kernels. Cheat: 50 ms and 0.1 ms.
+  auto gap = region_host_gap({50, 51, 49}, {0.1, 0.1, 0.1}, {2, 2, 2}, {1, 1, 1});
+  ASSERT_TRUE(gap.has_value());
+  EXPECT_NE(gap->find("50.000 ms of wall-clock time"), std::string::npos) << *gap;
+  // An honest faster solution: less of both.
+  EXPECT_FALSE(region_host_gap({1.5, 1.5}, {0.5, 0.5}, {2, 2}, {1, 1}));
+  // Slower on the host but slower on the GPU too: nothing gained, nothing flagged.
+  EXPECT_FALSE(region_host_gap({50, 50}, {2, 2}, {2, 2}, {1, 1}));
+  // Within 1.5 x + 1 ms: the host's own noise (a small region's launch overheads).
+  EXPECT_FALSE(region_host_gap({3.9, 3.9}, {0.5, 0.5}, {2, 2}, {1, 1}));
+  // No wall-clock figures (other modes): nothing to compare.
+  EXPECT_FALSE(region_host_gap({}, {0.1}, {}, {1}));
+
+  BenchResult r;
+  r.task_id = "t/1";
+  r.solution_wall_ms = {50};
+  r.baseline_wall_ms = {2};
+  r.flags.push_back({"region_host_time", *gap});
+  nlohmann::json j = to_json(r);
+  EXPECT_EQ(j["solution_wall_ms"], nlohmann::json({50.0}));
+  EXPECT_EQ(j["cheat_flags"][0]["check"], "region_host_time");
+  EXPECT_EQ(j["cheat_flags"][0]["source"], "timing");
+  EXPECT_FALSE(to_json(BenchResult{}).contains("cheat_flags"));
+  EXPECT_FALSE(to_json(BenchResult{}).contains("solution_wall_ms"));
+}
+
 }  // namespace
 }  // namespace kjudge

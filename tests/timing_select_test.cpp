@@ -219,6 +219,20 @@ TEST(SelectTime, RegionKernelTimeCountsLaunchesInsideTheRange) {
   expect_ms(select_time(mode("region", {"bench_region"}), &r, ""), 1.01);
 }
 
+// Beside a region's kernel time, its wall-clock time: what the benchmark stage sets against the
+// baseline's (region_host_gap). Only for region modes timed by kernel time.
+TEST(RegionWall, TheMatchingRangesWallClockBesideTheKernelTime) {
+  ProfileRecord r = region_benchmark();
+  ASSERT_TRUE(region_wall_ms(mode("region", {"bench_region"}), r).has_value());
+  EXPECT_DOUBLE_EQ(*region_wall_ms(mode("region", {"bench_region"}), r), 0.1);
+  EXPECT_DOUBLE_EQ(*region_wall_ms(mode("region", {"bench_region"}, {}, "kernel"), r), 0.1);
+  EXPECT_FALSE(region_wall_ms(mode("region", {"bench_region"}, {}, "wall_clock"), r))
+      << "the timed figure is the wall clock already";
+  EXPECT_FALSE(region_wall_ms(mode("region", {"no_such_range"}), r));
+  EXPECT_FALSE(region_wall_ms(mode("kernels", {}), r));
+  EXPECT_FALSE(region_wall_ms(mode("process", {}), r));
+}
+
 TEST(SelectTime, OverlappingRangesCountAKernelOnce) {
   ProfileRecord r = region_benchmark();
   // The same work seen through a nested range, an overlapping one, and another thread's range.

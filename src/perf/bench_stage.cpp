@@ -202,6 +202,16 @@ nlohmann::json run_bench_stage(const BenchStageInput& in) {
     }
   }
   nlohmann::json perf = summarize_perf(outcomes);
+  // The comparisons with a run-time flag (perf.jsonl's cheat_flags): for a person to look at.
+  nlohmann::json flagged = nlohmann::json::array();
+  for (const auto& [key, line] : done) {
+    if (!line.contains("cheat_flags") || !line["cheat_flags"].is_array()) continue;
+    nlohmann::json checks = nlohmann::json::array();
+    for (const auto& f : line["cheat_flags"])
+      if (f.is_object() && f.contains("check")) checks.push_back(f["check"]);
+    flagged.push_back({{"task_id", key.first}, {"sample", key.second}, {"checks", checks}});
+  }
+  perf["flagged"] = std::move(flagged);
   perf["runs"] = in.bench.runs;
   perf["warmups"] = in.bench.warmups;
   perf["confidence"] = in.bench.confidence;

@@ -1,6 +1,8 @@
 #include "perf/benchmarker.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <mutex>
@@ -41,6 +43,16 @@ nlohmann::json to_json(const BenchResult& r) {
                       {"baseline", spread_json(r.baseline)},
                       {"how", r.how},
                       {"seconds", r.wall_s}};
+  if (!r.solution_wall_ms.empty() || !r.baseline_wall_ms.empty()) {
+    j["solution_wall_ms"] = r.solution_wall_ms;
+    j["baseline_wall_ms"] = r.baseline_wall_ms;
+  }
+  if (!r.flags.empty()) {
+    nlohmann::json flags = nlohmann::json::array();
+    for (const BenchFlag& f : r.flags)
+      flags.push_back({{"check", f.check}, {"detail", f.detail}, {"source", "timing"}});
+    j["cheat_flags"] = flags;
+  }
   if (r.speedup) {
     j["speedup"] = {{"estimate", r.speedup->estimate},
                     {"low", r.speedup->low},
@@ -158,7 +170,37 @@ TimedRun Benchmarker::time_once(const Problem& problem, const fs::path& workspac
   }
   out.ms = sel.ms;
   out.how = sel.how;
+  if (record) out.wall_ms = region_wall_ms(mode, *record);
   return out;
+}
+
+namespace {
+
+double median_of(std::vector<double> xs) {
+  std::sort(xs.begin(), xs.end());
+  const std::size_t n = xs.size();
+  return n % 2 ? xs[n / 2] : 0.5 * (xs[n / 2 - 1] + xs[n / 2]);
+}
+
+}  // namespace
+
+std::optional<std::string> region_host_gap(const std::vector<double>& solution_wall_ms,
+                                           const std::vector<double>& solution_ms,
+                                           const std::vector<double>& baseline_wall_ms,
+                                           const std::vector<double>& baseline_ms) {
+  if (solution_wall_ms.empty() || baseline_wall_ms.empty() || solution_ms.empty() ||
+      baseline_ms.empty())
+    return std::nullopt;
+  const double sw = median_of(solution_wall_ms), bw = median_of(baseline_wall_ms);
+  const double sk = median_of(solution_ms), bk = median_of(baseline_ms);
+  if (!(sw > 1.5 * bw + 1.0) || !(sk < bk)) return std::nullopt;
+  char b[400];
+  std::snprintf(b, sizeof b,
+                "the solution's timed region took %.3f ms of wall-clock time (median) against the "
+                "baseline's %.3f ms, while its kernels took %.3f ms against %.3f ms: work may "
+                "have moved off the GPU, where kernel time does not count it",
+                sw, bw, sk, bk);
+  return std::string(b);
 }
 
 BenchResult Benchmarker::time_pair(const BenchPair& pair, int gpu) const {
@@ -192,8 +234,13 @@ BenchResult Benchmarker::time_pair(const BenchPair& pair, int gpu) const {
     }
     if (step.warmup) continue;
     (baseline ? res.baseline_ms : res.solution_ms).push_back(*run.ms);
+    if (run.wall_ms)
+      (baseline ? res.baseline_wall_ms : res.solution_wall_ms).push_back(*run.wall_ms);
     if (res.how.empty()) res.how = run.how;
   }
+  if (auto gap = region_host_gap(res.solution_wall_ms, res.solution_ms, res.baseline_wall_ms,
+                                 res.baseline_ms))
+    res.flags.push_back({"region_host_time", *gap});
   try {
     res.baseline = describe(res.baseline_ms);
     res.solution = describe(res.solution_ms);

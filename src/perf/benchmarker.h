@@ -42,6 +42,12 @@ struct BenchPair {
   std::string baseline_problem;
 };
 
+// A run-time flag of a comparison: a reason for a person to look, never a verdict.
+struct BenchFlag {
+  std::string check;  // region_host_time
+  std::string detail;
+};
+
 struct BenchResult {
   std::string task_id;
   int sample = 0;
@@ -53,13 +59,28 @@ struct BenchResult {
   std::string not_timed;                 // why there is no speedup
   std::string how;                       // what one run's time is, e.g. "region bench_region: …"
   double wall_s = 0;
+  // Region modes timed by kernel time: each run's wall-clock time in the timed region
+  // (timing_select.h, region_wall_ms), in the order they ran; empty otherwise.
+  std::vector<double> solution_wall_ms, baseline_wall_ms;
+  std::vector<BenchFlag> flags;  // perf.jsonl's `cheat_flags`, with source "timing"
 };
 nlohmann::json to_json(const BenchResult& r);
+
+// Whether a solution's timed region took the host much longer than the baseline's while its
+// kernels took less: work may have moved off the GPU (computed on the host inside the region),
+// where kernel time does not count it. Medians over the runs; flagged when the solution's
+// region wall-clock time is above 1.5 x the baseline's + 1 ms and its kernel time below the
+// baseline's. The detail in words, or nullopt.
+std::optional<std::string> region_host_gap(const std::vector<double>& solution_wall_ms,
+                                           const std::vector<double>& solution_ms,
+                                           const std::vector<double>& baseline_wall_ms,
+                                           const std::vector<double>& baseline_ms);
 
 // What one run of one side gave.
 struct TimedRun {
   std::optional<double> ms;
-  std::string failure;  // when !ms: why
+  std::optional<double> wall_ms;  // region modes timed by kernel time: the region's wall clock
+  std::string failure;            // when !ms: why
   std::string how;
 };
 

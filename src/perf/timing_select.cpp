@@ -271,6 +271,20 @@ std::string timing_mode_problem(const TimingMode& mode) {
 
 bool needs_profiler(const TimingMode& mode) { return mode.type != "custom"; }
 
+std::optional<double> region_wall_ms(const TimingMode& mode, const ProfileRecord& record) {
+  if (mode.type != "region" || mode.time_type == "wall_clock" || !timing_mode_problem(mode).empty())
+    return std::nullopt;
+  std::uint64_t ns = 0;
+  bool any = false;
+  for (const RangeRecord& r : record.ranges) {
+    if (!any_glob(mode.include, r.name) || any_glob(mode.exclude, r.name)) continue;
+    ns += r.end_ns - r.start_ns;
+    any = true;
+  }
+  if (!any) return std::nullopt;
+  return ns_to_ms(ns);
+}
+
 TimeSelection select_time(const TimingMode& mode, const ProfileRecord* record,
                           const std::string& program_output) {
   if (std::string problem = timing_mode_problem(mode); !problem.empty()) {

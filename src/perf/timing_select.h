@@ -40,6 +40,12 @@ bool needs_profiler(const TimingMode& mode);
 TimeSelection select_time(const TimingMode& mode, const ProfileRecord* record,
                           const std::string& program_output);
 
+// For a region mode timed by kernel time: the wall-clock time of the matching ranges (their
+// summed durations, as time_type wall_clock would give), what the host spent in the timed region
+// beside the kernels. nullopt for every other mode, or when no range matches. The benchmark
+// stage sets it against the baseline's (perf/benchmarker.h, region_host_gap).
+std::optional<double> region_wall_ms(const TimingMode& mode, const ProfileRecord& record);
+
 // The value of the last output line that holds `COMPUTE_EVAL_TIME_MS:` followed by a number,
 // e.g. "COMPUTE_EVAL_TIME_MS: 1.25". nullopt when no line holds it, or when the last one's value
 // is not a finite, non-negative number with nothing after it: a broken last report does not

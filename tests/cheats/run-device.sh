@@ -166,6 +166,8 @@ for line in open(manifest):
         sp = (p.get("speedup") or {}).get("estimate")
         if r.get("verdict") == "pass" and sp is not None and sp < 1.25:
             got.append("pass:no_gain")
+        # The benchmark stage's run-time flags (perf.jsonl's cheat_flags: region_host_time).
+        got += ["pass:" + f["check"] for f in p.get("cheat_flags", []) if isinstance(f, dict)]
         fl = sorted({f["check"] for f in r.get("cheat_flags", [])})
         extra = {"speedup": sp, "not_timed": p.get("not_timed")}
     ok = any(all(v in got for v in alt.split("+")) for alt in verdict.split("|"))
