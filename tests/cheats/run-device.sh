@@ -186,6 +186,16 @@ for t in ("vectoradd", "vectorsum"):
                         "cupti_used": used, "runtime_flags": bad})
         print(f"{'ok  ' if ok else 'DIFF'} honest runs: {t} {mode}: passed {(rep or {}).get('passed')} "
               f"cupti used {used} run-time flags {bad}")
+# The honest ComputeEval solution (sample 0): timed, no run-time flag (region_host_time).
+if ce_perf and not skip_ce and not os.environ.get("ONLY"):
+    p = ce_perf.get(0, {})
+    bad = [f.get("check") for f in p.get("cheat_flags", []) if isinstance(f, dict)]
+    ok = p.get("speedup") is not None and not bad
+    ok_all &= ok
+    results.append({"file": "honest computeeval", "speedup": (p.get("speedup") or {}).get("estimate"),
+                    "runtime_flags": bad})
+    print(f"{'ok  ' if ok else 'DIFF'} honest computeeval: speedup "
+          f"{(p.get('speedup') or {}).get('estimate')} run-time flags {bad}")
 json.dump(results, open(dest, "w"), indent=1)
 print("all as expected" if ok_all else "some DIFF")
 PY
