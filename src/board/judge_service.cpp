@@ -29,9 +29,9 @@ bool split_pack_target(const std::string& t, std::string* pack, std::string* tas
   return true;
 }
 
-// Issue 9: a board's ranked run whose result carries static flags (a task stage's
-// `cheat_flags`, a pack result's) waits for an admin before it ranks. Flags are never a
-// verdict, so the run is kept as judged; only its place on the board waits.
+// Issue 9: a board's ranked run whose result carries flags (a task stage's `cheat_flags`, a
+// pack result's: the static pass's and its timing's) waits for an admin before it ranks. Flags are
+// never a verdict, so the run is kept as judged; only its place on the board waits.
 void hold_if_flagged(Run& r, const json& result, bool on_board) {
   if (!on_board || r.mode != "leaderboard" || r.secret) return;
   const auto f = result.find("cheat_flags");
@@ -273,6 +273,7 @@ void JudgeService::bench_loop() {
     r.score = t.score;
     json j = graded_to_json(g);
     j["performance"] = t.perf;
+    add_timing_flags(j, t.perf);  // a timing flag holds the run for review as a static one does
     if (!t.score) j["failure"] = "not timed: " + t.not_timed;
     r.result = j.dump();
     r.system_info = json({{"driver", machine_.driver_version},

@@ -56,4 +56,13 @@ PackTiming time_pack_solution(const Problem& problem, const Solution& solution,
   return out;
 }
 
+void add_timing_flags(nlohmann::json& result, const nlohmann::json& perf) {
+  if (!perf.is_object()) return;
+  const auto f = perf.find("cheat_flags");
+  if (f == perf.end() || !f->is_array() || f->empty()) return;
+  if (!result.contains("cheat_flags") || !result["cheat_flags"].is_array())
+    result["cheat_flags"] = nlohmann::json::array();
+  for (const auto& flag : *f) result["cheat_flags"].push_back(flag);
+}
+
 }  // namespace kjudge::board

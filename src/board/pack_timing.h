@@ -26,4 +26,9 @@ PackTiming time_pack_solution(const Problem& problem, const Solution& solution,
                               const BenchOptions& bench, const MachineInfo& machine,
                               const std::atomic<bool>* stop);
 
+// The timing's run-time flags (the perf row's `cheat_flags`: region_host_time) joined to the
+// result's own `cheat_flags` (the static pass's), where the board's review hold, the run's page
+// and its submitter look. `perf` not an object, or without flags: nothing changes.
+void add_timing_flags(nlohmann::json& result, const nlohmann::json& perf);
+
 }  // namespace kjudge::board
