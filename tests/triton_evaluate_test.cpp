@@ -97,6 +97,30 @@ TEST_F(TritonEvaluate, ResumeFinishesATritonRun) {
   EXPECT_NE(other.out.find("--speedup (was false, now true)"), std::string::npos) << other.out;
 }
 
+// --profiler on a Triton pack is the Triton judge's --cupti with that library (here a file that
+// is no library: the fake runner plays the profiler); it needs --benchmark, as --cupti does.
+TEST_F(TritonEvaluate, TheProfilerNamedTurnsOnCupti) {
+  std::ofstream(dir_ / "libkjudge_profiler.so") << "not a library\n";
+  const std::string lib = (dir_ / "libkjudge_profiler.so").string();
+  auto r = run_capture(evaluate((dir_ / "sol.jsonl").string(),
+                                "-q --benchmark --runs 2 --warmups 0 --profiler " + lib));
+  ASSERT_EQ(r.rc, 0) << r.out;
+  std::ifstream in(dir_ / "run/results.jsonl");
+  int with_cupti = 0;
+  for (std::string line; std::getline(in, line);) {
+    const json j = json::parse(line);
+    if (j.contains("cupti")) {
+      ++with_cupti;
+      EXPECT_EQ(j["cupti"]["used"], true) << j["cupti"].dump();
+    }
+  }
+  EXPECT_EQ(with_cupti, 1) << "the passing candidate is timed, the wrong one is not";
+  fs::remove_all(dir_ / "run");
+  auto no_bench = run_capture(evaluate((dir_ / "sol.jsonl").string(), "-q --profiler " + lib));
+  EXPECT_EQ(no_bench.rc, 2) << no_bench.out;
+  EXPECT_NE(no_bench.out.find("needs --benchmark"), std::string::npos) << no_bench.out;
+}
+
 TEST_F(TritonEvaluate, OptionsWithoutMeaningForTritonAreRefusedByName) {
   auto refused = [&](const std::string& more, const std::string& what) {
     auto r = run_capture(evaluate((dir_ / "sol.jsonl").string(), more));

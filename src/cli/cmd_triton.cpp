@@ -300,7 +300,7 @@ void run_triton_eval(const TritonEvalArgs& a, int& rc) {
     return;
   }
   if (a.cupti) {
-    opt.profiler = locate_profiler();
+    opt.profiler = a.profiler.empty() ? locate_profiler() : fs::path(a.profiler);
     std::error_code ec;
     if (opt.profiler.empty() || !fs::is_regular_file(opt.profiler, ec)) {
       fmt::print(stderr,
@@ -521,6 +521,9 @@ void add_triton_commands(CLI::App& app, int& rc) {
               "With --speedup: preload the judge's CUPTI profiler into every timing process "
               "and flag GPU work the events did not time (cupti_undercount, cupti_outside) or "
               "a record that cannot be trusted (cupti_record); docs/triton.md");
+  e->add_option("--profiler", ev->profiler,
+                "With --cupti: the profiler library (default: $KJUDGE_PROFILER, or "
+                "libkjudge_profiler.so beside kjudge)");
   e->add_option("--out", ev->out,
                 "Run directory (default kjudge-runs/triton-<time>): results.jsonl gets each "
                 "candidate's line as soon as it is judged (in completion order), "

@@ -45,10 +45,10 @@ const CLI::Option* given(const CLI::App& cmd, const std::string& name) {
 // Options of `kjudge evaluate` that mean something for Triton operators; anything else given
 // is refused by name.
 const char* const kSupported[] = {
-    "--problems",     "--solutions", "--out",     "--resume",          "--json",       "--quiet",
-    "--workers",      "--gpus",      "--task",    "--group",           "--difficulty", "--limit",
-    "--benchmark",    "--runs",      "--warmups", "--keep-workspaces", "--sandbox",    "--bwrap",
-    "--memory-limit", "--log-cap",   "--executor"};
+    "--problems",     "--solutions", "--out",      "--resume",          "--json",       "--quiet",
+    "--workers",      "--gpus",      "--task",     "--group",           "--difficulty", "--limit",
+    "--benchmark",    "--runs",      "--warmups",  "--keep-workspaces", "--sandbox",    "--bwrap",
+    "--memory-limit", "--log-cap",   "--executor", "--profiler"};
 
 std::string one_value(const CLI::Option* o) {
   const auto& r = o->results();
@@ -171,6 +171,17 @@ int evaluate_triton_pack(const CLI::App& cmd) {
   }
   if (auto o = given(cmd, "--limit")) a.limit = o->as<int>();
   a.speedup = given(cmd, "--benchmark") != nullptr;
+  // --profiler named: the Triton judge's --cupti with that library (it needs --benchmark).
+  if (auto o = given(cmd, "--profiler")) {
+    if (!a.speedup) {
+      fmt::print(stderr,
+                 "kjudge: --profiler on Triton operators puts the CUPTI profiler in the timing "
+                 "processes (triton eval --cupti): it needs --benchmark\n");
+      return exit_code::usage;
+    }
+    a.cupti = true;
+    a.profiler = one_value(o);
+  }
   if (auto o = given(cmd, "--runs")) a.rounds = o->as<int>();
   if (auto o = given(cmd, "--warmups")) a.warmup_rounds = o->as<int>();
   a.keep_workspaces = given(cmd, "--keep-workspaces") != nullptr;

@@ -31,6 +31,7 @@ struct TritonEvalArgs {
   bool speedup = false;
   // With speedup: the judge's CUPTI profiler in every timing process (eval/triton_cupti.h).
   bool cupti = false;
+  std::string profiler;  // its library; empty: $KJUDGE_PROFILER, or beside kjudge
   std::string out;
   bool resume = false;  // finish the run in `out` (its results.jsonl and run.json)
   bool json = false;
