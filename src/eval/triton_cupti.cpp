@@ -44,7 +44,6 @@ std::string entry_name(const std::vector<std::string>& entries, std::size_t i) {
 // The per-call work of one timed call: the GPU extent of what its window launched.
 struct CallWork {
   std::uint64_t first = ~0ull, last = 0;
-  bool any = false;
 };
 
 }  // namespace
@@ -150,7 +149,6 @@ TritonCuptiProcess analyze_triton_profile(const ProfileRecord& record,
     CallWork& c = work[{w->site, w->rep}];
     c.first = std::min(c.first, start);
     c.last = std::max(c.last, end);
-    c.any = true;
   };
   for (const KernelRecord& k : record.kernels)
     place(k.start_ns, k.end_ns, k.launch_ns, k.launch_tid, k.stream, k.context, &k.name);
