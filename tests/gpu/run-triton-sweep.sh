@@ -16,7 +16,9 @@
 #   PEAKS     a peaks file (python/kjudge_gpu_peaks.py) for the GPU efficiency figures;
 #   GPU       the GPU every run uses (`--gpu`: CUDA_VISIBLE_DEVICES), default not set;
 #   LIST_ONLY=1  print the operators it would run, one a line, and stop (for
-#             run-triton-sweep-gpus.sh, which splits them over a machine's GPUs).
+#             run-triton-sweep-gpus.sh, which splits them over a machine's GPUs);
+#   CUPTI=1   time with --cupti (the profiler in every timing process): the honest operators
+#             must come back with no cupti_* flag (triton-sweep-summary.py counts flags).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$PWD/bundle/bwrap/root/usr/bin:/usr/local/cuda/bin:$PATH"
@@ -66,7 +68,7 @@ while [ "$i" -le ${#ops[@]} ]; do
   d="$out/$i"; s=$(date +%s)
   timeout -k 5 "$left" "$k" triton eval "$data" --self --channel "$channel" "${args[@]}" \
     --speedup --rounds "${ROUNDS:-4}" --warmup-rounds 1 "${peaks[@]}" "${gpu[@]}" --python "$py" \
-    --timeout 150 --out "$d" --json > "$d.json" 2> "$d.err"
+    --timeout 150 --out "$d" $([ "${CUPTI:-0}" = 1 ] && echo --cupti) --json > "$d.json" 2> "$d.err"
   rc=$?
   echo "[$i]$names: exit $rc in $(($(date +%s) - s)) s"
   grep -E "speedup|failed|timed out" "$d.err" | cut -c1-170
