@@ -1427,16 +1427,18 @@ class CudaTimer:
             self._zero(self.flush_buffer)
             if hold > 0:
                 self._spin(self._cycles(hold))
+            # The call's window (--cupti) brackets the events, so that reading the profiler's
+            # clock never sits between an event and the call it times.
+            t0 = marks.now() if marks is not None else 0
             self._record(start)
             queued = time.perf_counter()
-            t0 = marks.now() if marks is not None else 0
             out = timed_fn(*a, **k)
-            t1 = marks.now() if marks is not None else 0
             # Queued right behind the call's work. An end recorded only after the synchronize
             # timed how fast this process's thread woke up and queued it: tens of µs that differ
             # from one process to the next, which made an operator's self-speedup 0.5 or 1.2.
             self._record(end)
             host_ms = (time.perf_counter() - queued) * 1000.0
+            t1 = marks.now() if marks is not None else 0
             waited = self._query is not None and bool(self._query(start))
             self._sync()
             self._record(after)

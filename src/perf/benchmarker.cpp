@@ -1,6 +1,5 @@
 #include "perf/benchmarker.h"
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -174,16 +173,6 @@ TimedRun Benchmarker::time_once(const Problem& problem, const fs::path& workspac
   return out;
 }
 
-namespace {
-
-double median_of(std::vector<double> xs) {
-  std::sort(xs.begin(), xs.end());
-  const std::size_t n = xs.size();
-  return n % 2 ? xs[n / 2] : 0.5 * (xs[n / 2 - 1] + xs[n / 2]);
-}
-
-}  // namespace
-
 std::optional<std::string> region_host_gap(const std::vector<double>& solution_wall_ms,
                                            const std::vector<double>& solution_ms,
                                            const std::vector<double>& baseline_wall_ms,
@@ -191,8 +180,8 @@ std::optional<std::string> region_host_gap(const std::vector<double>& solution_w
   if (solution_wall_ms.empty() || baseline_wall_ms.empty() || solution_ms.empty() ||
       baseline_ms.empty())
     return std::nullopt;
-  const double sw = median_of(solution_wall_ms), bw = median_of(baseline_wall_ms);
-  const double sk = median_of(solution_ms), bk = median_of(baseline_ms);
+  const double sw = describe(solution_wall_ms).median, bw = describe(baseline_wall_ms).median;
+  const double sk = describe(solution_ms).median, bk = describe(baseline_ms).median;
   if (!(sw > 1.5 * bw + 1.0) || !(sk < bk)) return std::nullopt;
   char b[400];
   std::snprintf(b, sizeof b,
@@ -238,10 +227,10 @@ BenchResult Benchmarker::time_pair(const BenchPair& pair, int gpu) const {
       (baseline ? res.baseline_wall_ms : res.solution_wall_ms).push_back(*run.wall_ms);
     if (res.how.empty()) res.how = run.how;
   }
-  if (auto gap = region_host_gap(res.solution_wall_ms, res.solution_ms, res.baseline_wall_ms,
-                                 res.baseline_ms))
-    res.flags.push_back({"region_host_time", *gap});
   try {
+    if (auto gap = region_host_gap(res.solution_wall_ms, res.solution_ms, res.baseline_wall_ms,
+                                   res.baseline_ms))
+      res.flags.push_back({"region_host_time", *gap});
     res.baseline = describe(res.baseline_ms);
     res.solution = describe(res.solution_ms);
     res.speedup = speedup_interval(res.baseline_ms, res.solution_ms, opt_.confidence);
