@@ -17,6 +17,9 @@
 #   GPU       the GPU every run uses (`--gpu`: CUDA_VISIBLE_DEVICES), default not set;
 #   LIST_ONLY=1  print the operators it would run, one a line, and stop (for
 #             run-triton-sweep-gpus.sh, which splits them over a machine's GPUs);
+#   ROUNDS, WARMUP  timed rounds (default 4) and warm-up rounds (default 1) per operator: the
+#             slowest operators (50 s a process: compiling and autotuning in each fresh one) fit
+#             a device call only with fewer processes;
 #   CUPTI=1   time with --cupti (the profiler in every timing process): the honest operators
 #             must come back with no cupti_* flag (triton-sweep-summary.py counts flags).
 set -uo pipefail
@@ -67,7 +70,7 @@ while [ "$i" -le ${#ops[@]} ]; do
   for o in "${ops[@]:$((i - 1)):$g}"; do args+=(--operator "$o"); names="$names $o"; done
   d="$out/$i"; s=$(date +%s)
   timeout -k 5 "$left" "$k" triton eval "$data" --self --channel "$channel" "${args[@]}" \
-    --speedup --rounds "${ROUNDS:-4}" --warmup-rounds 1 "${peaks[@]}" "${gpu[@]}" --python "$py" \
+    --speedup --rounds "${ROUNDS:-4}" --warmup-rounds "${WARMUP:-1}" "${peaks[@]}" "${gpu[@]}" --python "$py" \
     --timeout 150 --out "$d" $([ "${CUPTI:-0}" = 1 ] && echo --cupti) --json > "$d.json" 2> "$d.err"
   rc=$?
   echo "[$i]$names: exit $rc in $(($(date +%s) - s)) s"
