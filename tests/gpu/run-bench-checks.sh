@@ -37,6 +37,11 @@ for r in timed:
         print(f"  outside: {r['task_id']}: {s['estimate']:.4f} [{s['low']:.4f}, {s['high']:.4f}] base {r['baseline']['median_ms']:.4f} ms sol {r['solution']['median_ms']:.4f} ms")
 from collections import Counter
 print("not timed:", Counter(r.get("not_timed") for r in rows if not r["speedup"]).most_common(8))
+# A baseline against itself must carry no run-time flag (region_host_time: issue 9).
+flagged = [r for r in rows if r.get("cheat_flags")]
+print(f"run-time flags: {len(flagged)} of {len(rows)}")
+for r in flagged:
+    print(f"  flagged: {r['task_id']}: {[f.get('check') if isinstance(f, dict) else f for f in r['cheat_flags']]}")
 PY
     ;;
   slowed)
