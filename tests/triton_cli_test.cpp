@@ -33,10 +33,14 @@ class TritonEvalCli : public ::testing::Test {
   void SetUp() override {
     if (!fs::is_directory(kData)) GTEST_SKIP() << "shared dataset missing: " << kData;
   }
+  // A timed run uses the CUPTI profiler wherever its library is found (beside the test's kjudge
+  // where CUPTI is installed): each test says which it gets, none unless it names one.
   std::string base() const {
-    return std::string(KJUDGE_BINARY) + " triton eval " + kData.string() + " --runner " + kFake +
+    return "KJUDGE_PROFILER=" + profiler_ + " " + std::string(KJUDGE_BINARY) + " triton eval " +
+           kData.string() + " --runner " + kFake +
            " --python /usr/bin/python3 --sandbox none --out " + (dir_ / "run").string() + " ";
   }
+  std::string profiler_ = "none";
   std::vector<json> lines(const std::string& file) const {
     std::vector<json> out;
     std::ifstream in(dir_ / "run" / file);
@@ -201,9 +205,9 @@ TEST_F(TritonEvalCli, PeaksGiveGpuEfficiency) {
 // option; refused without --speedup, and where no profiler library is found.
 TEST_F(TritonEvalCli, CuptiWatchesTheTimingProcesses) {
   std::ofstream(dir_ / "libkjudge_profiler.so") << "not a library\n";
-  const std::string env = "KJUDGE_PROFILER=" + (dir_ / "libkjudge_profiler.so").string() + " ";
-  auto r = run_capture(env + base() +
-                       "--self --operator add_example --speedup --cupti --rounds 2 --reps 5");
+  profiler_ = (dir_ / "libkjudge_profiler.so").string();
+  auto r =
+      run_capture(base() + "--self --operator add_example --speedup --cupti --rounds 2 --reps 5");
   ASSERT_EQ(r.rc, 0) << r.out;
   std::vector<json> results = lines("results.jsonl");
   ASSERT_EQ(results.size(), 1u);
@@ -213,13 +217,62 @@ TEST_F(TritonEvalCli, CuptiWatchesTheTimingProcesses) {
   const json run = json::parse(run_json);
   EXPECT_EQ(run["identity"]["timing"]["cupti"], true);
 
-  auto no_speedup = run_capture(env + base() + "--self --operator add_example --cupti");
+  auto no_speedup = run_capture(base() + "--self --operator add_example --cupti");
   EXPECT_EQ(no_speedup.rc, 2) << no_speedup.out;
   EXPECT_NE(no_speedup.out.find("needs --speedup"), std::string::npos) << no_speedup.out;
-  auto missing = run_capture("KJUDGE_PROFILER=" + (dir_ / "nothing.so").string() + " " + base() +
-                             "--self --operator add_example --speedup --cupti");
+  auto both = run_capture(base() + "--self --operator add_example --speedup --cupti --no-cupti");
+  EXPECT_EQ(both.rc, 2) << both.out;
+  profiler_ = (dir_ / "nothing.so").string();
+  auto missing = run_capture(base() + "--self --operator add_example --speedup --cupti");
   EXPECT_EQ(missing.rc, 3) << missing.out;
   EXPECT_NE(missing.out.find("libkjudge_profiler.so"), std::string::npos) << missing.out;
+}
+
+// Without --cupti a timed run uses the profiler where its library is found, and says so in
+// run.json; where none is found it is timed without it (a note, run.json's cupti_why), and
+// --no-cupti turns it off. A run started without it is resumed without it.
+TEST_F(TritonEvalCli, TimedRunsUseTheProfilerWhereItIsFound) {
+  std::ofstream(dir_ / "libkjudge_profiler.so") << "not a library\n";
+  profiler_ = (dir_ / "libkjudge_profiler.so").string();
+  const std::string timed = "--self --operator add_example --speedup --rounds 2 --reps 5 ";
+  auto r = run_capture(base() + timed);
+  ASSERT_EQ(r.rc, 0) << r.out;
+  std::vector<json> results = lines("results.jsonl");
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0]["cupti"]["used"], true) << results[0].dump();
+  auto summary = [&] {
+    std::ifstream in(dir_ / "run" / "summary.json");
+    return json::parse(in);
+  };
+  EXPECT_EQ(summary()["options"]["cupti"], profiler_);
+
+  fs::remove_all(dir_ / "run");
+  auto off = run_capture(base() + timed + "--no-cupti");
+  ASSERT_EQ(off.rc, 0) << off.out;
+  results = lines("results.jsonl");
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_FALSE(results[0].contains("cupti")) << results[0].dump();
+  EXPECT_EQ(summary()["options"]["cupti_why"], "turned off (--no-cupti)");
+
+  fs::remove_all(dir_ / "run");
+  profiler_ = "none";
+  auto absent = run_capture(base() + timed);
+  ASSERT_EQ(absent.rc, 0) << absent.out;
+  EXPECT_NE(absent.out.find("timed without the CUPTI profiler"), std::string::npos) << absent.out;
+  EXPECT_TRUE(summary()["options"]["cupti"].is_null());
+  EXPECT_NE(summary()["options"]["cupti_why"].get<std::string>().find("was not found"),
+            std::string::npos);
+  std::ifstream run_json(dir_ / "run" / "run.json");
+  EXPECT_FALSE(json::parse(run_json)["identity"]["timing"].contains("cupti"));
+
+  // Resumed where the library is found now: the run goes on as it was started, without it.
+  profiler_ = (dir_ / "libkjudge_profiler.so").string();
+  auto resumed = run_capture(base() + timed + "--resume");
+  ASSERT_EQ(resumed.rc, 0) << resumed.out;
+  EXPECT_EQ(summary()["options"]["cupti_why"], "the run being resumed was started without it");
+  auto required = run_capture(base() + timed + "--resume --cupti");
+  EXPECT_EQ(required.rc, 2) << required.out;
+  EXPECT_NE(required.out.find("cupti"), std::string::npos) << required.out;
 }
 
 TEST_F(TritonEvalCli, LlmGeneratedWithCodeBleu) {

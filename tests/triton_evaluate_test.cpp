@@ -32,9 +32,11 @@ class TritonEvaluate : public ::testing::Test {
         << json{{"operator", "add_example"}, {"code", "#fake ok 3.0\n"}}.dump() << "\n";
   }
   std::string evaluate(const std::string& solutions, const std::string& more = "") const {
-    return "KJUDGE_TRITON_RUNNER=" + kFake + " KJUDGE_TRITON_PYTHON=/usr/bin/python3 " +
-           std::string(KJUDGE_BINARY) + " evaluate --problems " + kData.string() + " --solutions " +
-           solutions + " --sandbox none --out " + (dir_ / "run").string() + " " + more;
+    // KJUDGE_PROFILER=none: timed without the profiler unless a test names one (--profiler).
+    return "KJUDGE_PROFILER=none KJUDGE_TRITON_RUNNER=" + kFake +
+           " KJUDGE_TRITON_PYTHON=/usr/bin/python3 " + std::string(KJUDGE_BINARY) +
+           " evaluate --problems " + kData.string() + " --solutions " + solutions +
+           " --sandbox none --out " + (dir_ / "run").string() + " " + more;
   }
   TempDir dir_;
 };

@@ -299,18 +299,44 @@ void run_triton_eval(const TritonEvalArgs& a, int& rc) {
     rc = exit_code::environment;
     return;
   }
-  if (a.cupti) {
-    opt.profiler = a.profiler.empty() ? locate_profiler() : fs::path(a.profiler);
+  // The CUPTI profiler: asked for (--cupti) it must be there; by default a timed run uses it
+  // where its library is found, except when finishing a run that was started without it.
+  std::string cupti_why;
+  if (a.speedup && !a.no_cupti) {
+    const fs::path lib = a.profiler.empty() ? locate_profiler() : fs::path(a.profiler);
     std::error_code ec;
-    if (opt.profiler.empty() || !fs::is_regular_file(opt.profiler, ec)) {
+    const bool found = !lib.empty() && fs::is_regular_file(lib, ec);
+    const fs::path out_dir = a.out.empty() ? fs::path() : fs::path(a.out);
+    const bool resuming_without = !a.cupti && a.resume && !out_dir.empty() &&
+                                  fs::exists(out_dir / "results.jsonl", ec) &&
+                                  !triton_run_used_cupti(out_dir);
+    if ((a.cupti || !a.profiler.empty()) && !found) {
       fmt::print(stderr,
-                 "kjudge: --cupti needs the profiler library, libkjudge_profiler.so (built "
-                 "beside kjudge where CUPTI is installed; or set KJUDGE_PROFILER){}\n",
-                 opt.profiler.empty() ? "" : ": " + opt.profiler.string() + " is no file");
+                 "kjudge: {} the profiler library, libkjudge_profiler.so (built beside kjudge "
+                 "where CUPTI is installed; or set KJUDGE_PROFILER){}\n",
+                 a.cupti ? "--cupti needs" : "--profiler names",
+                 lib.empty() ? "" : ": " + lib.string() + " is no file");
       rc = exit_code::environment;
       return;
     }
+    if (resuming_without) {
+      cupti_why = "the run being resumed was started without it";
+    } else if (!found) {
+      cupti_why = "the profiler library (libkjudge_profiler.so) was not found" +
+                  (lib.empty() ? std::string() : " at " + lib.string()) +
+                  " (built only where CUPTI is installed; set KJUDGE_PROFILER)";
+      if (!a.quiet)
+        fmt::print(stderr,
+                   "kjudge: note: timed without the CUPTI profiler: {}; --cupti requires it\n",
+                   cupti_why);
+    } else {
+      opt.profiler = lib;
+    }
+  } else if (a.speedup) {
+    cupti_why = "turned off (--no-cupti)";
   }
+  TritonEvalArgs args = a;
+  args.cupti = !opt.profiler.empty();
   // Compiled once here, outside the sandbox, with no operator code; a cache that cannot be made
   // costs time, never the run.
   nlohmann::ordered_json bytecode = nullptr;
@@ -358,7 +384,7 @@ void run_triton_eval(const TritonEvalArgs& a, int& rc) {
   // soon as it is judged. One left by an earlier run is finished with --resume, never mixed
   // with another run's: run.json says what that run judges.
   const fs::path results_path = run_dir / "results.jsonl";
-  const nlohmann::ordered_json identity = triton_run_identity(a, jobs);
+  const nlohmann::ordered_json identity = triton_run_identity(args, jobs);
   const bool resuming = a.resume && fs::exists(results_path);
   if (fs::exists(results_path) && !a.resume)
     throw InputError(results_path.string(), 0, "",
@@ -410,6 +436,8 @@ void run_triton_eval(const TritonEvalArgs& a, int& rc) {
         {"prestart", a.prestart},
         {"cupti", opt.profiler.empty() ? nlohmann::ordered_json(nullptr)
                                        : nlohmann::ordered_json(opt.profiler.string())},
+        {"cupti_why",
+         cupti_why.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(cupti_why)},
         {"bytecode_cache", bytecode},
         {"peaks",
          opt.peaks ? nlohmann::ordered_json{{"file", a.peaks},
@@ -517,13 +545,19 @@ void add_triton_commands(CLI::App& app, int& rc) {
   e->add_option("--limit", ev->limit, "At most N candidates")->check(CLI::PositiveNumber);
   e->add_flag("--speedup", ev->speedup,
               "Also time the reference and every correct candidate, one at a time on the GPU");
-  e->add_flag("--cupti", ev->cupti,
-              "With --speedup: preload the judge's CUPTI profiler into every timing process "
-              "and flag GPU work the events did not time (cupti_undercount, cupti_outside) or "
-              "a record that cannot be trusted (cupti_record); docs/triton.md");
+  auto* cupti = e->add_flag(
+      "--cupti", ev->cupti,
+      "With --speedup: require the judge's CUPTI profiler in every timing process (it is used "
+      "by default where its library is found), which flags GPU work the events did not time "
+      "(cupti_undercount, cupti_outside) or a record that cannot be trusted (cupti_record); "
+      "exit 3 without it; docs/triton.md");
+  e->add_flag("--no-cupti", ev->no_cupti,
+              "With --speedup: time without the CUPTI profiler (CUDA events and the runtime "
+              "watch only)")
+      ->excludes(cupti);
   e->add_option("--profiler", ev->profiler,
-                "With --cupti: the profiler library (default: $KJUDGE_PROFILER, or "
-                "libkjudge_profiler.so beside kjudge)");
+                "The CUPTI profiler library (default: $KJUDGE_PROFILER, or "
+                "libkjudge_profiler.so beside kjudge; KJUDGE_PROFILER=none: not used)");
   e->add_option("--out", ev->out,
                 "Run directory (default kjudge-runs/triton-<time>): results.jsonl gets each "
                 "candidate's line as soon as it is judged (in completion order), "

@@ -171,7 +171,8 @@ int evaluate_triton_pack(const CLI::App& cmd) {
   }
   if (auto o = given(cmd, "--limit")) a.limit = o->as<int>();
   a.speedup = given(cmd, "--benchmark") != nullptr;
-  // --profiler named: the Triton judge's --cupti with that library (it needs --benchmark).
+  // --profiler named: the Triton judge's --cupti with that library (it needs --benchmark);
+  // otherwise a timed run uses the profiler where it is found, as triton eval does.
   if (auto o = given(cmd, "--profiler")) {
     if (!a.speedup) {
       fmt::print(stderr,

@@ -30,7 +30,10 @@ struct TritonEvalArgs {
   int limit = 0;
   bool speedup = false;
   // With speedup: the judge's CUPTI profiler in every timing process (eval/triton_cupti.h).
+  // By default it is used where its library is found; cupti: required (no library is an
+  // error); no_cupti: not used.
   bool cupti = false;
+  bool no_cupti = false;
   std::string profiler;  // its library; empty: $KJUDGE_PROFILER, or beside kjudge
   std::string out;
   bool resume = false;  // finish the run in `out` (its results.jsonl and run.json)

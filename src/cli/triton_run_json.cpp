@@ -53,7 +53,7 @@ const char* option_of(const std::string& field) {
       {"reference_check", "--no-reference-check"},
       {"seed", "--seed"},
       {"speedup", "--speedup"},
-      {"timing", "--rounds, --warmup-rounds, --warmup, --reps or --max-ms-per-call"},
+      {"timing", "--rounds, --warmup-rounds, --warmup, --reps, --max-ms-per-call or --cupti"},
       {"jobs", "the number of candidates"},
       {"jobs_fingerprint",
        "the candidates' code, or the operators' reference or test code (the files changed)"}};
@@ -143,6 +143,19 @@ void check_triton_run_identity(const fs::path& run_dir, const nlohmann::ordered_
                          " holds another run, which differs in: " + diff +
                          ". Resume it with the options it was started with, or choose another "
                          "--out");
+}
+
+bool triton_run_used_cupti(const fs::path& run_dir) {
+  std::ifstream in(run_dir / "run.json");
+  if (!in) return false;
+  const auto j = nlohmann::ordered_json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return false;
+  const auto* t = &j;
+  for (const char* key : {"identity", "timing", "cupti"}) {
+    if (!t->is_object() || !t->contains(key)) return false;
+    t = &(*t)[key];
+  }
+  return t->is_boolean() && t->get<bool>();
 }
 
 void write_triton_run_json(const fs::path& run_dir, const nlohmann::ordered_json& identity,

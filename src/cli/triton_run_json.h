@@ -27,6 +27,10 @@ nlohmann::ordered_json triton_run_identity(const TritonEvalArgs& a,
 void check_triton_run_identity(const std::filesystem::path& run_dir,
                                const nlohmann::ordered_json& identity);
 
+// Whether the run in run_dir was timed with the CUPTI profiler (its identity's timing.cupti);
+// false when run.json is missing or unreadable (check_triton_run_identity says why).
+bool triton_run_used_cupti(const std::filesystem::path& run_dir);
+
 // Writes run_dir/run.json (a new file renamed over it): kind, version, the identity and when the
 // run started; a resumed run keeps the start and adds the time to `resumed_at`.
 void write_triton_run_json(const std::filesystem::path& run_dir,

@@ -15,8 +15,9 @@
 #           reference as the control: prints what the manifest expects against what came back
 #           (verdict, speedup, the check of every timed call), ok or DIFF, writes
 #           $OUT/triton-cheats.json (exit 1 on a DIFF). tests/cheats/run-device.sh runs it.
-#           With --cupti (CUPTI=0 turns it off): a control is one with no timing flag at all.
-#   speed and bad take CUPTI=1 to time with --cupti too (the profiler in every timing
+#           With --cupti (CUPTI=0: --no-cupti): a control is one with no timing flag at all.
+#   speed and bad time with the profiler where kjudge finds it (its default), CUPTI=1 requires
+#           it (--cupti), CUPTI=0 turns it off (--no-cupti) (the profiler in every timing
 #           process): what it costs the figures, and that honest operators get no cupti flag.
 # Usage: OUT=... tests/gpu/run-triton-checks.sh self|speed|bad|cheats [CHANNEL] [OPS...]
 #        (bad, cheats: ROUNDS=N timed rounds per candidate, default 4 for bad: two of each
@@ -57,7 +58,7 @@ PY
       "$py" python/kjudge_gpu_peaks.py --out "$out/peaks.json" --cache-dir /tmp/kj-peaks; fi
     args=()
     for o in "${ops[@]}"; do args+=(--operator "$o"); done
-    [ "${CUPTI:-0}" = 1 ] && args+=(--cupti)
+    case "${CUPTI:-}" in 1) args+=(--cupti) ;; 0) args+=(--no-cupti) ;; esac
     timeout "${TLIM:-480}" "$k" triton eval "$data" --self --channel "$channel" "${args[@]}" \
       --speedup --rounds 4 --warmup-rounds 1 --peaks "$out/peaks.json" --python "$py" \
       --timeout 150 --out "$out/speed" --json > "$out/speed-summary.json"
@@ -110,7 +111,7 @@ PY
     timeout "${TLIM:-560}" "$k" triton eval "$data" --channel G "${args[@]}" \
       --solutions "$out/bad.jsonl" --speedup --rounds "${ROUNDS:-4}" --warmup-rounds 1 \
       --peaks "$out/peaks.json" --python "$py" --workers 8 --timeout 150 --out "$out/bad" \
-      $([ "${CUPTI:-0}" = 1 ] && echo --cupti) \
+      $(case "${CUPTI:-}" in 1) echo --cupti ;; 0) echo --no-cupti ;; esac) \
       --json > "$out/bad-summary.json"
     echo "exit $?"
     "$py" - "$out/bad.jsonl" "$out/bad/results.jsonl" <<'PY'
@@ -198,7 +199,7 @@ PY
         args+=(--operator "$o")
       done
       grep "\"channel\": \"$ch\"" "$out/triton-cheats.jsonl" > "$out/triton-cheats-$ch.jsonl"
-      [ "${CUPTI:-1}" = 1 ] && args+=(--cupti)
+      if [ "${CUPTI:-1}" = 1 ]; then args+=(--cupti); else args+=(--no-cupti); fi
       timeout "${TLIM:-560}" "$k" triton eval "$data" --channel "$ch" "${args[@]}" \
         --solutions "$out/triton-cheats-$ch.jsonl" --speedup --rounds "${ROUNDS:-2}" \
         --warmup-rounds 1 --python "$py" --workers 8 --timeout 150 \

@@ -20,7 +20,8 @@
 #   ROUNDS, WARMUP  timed rounds (default 4) and warm-up rounds (default 1) per operator: the
 #             slowest operators (50 s a process: compiling and autotuning in each fresh one) fit
 #             a device call only with fewer processes;
-#   CUPTI=1   time with --cupti (the profiler in every timing process): the honest operators
+#   CUPTI=1   time with --cupti (the profiler required in every timing process; by default
+#             kjudge uses it where it finds it, CUPTI=0 passes --no-cupti): the honest operators
 #             must come back with no cupti_* flag (triton-sweep-summary.py counts flags).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -71,7 +72,7 @@ while [ "$i" -le ${#ops[@]} ]; do
   d="$out/$i"; s=$(date +%s)
   timeout -k 5 "$left" "$k" triton eval "$data" --self --channel "$channel" "${args[@]}" \
     --speedup --rounds "${ROUNDS:-4}" --warmup-rounds "${WARMUP:-1}" "${peaks[@]}" "${gpu[@]}" --python "$py" \
-    --timeout 150 --out "$d" $([ "${CUPTI:-0}" = 1 ] && echo --cupti) --json > "$d.json" 2> "$d.err"
+    --timeout 150 --out "$d" $(case "${CUPTI:-}" in 1) echo --cupti ;; 0) echo --no-cupti ;; esac) --json > "$d.json" 2> "$d.err"
   rc=$?
   echo "[$i]$names: exit $rc in $(($(date +%s) - s)) s"
   grep -E "speedup|failed|timed out" "$d.err" | cut -c1-170
