@@ -925,6 +925,22 @@ class StaleAdd:
         return self.cache[key]
 
 
+class ClockTest(unittest.TestCase):
+    """The runner's host clock is the one time.perf_counter was as it loaded: operator code
+    that replaces it (tests/cheats/triton/patched_timer.py) does not slow the runner's."""
+
+    def test_a_replaced_perf_counter_is_not_the_runners_clock(self):
+        real = time.perf_counter
+        try:
+            time.perf_counter = lambda: 0.0
+            a = r._clock()
+            time.sleep(0.01)
+            self.assertGreaterEqual(r._clock() - a, 0.009)
+            self.assertEqual(time.perf_counter(), 0.0)
+        finally:
+            time.perf_counter = real
+
+
 class EndEventTest(unittest.TestCase):
     """The end event sits right behind the call's work; a long tail past it (work on another
     stream, finished only by the device-wide synchronize) moves the site to the device-wide end."""
