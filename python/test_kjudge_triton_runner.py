@@ -940,6 +940,25 @@ class ClockTest(unittest.TestCase):
         finally:
             time.perf_counter = real
 
+    def test_an_event_patched_after_the_timer_is_made_is_not_what_it_reads(self):
+        # The timer is made before the operator code runs; patching then (as patched_timer.py
+        # does with a tenth of the real time) does not reach its samples.
+        def samples(patch):
+            fake = fake_torch()
+            p = {"warmup": 1, "reps": 4, "min_reps": 2, "max_ms_per_site": 60000,
+                 "check": {"seed": SECRET, "tolerances": TOL, "plan": None}}
+            t = r.CudaTimer(fake, p, ops=FakeOps())
+            real = fake.cuda.Event.elapsed_time
+            if patch:
+                fake.cuda.Event.elapsed_time = lambda self, end: 0.1 * real(self, end)
+            t.measure("add", add, (FT([1.0, 2.0]), FT([0.5, 0.25])), {}, lambda: None)
+            fake.cuda.Event.elapsed_time = real
+            return t.sites[0]["samples_ms"]
+
+        honest = samples(False)
+        self.assertGreater(min(honest), 0)
+        self.assertEqual(samples(True), honest)
+
 
 class EndEventTest(unittest.TestCase):
     """The end event sits right behind the call's work; a long tail past it (work on another
