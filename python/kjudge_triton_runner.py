@@ -1236,6 +1236,10 @@ class RuntimeWatch:
         self._modes = [(what, getattr(c, name, None)) for what, name in (
             ("torch function mode", "_len_torch_function_stack"),
             ("torch dispatch mode", "_len_torch_dispatch_stack"))]
+        # The runner's own code: this module's names and its classes' attributes, each object as
+        # it is now. Operator code can reach the runner (`import __main__`, sys.modules) and
+        # rebind its timer, its check or its report; that shows here as an object replaced.
+        self._runner = runner_snapshot()
 
     def seen(self):
         """What is running now that was not at the baseline, one short phrase each."""
@@ -1257,7 +1261,27 @@ class RuntimeWatch:
             found.append("sys.settrace hook")
         if self._getprofile() is not self._profile:
             found.append("sys.setprofile hook")
+        found.extend("runner's %s replaced" % name for name in runner_changes(self._runner))
         return found
+
+
+def runner_snapshot():
+    """This module's names and its own classes' attributes, with the objects they hold now and
+    the live namespaces they are read from (a dict, a class's mappingproxy)."""
+    names = globals()
+    spaces = [("", names)]
+    for name, value in list(names.items()):
+        if isinstance(value, type) and getattr(value, "__module__", None) == __name__:
+            spaces.append((name + ".", value.__dict__))
+    return [(prefix, space, dict(space)) for prefix, space in spaces]
+
+
+def runner_changes(snapshot):
+    """The names of the snapshot whose object is no longer the one taken (rebound or deleted);
+    names added since are not the runner's and are not listed."""
+    missing = object()
+    return [prefix + key for prefix, space, was in snapshot for key, value in was.items()
+            if space.get(key, missing) is not value]
 
 
 class CallMarks:

@@ -1072,6 +1072,35 @@ class RuntimeWatchTest(unittest.TestCase):
             sys.settrace(old)
         self.assertEqual(s["watch"], ["sys.settrace hook", "torch dispatch mode"])
 
+    def test_operator_code_that_rebinds_the_runners_own_code_is_reported(self):
+        # Operator code reaches the runner through sys.modules (it runs as __main__) and
+        # replaces a function of its check and a method of a class; names it adds are not the
+        # runner's and are not listed.
+        runner = sys.modules[r.__name__]
+        real_check, real_seen = runner.describe_short, r.RuntimeWatch.seen
+
+        def patch():
+            runner.describe_short = lambda e: ""
+            r.ZeroFill.forged = True
+            runner.added_by_the_operator = 1
+        try:
+            s = self.site(before=patch)
+        finally:
+            runner.describe_short = real_check
+            del r.ZeroFill.forged
+            del runner.added_by_the_operator
+        self.assertEqual(s["watch"], ["runner's describe_short replaced"])
+        self.assertIs(r.RuntimeWatch.seen, real_seen)
+        self.assertNotIn("watch", self.site())
+        watch = r.RuntimeWatch(fake_torch())
+        real_report = r.CallMarks.report
+        r.CallMarks.report = lambda marks: {}
+        try:
+            self.assertEqual(watch.seen(), ["runner's CallMarks.report replaced"])
+        finally:
+            r.CallMarks.report = real_report
+        self.assertEqual(watch.seen(), [])
+
     def test_patching_threading_later_does_not_hide_a_thread(self):
         stop = threading.Event()
         worker = threading.Thread(target=stop.wait, name="hidden", daemon=True)

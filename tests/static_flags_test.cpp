@@ -217,6 +217,9 @@ TEST(StaticRules, EachRuleFiresOnItsConstruct) {
       {"code_patch", TimedPath::task, "s.cu", "mprotect(page, 4096, PROT_READ | PROT_WRITE);"},
       {"code_patch", TimedPath::triton, "s.py", "for o in gc.get_objects(): pass"},
       {"code_patch", TimedPath::triton, "s.py", "threading._active.pop(worker.ident)"},
+      {"code_patch", TimedPath::triton, "s.py", "runner = sys.modules['__main__']"},
+      {"code_patch", TimedPath::triton, "s.py", "import __main__ as runner"},
+      {"code_patch", TimedPath::triton, "s.py", "from __main__ import CudaTimer"},
       {"proc_read", TimedPath::computeeval, "s.cu", "FILE* f = fopen(\"/proc/self/maps\", \"r\");"},
       {"proc_read", TimedPath::computeeval, "s.cu", "open(\"/sys/class/drm\", O_RDONLY);"},
       {"shm", TimedPath::task, "s.cu", "int fd = open(\"/dev/shm/cache\", O_RDWR);"},
@@ -281,7 +284,9 @@ TEST(StaticRules, CommentsAndHarmlessStringsNeverFlag) {
       "msg = 'time.perf_counter and subprocess are not used here'\n"
       "def custom_kernel(data):\n"
       "    a, b = data\n"
-      "    return a + b  # id(a) would be a cache key\n";
+      "    return a + b  # id(a) would be a cache key\n"
+      "if __name__ == \"__main__\":\n"
+      "    print(custom_kernel((1, 2)))  # run as a script: not the runner\n";
   flags = scan(py, TimedPath::triton, "ok.py");
   EXPECT_TRUE(flags.empty()) << listing(flags);
 }

@@ -265,6 +265,12 @@ const std::vector<Rule>& rules() {
       {"code_patch", kPy, kAll, Where::code, "threading._",
        R"(\bthreading\._(active|limbo|dangling|shutdown_locks)\b)", false,
        "edits the threading module's own tables: hides a thread from the runner"},
+      // The Triton runner runs as __main__ in the operator's process: code that reaches it can
+      // rebind its timer, its check or its report (RuntimeWatch then names what it replaced).
+      {"code_patch", kPy, kAll, Where::code, "__main__|sys.modules",
+       R"(\bimport\s+__main__\b|\bfrom\s+__main__\s+import\b|\bsys\.modules\b)", false,
+       "reaches the running program's own modules (__main__, sys.modules): the runner's timer "
+       "and report"},
       // Files of the machine: /proc shows the judge's memory (/proc/self/mem, maps), its
       // command line and environment; /sys the GPU; /dev/shm outlives the process (the cache
       // the 2026 GPU MODE eigh exploit kept between calls).
