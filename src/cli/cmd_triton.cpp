@@ -300,14 +300,15 @@ void run_triton_eval(const TritonEvalArgs& a, int& rc) {
     return;
   }
   // The CUPTI profiler: asked for (--cupti) it must be there; by default a timed run uses it
-  // where its library is found, except when finishing a run that was started without it.
+  // where its library is found, except when finishing a run that was started without it (a
+  // library named by --profiler is asked for too).
   std::string cupti_why;
   if (a.speedup && !a.no_cupti) {
     const fs::path lib = a.profiler.empty() ? locate_profiler() : fs::path(a.profiler);
     std::error_code ec;
     const bool found = !lib.empty() && fs::is_regular_file(lib, ec);
     const fs::path out_dir = a.out.empty() ? fs::path() : fs::path(a.out);
-    const bool resuming_without = !a.cupti && a.resume && !out_dir.empty() &&
+    const bool resuming_without = !a.cupti && a.profiler.empty() && a.resume && !out_dir.empty() &&
                                   fs::exists(out_dir / "results.jsonl", ec) &&
                                   !triton_run_used_cupti(out_dir);
     if ((a.cupti || !a.profiler.empty()) && !found) {
