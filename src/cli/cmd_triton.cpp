@@ -299,6 +299,14 @@ void run_triton_eval(const TritonEvalArgs& a, int& rc) {
     rc = exit_code::environment;
     return;
   }
+  const fs::path run_dir =
+      a.out.empty() ? fs::path("kjudge-runs") / ("triton-" + run_stamp(std::time(nullptr), false))
+                    : fs::path(a.out);
+  // The run directory's journals (eval/triton_journal.h): each candidate's line is written as
+  // soon as it is judged. One left by an earlier run is finished with --resume, never mixed
+  // with another run's: run.json says what that run judges.
+  const fs::path results_path = run_dir / "results.jsonl";
+  const bool resuming = a.resume && fs::exists(results_path);
   // The CUPTI profiler: asked for (--cupti) it must be there; by default a timed run uses it
   // where its library is found, except when finishing a run that was started without it (a
   // library named by --profiler is asked for too).
@@ -307,10 +315,8 @@ void run_triton_eval(const TritonEvalArgs& a, int& rc) {
     const fs::path lib = a.profiler.empty() ? locate_profiler() : fs::path(a.profiler);
     std::error_code ec;
     const bool found = !lib.empty() && fs::is_regular_file(lib, ec);
-    const fs::path out_dir = a.out.empty() ? fs::path() : fs::path(a.out);
-    const bool resuming_without = !a.cupti && a.profiler.empty() && a.resume && !out_dir.empty() &&
-                                  fs::exists(out_dir / "results.jsonl", ec) &&
-                                  !triton_run_used_cupti(out_dir);
+    const bool resuming_without =
+        !a.cupti && a.profiler.empty() && resuming && !triton_run_used_cupti(run_dir);
     if ((a.cupti || !a.profiler.empty()) && !found) {
       fmt::print(stderr,
                  "kjudge: {} the profiler library, libkjudge_profiler.so (built beside kjudge "
@@ -378,15 +384,7 @@ void run_triton_eval(const TritonEvalArgs& a, int& rc) {
   if (!a.peaks.empty()) opt.peaks = read_gpu_peaks(a.peaks);
   opt.workers = a.workers;
   opt.keep_workspaces = a.keep_workspaces;
-  const fs::path run_dir =
-      a.out.empty() ? fs::path("kjudge-runs") / ("triton-" + run_stamp(std::time(nullptr), false))
-                    : fs::path(a.out);
-  // The run directory's journals (eval/triton_journal.h): each candidate's line is written as
-  // soon as it is judged. One left by an earlier run is finished with --resume, never mixed
-  // with another run's: run.json says what that run judges.
-  const fs::path results_path = run_dir / "results.jsonl";
   const nlohmann::ordered_json identity = triton_run_identity(args, jobs);
-  const bool resuming = a.resume && fs::exists(results_path);
   if (fs::exists(results_path) && !a.resume)
     throw InputError(results_path.string(), 0, "",
                      "holds an earlier run's results; pass --resume to finish that run, or "
