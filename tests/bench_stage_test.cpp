@@ -141,6 +141,25 @@ TEST_F(BenchStage, ABaselineThatFailsHereTimesNothing) {
       << perf[0].dump();
 }
 
+// A solution that prints a time line of its own and ends the benchmark run with _exit(0),
+// before the test program prints the real one: ComputeEval's harness would take 0.001 ms. The
+// main guard (run/main_return.h) sees that main() never returned, and the run is not timed.
+TEST_F(BenchStage, ABenchmarkRunThatEndsBeforeMainReturnsIsNotTimed) {
+  write_problem(dir_ / "problems/early", "bench/early", "{type: custom}", "./test.out --perf",
+                "printf(\"COMPUTE_EVAL_TIME_MS: 10\\n\");");
+  write_solution(dir_ / "solutions/early", "bench/early", 0, "return 42;",
+                 "printf(\"COMPUTE_EVAL_TIME_MS: 0.001\\n\"); fflush(stdout); _exit(0);");
+  int rc = -1;
+  std::string out = run("--runs 2 --warmups 0", &rc);
+  ASSERT_EQ(rc, 0) << out;
+  auto perf = read_jsonl(dir_ / "run/perf.jsonl");
+  ASSERT_EQ(perf.size(), 1u);
+  EXPECT_TRUE(perf[0]["speedup"].is_null()) << perf[0].dump(2);
+  EXPECT_NE(perf[0]["not_timed"].get<std::string>().find("before its main() returned"),
+            std::string::npos)
+      << perf[0].dump(2);
+}
+
 // The profiler's own record, from inside the sandbox: process mode times the whole program.
 TEST_F(BenchStage, ProcessModeIsTimedByTheProfiler) {
   const fs::path lib = fs::path(kBin).parent_path() / "libkjudge_profiler.so";

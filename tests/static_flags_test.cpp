@@ -220,6 +220,12 @@ TEST(StaticRules, EachRuleFiresOnItsConstruct) {
       {"code_patch", TimedPath::triton, "s.py", "runner = sys.modules['__main__']"},
       {"code_patch", TimedPath::triton, "s.py", "import __main__ as runner"},
       {"code_patch", TimedPath::triton, "s.py", "from __main__ import CudaTimer"},
+      {"early_exit", TimedPath::computeeval, "s.cu", "void fill(int*, int) { std::exit(0); }"},
+      {"early_exit", TimedPath::computeeval, "s.cu", "exit(EXIT_SUCCESS);"},
+      {"early_exit", TimedPath::computeeval, "s.cu", "_exit(1);"},
+      {"early_exit", TimedPath::computeeval, "s.cu", "syscall(SYS_exit_group, 0);"},
+      {"early_exit", TimedPath::triton, "s.py", "os._exit(0)"},
+      {"early_exit", TimedPath::triton, "s.py", "sys.exit()"},
       {"proc_read", TimedPath::computeeval, "s.cu", "FILE* f = fopen(\"/proc/self/maps\", \"r\");"},
       {"proc_read", TimedPath::computeeval, "s.cu", "open(\"/sys/class/drm\", O_RDONLY);"},
       {"shm", TimedPath::task, "s.cu", "int fd = open(\"/dev/shm/cache\", O_RDWR);"},
@@ -273,6 +279,8 @@ TEST(StaticRules, CommentsAndHarmlessStringsNeverFlag) {
       "void solve_linear_system(int n);\n"
       "int asynchronously_named = 1; int timeout_ms = 0; float seed_scale = 2.0f;\n"
       "int values[] = {1'000, 2'000};\n"
+      "if (err != cudaSuccess) exit(EXIT_FAILURE); else if (bad) std::exit(1);\n"
+      "int on_exit_code = 0; void exit_region(int); exit_region(0);\n"
       "static kj::Tensor<float> scratch;  // scratch kept between calls, as fast.cu does\n"
       "curandSetPseudoRandomGeneratorSeed(gen, seed);\n"
       "thrust::default_random_engine rng;\n";

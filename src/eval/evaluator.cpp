@@ -23,6 +23,7 @@
 #include "eval/workspace.h"
 #include "run/cloexec_file.h"
 #include "run/gpu_probe.h"
+#include "run/main_return.h"
 #include "run/process.h"
 #include "run/sandbox.h"
 
@@ -140,6 +141,7 @@ Evaluator::Evaluator(EvalOptions options, MachineInfo machine)
   if (opt_.cache_dir.empty()) opt_.cache_dir = default_cache_dir();
   if (opt_.work_root.empty())
     opt_.work_root = fs::temp_directory_path() / ("kjudge-work-" + std::to_string(getpid()));
+  if (!opt_.main_guard) opt_.main_guard = locate_main_guard();
 
   // Everything outside the workspace that changes what a build produces.
   std::set<std::string> archs;
@@ -588,7 +590,7 @@ bool Evaluator::check_and_build(Task& t, bool quiet) {
   }
 
   StepLoad load = begin_step();
-  ProcessResult r = run_step(*p.build_command, t.workspace, timeout, {});
+  ProcessResult r = run_step(*p.build_command, t.workspace, timeout, StepExtras{});
   bool loaded = end_step(load);
   g.build = to_record(r, t.attempt);
   g.build.quiet_retry = quiet;
@@ -641,8 +643,27 @@ void Evaluator::run_test(Task& t, int gpu, bool quiet) {
   if (gpu >= 0) env.push_back("CUDA_VISIBLE_DEVICES=" + std::to_string(gpu));
 
   const double timeout = p.timeout_or_default();
+  // The program runs alone (not under `sh -c`) with the main guard when it is the workspace's
+  // own dynamically linked program: an exit status of 0 then counts only if main() returned.
+  StepExtras extras;
+  extras.env = env;
+  std::optional<MainGuard> guard;
+  if (auto words = simple_command_words(p.test_command);
+      words && !opt_.main_guard->empty() && main_guard_unfit(t.workspace, words->front()).empty()) {
+    try {
+      guard.emplace(*opt_.main_guard);
+    } catch (const std::exception& e) {
+      g.verdict = Verdict::judge_error;
+      g.detail = e.what();
+      return;
+    }
+    extras.argv = *words;
+    for (std::string& e : guard->env()) extras.env.push_back(std::move(e));
+    extras.preload.push_back(guard->library());
+    extras.inherit_fds.push_back(guard->fd());
+  }
   StepLoad load = begin_step();
-  ProcessResult r = run_step(p.test_command, t.workspace, timeout, env);
+  ProcessResult r = run_step(p.test_command, t.workspace, timeout, extras);
   bool loaded = end_step(load);
   g.test = to_record(r, t.attempt);
   g.test.quiet_retry = quiet;
@@ -668,6 +689,11 @@ void Evaluator::run_test(Task& t, int gpu, bool quiet) {
     return;
   }
   if (r.exit_code == 0 && r.signal == 0) {
+    if (std::optional<std::string> early = guard ? guard->problem(0) : std::nullopt) {
+      g.verdict = Verdict::test_fail;
+      g.detail = *early;
+      return;
+    }
     g.verdict = Verdict::pass;
     g.detail.clear();
     return;
@@ -700,12 +726,17 @@ bool Evaluator::end_step(const StepLoad& l) {
 }
 
 ProcessResult Evaluator::run_step(const std::string& command, const fs::path& workspace,
+                                  double timeout_s, const StepExtras& extras) const {
+  StepSettings settings{opt_.sandbox, opt_.bwrap, opt_.memory_limit_bytes, opt_.log_cap};
+  return kjudge::run_step(settings, machine_, command, workspace, timeout_s, extras);
+}
+
+ProcessResult Evaluator::run_step(const std::string& command, const fs::path& workspace,
                                   double timeout_s,
                                   const std::vector<std::string>& extra_env) const {
-  StepSettings settings{opt_.sandbox, opt_.bwrap, opt_.memory_limit_bytes, opt_.log_cap};
   StepExtras extras;
   extras.env = extra_env;
-  return kjudge::run_step(settings, machine_, command, workspace, timeout_s, extras);
+  return run_step(command, workspace, timeout_s, extras);
 }
 
 void Evaluator::insert_sorted(std::deque<std::unique_ptr<Task>>& q, std::unique_ptr<Task> t,

@@ -24,6 +24,7 @@
 
 #include "core/problem.h"
 #include "eval/graded.h"
+#include "eval/step_runner.h"
 #include "run/machine.h"
 #include "run/process.h"
 
@@ -56,6 +57,9 @@ struct EvalOptions {
   // times is taken out of the pool. The command overrides the built-in probe (tests use it).
   bool gpu_probe = true;
   std::string gpu_probe_command;
+  // libkjudge_main_guard.so (run/main_return.h): a test run passes only when the program's
+  // main() returned. nullopt: locate_main_guard(); an empty path: no guard.
+  std::optional<std::filesystem::path> main_guard;
 };
 
 struct EvalJob {
@@ -117,6 +121,8 @@ class Evaluator {
   void finish(State& st, Task& t);
   // One build or test command, sandboxed or not; `extra_env` adds to the step's clean
   // environment (sandboxed) or to the judge's (not).
+  ProcessResult run_step(const std::string& command, const std::filesystem::path& workspace,
+                         double timeout_s, const StepExtras& extras) const;
   ProcessResult run_step(const std::string& command, const std::filesystem::path& workspace,
                          double timeout_s, const std::vector<std::string>& extra_env) const;
   // A timed-out-under-load task, back to the start of a second attempt.

@@ -271,6 +271,18 @@ const std::vector<Rule>& rules() {
        R"(\bimport\s+__main__\b|\bfrom\s+__main__\s+import\b|\bsys\.modules\b)", false,
        "reaches the running program's own modules (__main__, sys.modules): the runner's timer "
        "and report"},
+      // Ending the process from the solution's own code: a ComputeEval test program that
+      // exits 0 before its checks would pass (the main guard fails it at run time,
+      // run/main_return.h); the Triton runner's report would never be written. Error exits
+      // (exit(1), exit(EXIT_FAILURE)) are what 700-odd baselines' error macros do: not flagged.
+      {"early_exit", kC, kAll, Where::code, "exit|SYS_|__NR_",
+       R"(\b(std::)?(exit|quick_exit)\s*\(\s*(0|EXIT_SUCCESS)\s*\)|\b(std::)?(_exit|_Exit)\s*\(|\b(SYS|__NR)_exit(_group)?\b)",
+       false,
+       "ends the process from its own code with success (exit(0), _exit, the exit system call): "
+       "a test program would stop before its checks"},
+      {"early_exit", kPy, kAll, Where::code, "_exit|exit(",
+       R"(\bos\._exit\s*\(|\bsys\.exit\s*\(\s*(0\s*)?\))", false,
+       "ends the process from its own code: the runner's checks and report would never come"},
       // Files of the machine: /proc shows the judge's memory (/proc/self/mem, maps), its
       // command line and environment; /sys the GPU; /dev/shm outlives the process (the cache
       // the 2026 GPU MODE eigh exploit kept between calls).

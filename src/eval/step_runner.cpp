@@ -14,9 +14,20 @@ namespace kjudge {
 
 namespace fs = std::filesystem;
 
+fs::path preload_path(const StepSettings& settings, const fs::path& library) {
+  return settings.sandbox ? fs::path("/.kjudge/preload") / library.filename() : library;
+}
+
 ProcessResult run_step(const StepSettings& settings, const MachineInfo& machine,
                        const std::string& command, const fs::path& workspace, double timeout_s,
-                       const StepExtras& extras) {
+                       const StepExtras& given) {
+  StepExtras extras = given;
+  if (!extras.preload.empty()) {
+    std::string list;
+    for (const fs::path& lib : extras.preload)
+      list += (list.empty() ? "" : ":") + preload_path(settings, lib).string();
+    extras.env.push_back("LD_PRELOAD=" + list);
+  }
   if (!settings.sandbox) {
     std::vector<std::string> env;
     for (char** e = environ; *e; ++e) {
@@ -47,6 +58,8 @@ ProcessResult run_step(const StepSettings& settings, const MachineInfo& machine,
     if (root.string().rfind("/usr/", 0) != 0) policy.ro_paths.push_back(root);
   }
   policy.ro_paths.insert(policy.ro_paths.end(), extras.ro_paths.begin(), extras.ro_paths.end());
+  for (const fs::path& lib : extras.preload)
+    policy.ro_binds.emplace_back(lib, preload_path(settings, lib));
   std::string path = "/usr/local/cuda/bin:/usr/local/bin:/usr/bin:/bin";
   if (!machine.nvcc_path.empty())
     path = fs::path(machine.nvcc_path).parent_path().string() + ":" + path;
@@ -68,6 +81,23 @@ ProcessResult run_step(const StepSettings& settings, const MachineInfo& machine,
       policy,
       extras.argv.empty() ? std::vector<std::string>{"/bin/sh", "-c", command} : extras.argv,
       timeout_s, settings.log_cap);
+}
+
+std::optional<std::vector<std::string>> simple_command_words(const std::string& command) {
+  static const std::string kShellSyntax = "|&;<>()$`\\\"'*?[]#~=%{}!\n";
+  if (command.find_first_of(kShellSyntax) != std::string::npos) return std::nullopt;
+  std::vector<std::string> words;
+  std::size_t i = 0;
+  while (i < command.size()) {
+    i = command.find_first_not_of(" \t", i);
+    if (i == std::string::npos) break;
+    std::size_t e = command.find_first_of(" \t", i);
+    if (e == std::string::npos) e = command.size();
+    words.push_back(command.substr(i, e - i));
+    i = e;
+  }
+  if (words.empty()) return std::nullopt;
+  return words;
 }
 
 }  // namespace kjudge

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,10 +27,23 @@ struct StepExtras {
   std::vector<std::string> env;                 // KEY=VALUE, added (or overriding)
   std::vector<std::filesystem::path> ro_paths;  // host files visible read-only in the sandbox
   std::vector<int> inherit_fds;                 // descriptors the step keeps
+  // Libraries preloaded into the step's program (LD_PRELOAD, in this order). In the sandbox each
+  // is bound read-only at preload_path(), so the step sees no host path of the judge's.
+  std::vector<std::filesystem::path> preload;
   // When set, run this argv directly instead of `sh -c command` (the command then only names
   // the step in logs): a preloaded library then loads into the program alone, not the shell.
   std::vector<std::string> argv;
 };
+
+// Where a step sees `library` of StepExtras::preload: the host path, or in the sandbox
+// /.kjudge/preload/<its file name>.
+std::filesystem::path preload_path(const StepSettings& settings,
+                                   const std::filesystem::path& library);
+
+// A step command with no shell syntax splits into words and runs without a shell, so a preloaded
+// library (the profiler, the main guard) loads into the program alone; nullopt when it needs the
+// shell.
+std::optional<std::vector<std::string>> simple_command_words(const std::string& command);
 
 ProcessResult run_step(const StepSettings& settings, const MachineInfo& machine,
                        const std::string& command, const std::filesystem::path& workspace,

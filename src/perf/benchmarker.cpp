@@ -11,6 +11,7 @@
 #include "perf/interleave.h"
 #include "perf/profile_record.h"
 #include "perf/timing_select.h"
+#include "run/main_return.h"
 #include "run/result_channel.h"
 
 namespace kjudge {
@@ -64,23 +65,6 @@ nlohmann::json to_json(const BenchResult& r) {
   return j;
 }
 
-std::optional<std::vector<std::string>> simple_command_words(const std::string& command) {
-  static const std::string kShellSyntax = "|&;<>()$`\\\"'*?[]#~=%{}!\n";
-  if (command.find_first_of(kShellSyntax) != std::string::npos) return std::nullopt;
-  std::vector<std::string> words;
-  std::size_t i = 0;
-  while (i < command.size()) {
-    i = command.find_first_not_of(" \t", i);
-    if (i == std::string::npos) break;
-    std::size_t e = command.find_first_of(" \t", i);
-    if (e == std::string::npos) e = command.size();
-    words.push_back(command.substr(i, e - i));
-    i = e;
-  }
-  if (words.empty()) return std::nullopt;
-  return words;
-}
-
 std::string bench_unavailable(const Problem& problem, const fs::path& profiler) {
   if (!problem.benchmark_command || problem.benchmark_command->empty())
     return "the problem has no benchmark_command";
@@ -108,6 +92,7 @@ Benchmarker::Benchmarker(BenchOptions options, MachineInfo machine)
     : opt_(std::move(options)), machine_(std::move(machine)) {
   if (opt_.runs < 1) opt_.runs = 1;
   if (opt_.warmups < 0) opt_.warmups = 0;
+  if (!opt_.main_guard) opt_.main_guard = locate_main_guard();
 }
 
 TimedRun Benchmarker::time_once(const Problem& problem, const fs::path& workspace, int gpu) const {
@@ -117,21 +102,31 @@ TimedRun Benchmarker::time_once(const Problem& problem, const fs::path& workspac
   StepExtras extras;
   if (gpu >= 0) extras.env.push_back("CUDA_VISIBLE_DEVICES=" + std::to_string(gpu));
   // The shell would load the profiler too and take its channel; a simple command runs alone.
-  if (auto words = simple_command_words(command)) extras.argv = *words;
+  auto words = simple_command_words(command);
+  if (words) extras.argv = *words;
 
   std::optional<ResultChannel> channel;
-  if (needs_profiler(mode)) {
-    try {
-      channel.emplace("kjudge-profile");
-    } catch (const std::exception& e) {
-      out.failure = e.what();
-      return out;
-    }
-    const std::string lib = opt_.profiler.string();
-    extras.env.insert(extras.env.end(), {"LD_PRELOAD=" + lib, "NVTX_INJECTION64_PATH=" + lib,
+  std::optional<MainGuard> guard;
+  try {
+    if (needs_profiler(mode)) channel.emplace("kjudge-profile");
+    // An early exit(0) would end the timed run before its work: it must come back from main().
+    if (words && !opt_.main_guard->empty() && main_guard_unfit(workspace, words->front()).empty())
+      guard.emplace(*opt_.main_guard);
+  } catch (const std::exception& e) {
+    out.failure = e.what();
+    return out;
+  }
+  if (guard) {
+    for (std::string& e : guard->env()) extras.env.push_back(std::move(e));
+    extras.preload.push_back(guard->library());
+    extras.inherit_fds.push_back(guard->fd());
+  }
+  if (channel) {
+    const std::string lib = preload_path(opt_.step, opt_.profiler).string();
+    extras.env.insert(extras.env.end(), {"NVTX_INJECTION64_PATH=" + lib,
                                          "KJUDGE_PROFILE_FD=" + std::to_string(channel->fd()),
                                          "KJUDGE_PROFILE_NONCE=" + channel->nonce()});
-    extras.ro_paths.push_back(opt_.profiler);
+    extras.preload.push_back(opt_.profiler);
     extras.inherit_fds.push_back(channel->fd());
   }
   ProcessResult r =
@@ -150,6 +145,10 @@ TimedRun Benchmarker::time_once(const Problem& problem, const fs::path& workspac
         "the benchmark failed (" +
         (r.signal ? "signal " + std::to_string(r.signal) : "exit " + std::to_string(r.exit_code)) +
         "): " + first_output_line(r.output);
+  }
+  if (out.failure.empty() && guard) {
+    if (std::optional<std::string> early = guard->problem(r.exit_code))
+      out.failure = "the benchmark run does not count: " + *early;
   }
   if (!out.failure.empty()) return out;
 

@@ -25,6 +25,9 @@ struct BenchOptions {
   int warmups = 1;                 // discarded runs per side, before the timed ones
   std::vector<int> gpus;           // GPU indices to use; empty: all of the machine's
   std::filesystem::path profiler;  // libkjudge_profiler.so; empty: profiler modes not timed
+  // libkjudge_main_guard.so (run/main_return.h): a timed run counts only when the program's
+  // main() returned. nullopt: locate_main_guard(); an empty path: no guard.
+  std::optional<std::filesystem::path> main_guard;
   double confidence = 0.95;
   StepSettings step;
   // Set (from a signal handler) to stop after the comparisons in flight; what finished stays.
@@ -116,9 +119,5 @@ std::string bench_unavailable(const Problem& problem, const std::filesystem::pat
 // The profiler library beside the kjudge binary (lib/ or the binary's own directory), or
 // $KJUDGE_PROFILER; empty when none is found.
 std::filesystem::path locate_profiler();
-
-// A benchmark command with no shell syntax splits into words and runs without a shell, so the
-// preloaded profiler sees only the program itself; nullopt when it needs the shell.
-std::optional<std::vector<std::string>> simple_command_words(const std::string& command);
 
 }  // namespace kjudge

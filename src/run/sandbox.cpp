@@ -105,6 +105,9 @@ std::vector<std::string> sandbox_command(const SandboxPolicy& policy,
   for (const fs::path& p : policy.ro_paths) {
     add(cmd, {"--ro-bind", p.lexically_normal().string(), p.lexically_normal().string()});
   }
+  for (const auto& [host, inside] : policy.ro_binds) {
+    add(cmd, {"--ro-bind", host.lexically_normal().string(), inside.lexically_normal().string()});
+  }
   // The workspace, writable, at the same absolute path, so paths in build output and error
   // messages read the same inside and out. Nothing beside it (other workspaces, the run's
   // output, /work, /root, /home) is mounted.

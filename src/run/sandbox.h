@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "run/process.h"
@@ -26,8 +27,11 @@ struct SandboxPolicy {
   std::filesystem::path bwrap = "bwrap";        // a bare name: found by locate_bwrap()
   std::filesystem::path workspace;              // absolute; the only writable host directory
   std::vector<std::filesystem::path> ro_paths;  // more host paths, read-only at the same place
-  bool gpu = false;                             // the /dev/nvidia* nodes
-  std::vector<std::string> env;                 // KEY=VALUE: the only variables the step sees
+  // Host files bound read-only at another path inside (a preloaded library under /.kjudge/, so
+  // that the step sees no directory of the judge's).
+  std::vector<std::pair<std::filesystem::path, std::filesystem::path>> ro_binds;
+  bool gpu = false;              // the /dev/nvidia* nodes
+  std::vector<std::string> env;  // KEY=VALUE: the only variables the step sees
   Limits limits;
   // The private /tmp is a tmpfs, i.e. host memory: kept small. Steps get TMPDIR inside their
   // workspace (the evaluator sets it), where the workspace limit below counts it.

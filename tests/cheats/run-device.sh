@@ -162,6 +162,8 @@ for line in open(manifest):
         sample = int(spec.split("sample:")[1].split()[0])
         r = ce.get(("cheats/fill", sample), {})
         got = ["pass"] if r.get("verdict") == "pass" else [r.get("verdict", "missing")]
+        if r.get("verdict") == "test_fail":
+            got.append("fail")
         p = ce_perf.get(sample, {})
         sp = (p.get("speedup") or {}).get("estimate")
         if r.get("verdict") == "pass" and sp is not None and sp < 1.25:

@@ -1,0 +1,252 @@
+// The main guard on real programs: small C programs built here with the host compiler, run with
+// libkjudge_main_guard.so preloaded exactly as a test step runs them (run/main_return.h), and
+// the evaluator failing a host-only problem whose solution exits before the test's checks.
+#include "run/main_return.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "eval/evaluator.h"
+#include "eval/step_runner.h"
+#include "run/sandbox.h"
+#include "test_util.h"
+
+namespace kjudge {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(MainReturn, TheRecordMustCarryTheNonce) {
+  EXPECT_EQ(parse_main_return("", "n1"), std::nullopt);
+  EXPECT_EQ(parse_main_return("kjudge-main n1 returned 0\n", "n1"), 0);
+  EXPECT_EQ(parse_main_return("kjudge-main n1 returned -3\n", "n1"), -3);
+  for (const char* bad :
+       {"kjudge-main n2 returned 0\n", "kjudge-main n1 returned 0", "kjudge-main n1 returned x\n",
+        "kjudge-main n1 returned \n", "PASS\nkjudge-main n1 returned 0\n",
+        "kjudge-main n1 returned 0\nkjudge-main n1 returned 0\n"})
+    EXPECT_THROW(parse_main_return(bad, "n1"), std::runtime_error) << bad;
+}
+
+TEST(MainReturn, OnlyAZeroExitIsQuestioned) {
+  EXPECT_EQ(main_return_problem("kjudge-main n returned 0\n", "n", 0), std::nullopt);
+  EXPECT_EQ(main_return_problem("", "n", 1), std::nullopt) << "a failing run fails anyway";
+  auto early = main_return_problem("", "n", 0);
+  ASSERT_TRUE(early);
+  EXPECT_NE(early->find("before its main() returned"), std::string::npos) << *early;
+  auto changed = main_return_problem("kjudge-main n returned 1\n", "n", 0);
+  ASSERT_TRUE(changed);
+  EXPECT_NE(changed->find("main() returned 1"), std::string::npos) << *changed;
+  // 256 leaves an exit status of 0: what the process reports, not what main said, is compared.
+  EXPECT_EQ(main_return_problem("kjudge-main n returned 256\n", "n", 0), std::nullopt);
+  auto forged = main_return_problem("kjudge-main guess returned 0\n", "n", 0);
+  ASSERT_TRUE(forged);
+  EXPECT_NE(forged->find("wrote to the judge's channel"), std::string::npos) << *forged;
+}
+
+// Builds `source` (C) into `dir`/`name` with the host compiler.
+void build_c(const fs::path& dir, const std::string& name, const std::string& source,
+             const std::string& flags = "") {
+  testing::write_text(dir / (name + ".c"), source);
+  auto r = testing::run_capture("cc -O1 -pthread " + flags + " -o " + (dir / name).string() + " " +
+                                (dir / (name + ".c")).string());
+  ASSERT_EQ(r.rc, 0) << r.out;
+}
+
+class MainGuardRun : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    lib_ = locate_main_guard();
+    ASSERT_FALSE(lib_.empty()) << "libkjudge_main_guard.so is built beside the test binary";
+  }
+
+  struct Outcome {
+    ProcessResult r;
+    std::optional<std::string> problem;
+  };
+
+  // Runs ./prog ARGS in the workspace as a guarded test step (no sandbox).
+  Outcome run(const std::string& command, bool sandbox = false) {
+    StepSettings settings;
+    settings.sandbox = sandbox;
+    MachineInfo machine;
+    machine.cpu_count = 2;
+    MainGuard guard(lib_);
+    StepExtras extras;
+    extras.argv = *simple_command_words(command);
+    extras.env = guard.env();
+    extras.preload.push_back(guard.library());
+    extras.inherit_fds.push_back(guard.fd());
+    Outcome o;
+    o.r = run_step(settings, machine, command, dir_.path(), 20, extras);
+    o.problem = guard.problem(o.r.exit_code);
+    return o;
+  }
+
+  testing::TempDir dir_;
+  fs::path lib_;
+};
+
+const char* kProgram = R"(#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+static void* exit_from_thread(void* arg) { (void)arg; _exit(0); return NULL; }
+static const char* how = "";
+static void change_status(void) { if (!strcmp(how, "atexit")) _exit(0); }
+
+/* The "solution": what a cheat does instead of the work. */
+static int solve(const char* mode) {
+  if (!strcmp(mode, "exit")) exit(0);
+  if (!strcmp(mode, "_exit")) _exit(0);
+  if (!strcmp(mode, "quick_exit")) quick_exit(0);
+  if (!strcmp(mode, "syscall")) syscall(SYS_exit_group, 0);
+  if (!strcmp(mode, "thread")) {
+    pthread_t t;
+    pthread_create(&t, NULL, exit_from_thread, NULL);
+    pthread_join(t, NULL);
+  }
+  if (!strcmp(mode, "forge")) {
+    for (int fd = 3; fd < 1024; ++fd) (void)!write(fd, "kjudge-main x returned 0\n", 25);
+    exit(0);
+  }
+  if (!strcmp(mode, "fork")) {
+    /* A child that returns from main is not the test: its line must not count. */
+    pid_t pid = fork();
+    if (pid == 0) return 42;
+    waitpid(pid, NULL, 0);
+    exit(0);
+  }
+  return 42;
+}
+
+int main(int argc, char** argv) {
+  const char* mode = argc > 1 ? argv[1] : "";
+  how = mode;
+  atexit(change_status);
+  if (!strcmp(mode, "env")) {
+    /* The channel is not the program's to see, nor a child's. */
+    if (getenv("KJUDGE_MAIN_FD") || getenv("KJUDGE_MAIN_NONCE")) return 3;
+    FILE* f = fopen("/proc/self/environ", "r");
+    char buf[65536];
+    size_t n = f ? fread(buf, 1, sizeof buf, f) : 0;
+    for (size_t i = 0; i + 11 < n; ++i)
+      if (!memcmp(buf + i, "KJUDGE_MAIN", 11)) return 4;
+    return system("env | grep -q KJUDGE_MAIN") == 0 ? 5 : 0;
+  }
+  if (!strcmp(mode, "atexit")) return 1; /* main says fail; the exit handler says 0 */
+  int r = solve(mode);
+  printf("solve() = %d\n", r);
+  return r == 42 ? 0 : 1;
+}
+)";
+
+TEST_F(MainGuardRun, AnHonestProgramPassesAndEveryEarlyExitIsCaught) {
+  build_c(dir_.path(), "test.out", kProgram);
+  auto honest = run("./test.out");
+  EXPECT_EQ(honest.r.exit_code, 0) << honest.r.output;
+  EXPECT_EQ(honest.problem, std::nullopt) << *honest.problem;
+
+  for (const char* mode : {"exit", "_exit", "quick_exit", "syscall", "thread", "fork"}) {
+    auto o = run(std::string("./test.out ") + mode);
+    EXPECT_EQ(o.r.exit_code, 0) << mode << ": the cheat itself exits 0\n" << o.r.output;
+    ASSERT_TRUE(o.problem) << mode;
+    EXPECT_NE(o.problem->find("before its main() returned"), std::string::npos)
+        << mode << ": " << *o.problem;
+  }
+  auto forged = run("./test.out forge");
+  ASSERT_TRUE(forged.problem) << "a line without the nonce does not count";
+  auto changed = run("./test.out atexit");
+  EXPECT_EQ(changed.r.exit_code, 0);
+  ASSERT_TRUE(changed.problem);
+  EXPECT_NE(changed.problem->find("main() returned 1"), std::string::npos) << *changed.problem;
+  auto env = run("./test.out env");
+  EXPECT_EQ(env.r.exit_code, 0) << "3: getenv, 4: /proc/self/environ, 5: a child's environment";
+  EXPECT_EQ(env.problem, std::nullopt);
+}
+
+TEST_F(MainGuardRun, WorksInsideTheSandbox) {
+  SandboxPolicy probe;
+  probe.workspace = dir_.path();
+  std::string why;
+  if (!sandbox_available(probe, &why)) GTEST_SKIP() << "bubblewrap unusable here: " << why;
+  build_c(dir_.path(), "test.out", kProgram);
+  auto honest = run("./test.out", true);
+  EXPECT_EQ(honest.r.exit_code, 0) << honest.r.output << honest.r.error;
+  EXPECT_EQ(honest.problem, std::nullopt) << *honest.problem;
+  auto early = run("./test.out exit", true);
+  EXPECT_TRUE(early.problem);
+}
+
+TEST_F(MainGuardRun, OnlyTheWorkspacesOwnDynamicProgramCarriesIt) {
+  build_c(dir_.path(), "test.out", "int main(void) { return 0; }\n");
+  EXPECT_EQ(main_guard_unfit(dir_.path(), "./test.out"), "");
+  EXPECT_NE(main_guard_unfit(dir_.path(), "test.out"), "") << "looked up on PATH";
+  EXPECT_NE(main_guard_unfit(dir_.path(), "/bin/sh"), "");
+  EXPECT_NE(main_guard_unfit(dir_.path(), "../test.out"), "");
+  EXPECT_NE(main_guard_unfit(dir_.path(), "./missing.out"), "");
+  testing::write_text(dir_ / "run.sh", "#!/bin/sh\nexit 0\n");
+  EXPECT_EQ(main_guard_unfit(dir_.path(), "./run.sh"), "not an ELF program");
+  // A static program takes no preload: it could never report, so it runs without the guard.
+  auto r = testing::run_capture("cc -static -o " + (dir_ / "static.out").string() + " " +
+                                (dir_ / "test.out.c").string());
+  if (r.rc == 0) {
+    EXPECT_EQ(main_guard_unfit(dir_.path(), "./static.out"), "statically linked");
+  }
+}
+
+// The evaluator on a host-only problem built with cc: the honest solution passes, the one that
+// calls exit(0) in place of its work fails with the guard's reason, and with no guard
+// (KJUDGE_MAIN_GUARD=none's empty path) it would have passed.
+TEST(MainGuardEvaluator, ASolutionThatExitsBeforeTheChecksFails) {
+  testing::TempDir dir;
+  Problem p;
+  p.task_id = "g/early";
+  p.group = "guard";
+  p.host_only = true;
+  p.build_command = "cc -O1 -o test.out solution.c test/main.c";
+  p.test_command = "./test.out";
+  p.test_files = {{"test/main.c",
+                   "#include <stdio.h>\nint solve(void);\nint main(void) {\n"
+                   "  int r = solve();\n  printf(\"solve() = %d\\n\", r);\n"
+                   "  return r == 42 ? 0 : 1;\n}\n"}};
+  p.timeout_seconds = 20;
+  auto sol = [&](int sample, const std::string& code) {
+    Solution s;
+    s.task_id = p.task_id;
+    s.sample = sample;
+    s.files = {{"solution.c", code}};
+    return s;
+  };
+  MachineInfo m;
+  m.nvcc_path = "/usr/bin/true";
+  m.cuda_version = "13.0";
+  m.nvcc_version_line = "Cuda compilation tools, release 13.0";
+  m.cpu_count = 2;
+  auto grade = [&](std::optional<fs::path> guard) {
+    EvalOptions opt;
+    opt.cache_dir = dir / "cache";
+    opt.work_root = dir / "work";
+    opt.main_guard = guard;
+    std::map<int, GradedSolution> out;
+    Evaluator ev(opt, m);
+    ev.run({{&p, sol(0, "int solve(void) { return 42; }\n")},
+            {&p, sol(1, "#include <stdlib.h>\nint solve(void) { exit(0); }\n")}},
+           [&](const GradedSolution& g) { out[g.sample] = g; });
+    return out;
+  };
+  auto guarded = grade(std::nullopt);
+  EXPECT_EQ(guarded[0].verdict, Verdict::pass) << guarded[0].detail << guarded[0].test.log;
+  EXPECT_EQ(guarded[1].verdict, Verdict::test_fail);
+  EXPECT_NE(guarded[1].detail.find("before its main() returned"), std::string::npos)
+      << guarded[1].detail;
+  auto open = grade(fs::path());
+  EXPECT_EQ(open[1].verdict, Verdict::pass) << "what ComputeEval's own harness would say";
+}
+
+}  // namespace
+}  // namespace kjudge
