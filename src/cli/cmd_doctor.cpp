@@ -9,6 +9,7 @@
 #include "eval/build_cache.h"
 #include "eval/env_check.h"
 #include "perf/benchmarker.h"
+#include "run/main_return.h"
 
 namespace kjudge {
 namespace {
@@ -62,6 +63,22 @@ int doctor(const DoctorArgs& a) {
       prof.detail = lib.string();
     }
     checks.push_back(prof);
+  }
+  {
+    // Every test run of a ComputeEval-style problem carries it (run/main_return.h).
+    EnvCheck guard;
+    guard.name = "main guard";
+    const std::filesystem::path lib = locate_main_guard();
+    if (lib.empty()) {
+      guard.status = CheckStatus::warn;
+      guard.detail =
+          "libkjudge_main_guard.so not found: a test program that exits 0 before its main() "
+          "returns would count as a pass";
+      guard.advice = "keep lib/libkjudge_main_guard.so beside kjudge, or set KJUDGE_MAIN_GUARD";
+    } else {
+      guard.detail = lib.string();
+    }
+    checks.push_back(guard);
   }
   if (a.json) {
     nlohmann::json arr = nlohmann::json::array();

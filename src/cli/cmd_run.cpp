@@ -41,6 +41,7 @@
 #include "perf/bench_stage.h"
 #include "report/terminal_table.h"
 #include "run/cgroup.h"
+#include "run/main_return.h"
 #include "run/process.h"
 #include "run/sandbox.h"
 
@@ -361,6 +362,14 @@ int run_jobs(const std::string& command, const RunArgs& a0) {
   eo.sandbox = sandboxed;
   eo.bwrap = bwrap;
   eo.memory_limit_bytes = *memory_limit;
+  // Found once: the benchmark stage uses the same guard (or the same absence of one).
+  eo.main_guard = locate_main_guard();
+  const char* guard_env = std::getenv("KJUDGE_MAIN_GUARD");
+  const bool guard_off = guard_env && std::string(guard_env) == "none";
+  if (eo.main_guard->empty() && !guard_off)
+    fmt::print(stderr,
+               "kjudge: libkjudge_main_guard.so not found beside kjudge (set KJUDGE_MAIN_GUARD): "
+               "a test program that exits 0 before its main() returns will count as a pass\n");
   Evaluator evaluator(eo, machine);
   g_running.store(&evaluator);
   signal(SIGINT, on_interrupt);
@@ -403,6 +412,7 @@ int run_jobs(const std::string& command, const RunArgs& a0) {
     bi.bench.warmups = a.warmups;
     bi.bench.gpus = a.gpus;
     bi.bench.profiler = a.profiler.empty() ? locate_profiler() : fs::path(a.profiler);
+    bi.bench.main_guard = eo.main_guard;
     bi.bench.step = {sandboxed, bwrap, *memory_limit, a.log_cap};
     bi.machine = machine;
     bi.run_dir = out;
@@ -444,6 +454,14 @@ int run_jobs(const std::string& command, const RunArgs& a0) {
   nlohmann::json warnings = nlohmann::json::array();
   if (!sandboxed)
     warnings.push_back("--sandbox none: solutions ran unconfined, with the judge's rights");
+  // Where the main guard is off, an exit(0) of the solution's own passes a test (docs/cheats.md).
+  summary["main_guard"] = eo.main_guard->empty()
+                              ? (guard_off ? "off (KJUDGE_MAIN_GUARD=none)" : "off (not found)")
+                              : "on";
+  if (eo.main_guard->empty())
+    warnings.push_back(
+        "the main guard was off: a test program that exited 0 before its main() "
+        "returned counted as a pass");
   if (!performance.is_null()) {
     summary["performance"] = performance;
     for (const auto& w : performance.value("warnings", nlohmann::json::array()))
