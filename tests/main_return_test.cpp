@@ -158,8 +158,12 @@ TEST_F(MainGuardRun, AnHonestProgramPassesAndEveryEarlyExitIsCaught) {
     EXPECT_NE(o.problem->find("before its main() returned"), std::string::npos)
         << mode << ": " << *o.problem;
   }
+  // A line without the nonce does not count. (Its writes may also land on descriptors the
+  // process inherited and end it otherwise: any way, it does not pass.)
   auto forged = run("./test.out forge");
-  ASSERT_TRUE(forged.problem) << "a line without the nonce does not count";
+  EXPECT_TRUE(forged.r.exit_code != 0 || forged.r.signal != 0 || forged.problem)
+      << "exit " << forged.r.exit_code << " signal " << forged.r.signal << "\n"
+      << forged.r.output;
   auto changed = run("./test.out atexit");
   EXPECT_EQ(changed.r.exit_code, 0);
   ASSERT_TRUE(changed.problem);
