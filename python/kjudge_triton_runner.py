@@ -1360,6 +1360,61 @@ def profiler_hooks():
     return now, finish
 
 
+class PersistingL2:
+    """Takes persisting L2 back before every timed repetition, as the task harness does
+    (harness/kjudge_harness.cu, L2Flusher): an operator that set aside persisting L2 for its
+    inputs (a persisting-L2 limit and an access-policy window on its stream, through ctypes)
+    would keep them cached through the flush, whose writes are of normal priority. Through the
+    CUDA driver, on the context torch made current: the limit goes back to 0 and every
+    persisting line to normal. The functions are looked up when the timer is made, before any
+    operator code runs. Where they cannot be had or fail (no driver, a GPU without persisting
+    L2), `why` says so and nothing is tried again; the run goes on, and reports it."""
+
+    LIMIT_PERSISTING_L2_CACHE_SIZE = 0x06           # CUlimit
+    ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE = 108    # CUdevice_attribute
+
+    def __init__(self, lib=None):
+        self.why = None
+        self.resets = 0
+        try:
+            import ctypes
+            if lib is None:
+                lib = ctypes.CDLL("libcuda.so.1")
+            self._set_limit = lib.cuCtxSetLimit
+            self._set_limit.restype = ctypes.c_int
+            self._set_limit.argtypes = [ctypes.c_int, ctypes.c_size_t]
+            self._reset = lib.cuCtxResetPersistingL2Cache
+            self._reset.restype = ctypes.c_int
+            self._reset.argtypes = []
+            device, most = ctypes.c_int(0), ctypes.c_int(0)
+            rc = lib.cuCtxGetDevice(ctypes.byref(device))
+            if rc == 0:
+                rc = lib.cuDeviceGetAttribute(ctypes.byref(most),
+                                              self.ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE,
+                                              device.value)
+            if rc != 0:
+                self.why = "the driver answered %d asking for the device's persisting L2" % rc
+            elif most.value <= 0:
+                self.why = "this GPU has no persisting L2"
+        except (OSError, AttributeError, TypeError, ValueError) as e:
+            self.why = "the CUDA driver's functions are not reachable: %s" % describe_short(e)
+
+    def __call__(self):
+        if self.why is not None:
+            return
+        a = int(self._set_limit(self.LIMIT_PERSISTING_L2_CACHE_SIZE, 0))
+        b = int(self._reset()) if a == 0 else 0
+        if a != 0 or b != 0:
+            self.why = "cuCtxSetLimit returned %d, cuCtxResetPersistingL2Cache %d" % (a, b)
+            return
+        self.resets += 1
+
+    def describe(self):
+        if self.why is None:
+            return "reset before every timed repetition"
+        return "not reset: " + self.why
+
+
 class CudaTimer:
     """Per call site (the n-th outermost entry call of the test): the call the test makes (its
     result goes back to the test), `warmup` untimed calls on plain copies, then up to `reps`
@@ -1384,7 +1439,8 @@ class CudaTimer:
     passed with the longest hold waits on the GPU itself (a .item(), a copy to the host): it is
     timed without a hold and reported `host_bound`."""
 
-    def __init__(self, torch, params, ops=None, np=None, watch=None, marks=None):
+    def __init__(self, torch, params, ops=None, np=None, watch=None, marks=None,
+                 persisting_l2=None):
         self.torch = torch
         self._watch = watch if watch is not None else RuntimeWatch(torch)
         # Taken before the operator code runs: patching torch.cuda.Event.elapsed_time or
@@ -1414,6 +1470,8 @@ class CudaTimer:
         self.flush_bytes = flush
         self.l2_bytes = l2
         self.flush_buffer = torch.empty(flush // 4, dtype=torch.int32, device="cuda")
+        # After the buffer: torch's context is current on this thread by now.
+        self.persisting_l2 = persisting_l2 if persisting_l2 is not None else PersistingL2()
         self.check = CallCheck(ops if ops is not None else TorchOps(torch, np),
                                params.get("check") or {})
         self.sites = []
@@ -1453,6 +1511,7 @@ class CudaTimer:
             after = self._event(enable_timing=True)
             reset()
             self._sync()
+            self.persisting_l2()
             self._zero(self.flush_buffer)
             if hold > 0:
                 self._spin(self._cycles(hold))
@@ -1768,6 +1827,7 @@ def run(request, modules=None):
                                   watch=watch)
             except BaseException as e:  # noqa: BLE001
                 raise StageError("setup", e)
+            record["env"]["persisting_l2"] = timer.persisting_l2.describe()
             try:
                 _, source, entries, _ = execute(request, torch, np, timer, None, fill)
             except StageError as e:
@@ -1781,6 +1841,7 @@ def run(request, modules=None):
             data = data + bytes(timer.check.blob)
             record["timing"] = {
                 "flush_bytes": timer.flush_bytes, "l2_bytes": timer.l2_bytes,
+                "persisting_l2_resets": timer.persisting_l2.resets,
                 "warmup": timer.warmup, "reps": timer.reps, "sites": timer.sites,
                 "calls": entries.counts,
             }

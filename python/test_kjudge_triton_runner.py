@@ -925,6 +925,89 @@ class StaleAdd:
         return self.cache[key]
 
 
+class FakeDriver:
+    """The four driver functions PersistingL2 takes, recording what they were asked; `most` is
+    the device's persisting L2 in bytes, `fail` what cuCtxSetLimit returns."""
+
+    def __init__(self, most=50 << 20, fail=0):
+        self.calls = []
+
+        def set_limit(limit, value):
+            self.calls.append(("limit", limit, value))
+            return fail
+
+        def reset():
+            self.calls.append(("reset",))
+            return 0
+
+        def get_device(ptr):
+            ptr._obj.value = 0
+            return 0
+
+        def attribute(ptr, attr, device):
+            self.calls.append(("attribute", attr, device))
+            ptr._obj.value = most
+            return 0
+
+        self.cuCtxSetLimit, self.cuCtxResetPersistingL2Cache = set_limit, reset
+        self.cuCtxGetDevice, self.cuDeviceGetAttribute = get_device, attribute
+
+
+class PersistingL2Test(unittest.TestCase):
+    """Persisting L2 is taken back before every timed repetition (tests/cheats/task/persist_l2.cu
+    is the task path's cheat; an operator would do the same through ctypes)."""
+
+    def test_every_timed_repetition_takes_persisting_l2_back_before_its_flush(self):
+        driver = FakeDriver()
+        order = []
+        fake = fake_torch()
+        real_zero = FT.zero_
+
+        def zero(t):
+            order.append("flush")
+            return real_zero(t)
+
+        fake.Tensor = type("T", (FT,), {"zero_": zero})
+        l2 = r.PersistingL2(driver)
+        params = {"warmup": 1, "reps": 4, "min_reps": 4, "max_ms_per_site": 60000,
+                  "check": {"seed": SECRET, "tolerances": TOL, "plan": None}}
+        t = r.CudaTimer(fake, params, ops=FakeOps(), persisting_l2=l2)
+        real_call = l2.__call__
+        l2_calls = []
+        t.persisting_l2 = lambda: (order.append("l2"), l2_calls.append(1), real_call())
+        t.measure("add", add, (FT([1.0, 2.0]), FT([0.5, 0.25])), {}, lambda: None)
+        site = t.sites[0]
+        reps = len(site["samples_ms"]) + site["not_counted"]
+        self.assertEqual(len(l2_calls), reps)
+        self.assertEqual(order[:2], ["l2", "flush"])
+        self.assertEqual([c for c in driver.calls if c[0] == "limit"],
+                         [("limit", r.PersistingL2.LIMIT_PERSISTING_L2_CACHE_SIZE, 0)] * reps)
+        self.assertEqual(sum(1 for c in driver.calls if c[0] == "reset"), reps)
+        self.assertEqual(l2.resets, reps)
+        self.assertEqual(l2.describe(), "reset before every timed repetition")
+
+    def test_a_gpu_without_persisting_l2_is_said_and_left_alone(self):
+        driver = FakeDriver(most=0)
+        l2 = r.PersistingL2(driver)
+        l2()
+        self.assertEqual(l2.resets, 0)
+        self.assertEqual(l2.describe(), "not reset: this GPU has no persisting L2")
+        self.assertFalse([c for c in driver.calls if c[0] != "attribute"])
+
+    def test_a_failing_driver_call_says_why_and_is_not_tried_again(self):
+        driver = FakeDriver(fail=201)
+        l2 = r.PersistingL2(driver)
+        l2()
+        l2()
+        self.assertIn("cuCtxSetLimit returned 201", l2.describe())
+        self.assertEqual(len([c for c in driver.calls if c[0] == "limit"]), 1)
+
+    def test_no_driver_is_said_not_raised(self):
+        l2 = r.PersistingL2(object())
+        l2()
+        self.assertTrue(l2.describe().startswith("not reset: the CUDA driver's functions"))
+
+
 class ClockTest(unittest.TestCase):
     """The runner's host clock is the one time.perf_counter was as it loaded: operator code
     that replaces it (tests/cheats/triton/patched_timer.py) does not slow the runner's."""
@@ -1224,6 +1307,10 @@ class CallMarksTest(unittest.TestCase):
         self.assertEqual((c["clock"], c["finished"]), (True, True))
         self.assertEqual([m[1] for m in c["calls"] if m[1] >= 0], [0, 1, 2])
         self.assertLess(c["import"][1], min(m[2] for m in c["calls"]))
+        # No CUDA driver behind the fake torch: the record says persisting L2 was not reset.
+        self.assertTrue(rec["env"]["persisting_l2"].startswith("not reset: "),
+                        rec["env"]["persisting_l2"])
+        self.assertEqual(rec["timing"]["persisting_l2_resets"], 0)
         json.dumps(rec)  # what goes over the channel
 
     def test_not_asked_no_marks(self):

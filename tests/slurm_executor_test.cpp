@@ -109,6 +109,7 @@ TEST_F(SlurmExecutor, ExamplePackGivesWhatALocalRunGives) {
   EXPECT_EQ(ss["verdicts"], ls["verdicts"]);
   EXPECT_EQ(ss["complete"], true);
   EXPECT_EQ(ss["sandbox"], ls["sandbox"]);
+  EXPECT_EQ(ss["main_guard"], ls["main_guard"]) << "the shards' guard, as a local run says it";
   EXPECT_EQ(ss["executor"]["resubmitted"], 0);
 }
 

@@ -368,7 +368,8 @@ int run_jobs(const std::string& command, const RunArgs& a0) {
   const bool guard_off = guard_env && std::string(guard_env) == "none";
   if (eo.main_guard->empty() && !guard_off)
     fmt::print(stderr,
-               "kjudge: libkjudge_main_guard.so not found beside kjudge (set KJUDGE_MAIN_GUARD): "
+               "kjudge: libkjudge_main_guard.so not found beside kjudge, or KJUDGE_MAIN_GUARD names no "
+               "file: "
                "a test program that exits 0 before its main() returns will count as a pass\n");
   Evaluator evaluator(eo, machine);
   g_running.store(&evaluator);

@@ -64,6 +64,7 @@ int finish_slurm_run(const std::string& command, const RunArgs& a, const fs::pat
   summary["notes"] = notes;
   summary["sandbox"] = r.sandbox;
   summary["sandbox_limits"] = r.sandbox_limits;
+  if (!r.main_guard.empty()) summary["main_guard"] = r.main_guard;
   summary["broken_gpus"] = r.broken_gpus;
   summary["executor"] = r.executor;
   if (session) {

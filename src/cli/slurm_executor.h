@@ -67,6 +67,7 @@ struct SlurmRunResult {
   bool complete = false;  // every planned job has a result that is not a lost-shard judge_error
   bool interrupted = false;
   std::string sandbox, sandbox_limits;  // from the shards' summaries
+  std::string main_guard;               // likewise ("on", or "off (…)"; joined where they differ)
   nlohmann::json broken_gpus = nlohmann::json::array();
   nlohmann::json warnings = nlohmann::json::array();
   nlohmann::json notes = nlohmann::json::array();

@@ -87,7 +87,7 @@ SlurmRunResult merge_shards(const ShardArray& array, const std::vector<PlannedJo
   // Each shard's journal, first record of a key wins (a shard resumes its own journal, so a
   // later line for the same key can only come from a task that ran twice at once).
   std::set<SolutionKey> have;
-  std::set<std::string> sandbox, limits, profiler, driver, cuda;
+  std::set<std::string> sandbox, limits, guard, profiler, driver, cuda;
   for (std::size_t i = 0; i < array.size(); ++i) {
     std::set<SolutionKey> mine(array.keys(i).begin(), array.keys(i).end());
     for (auto& g : read_shard_journal(array.shard_dir(i) / "results.jsonl")) {
@@ -100,6 +100,7 @@ SlurmRunResult merge_shards(const ShardArray& array, const std::vector<PlannedJo
     if (s.is_discarded() || !s.is_object()) continue;
     if (s.contains("sandbox")) sandbox.insert(s["sandbox"].get<std::string>());
     if (s.contains("sandbox_limits")) limits.insert(s["sandbox_limits"].get<std::string>());
+    if (s.contains("main_guard")) guard.insert(s["main_guard"].get<std::string>());
     for (auto b : s.value("broken_gpus", json::array())) {
       b["shard"] = i;
       res.broken_gpus.push_back(b);
@@ -115,6 +116,7 @@ SlurmRunResult merge_shards(const ShardArray& array, const std::vector<PlannedJo
   }
   res.sandbox = joined(sandbox);
   res.sandbox_limits = joined(limits);
+  res.main_guard = joined(guard);
   res.perf_env = {
       {"profiler", joined(profiler)}, {"driver", joined(driver)}, {"cuda_version", joined(cuda)}};
 

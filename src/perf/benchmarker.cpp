@@ -11,6 +11,7 @@
 #include "perf/interleave.h"
 #include "perf/profile_record.h"
 #include "perf/timing_select.h"
+#include "run/beside_binary.h"
 #include "run/main_return.h"
 #include "run/result_channel.h"
 
@@ -78,14 +79,7 @@ std::string bench_unavailable(const Problem& problem, const fs::path& profiler) 
 }
 
 fs::path locate_profiler() {
-  if (const char* e = std::getenv("KJUDGE_PROFILER"); e && *e) return e;
-  std::error_code ec;
-  fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return {};
-  for (const fs::path& p : {self.parent_path() / "lib/libkjudge_profiler.so",
-                            self.parent_path() / "libkjudge_profiler.so"})
-    if (fs::exists(p, ec)) return fs::canonical(p, ec);
-  return {};
+  return locate_beside_binary("KJUDGE_PROFILER", "libkjudge_profiler.so");
 }
 
 Benchmarker::Benchmarker(BenchOptions options, MachineInfo machine)

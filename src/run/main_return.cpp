@@ -3,26 +3,20 @@
 #include <elf.h>
 
 #include <charconv>
-#include <cstdlib>
 #include <fstream>
 #include <stdexcept>
+
+#include "run/beside_binary.h"
 
 namespace kjudge {
 
 namespace fs = std::filesystem;
 
 fs::path locate_main_guard() {
-  if (const char* e = std::getenv("KJUDGE_MAIN_GUARD"); e && *e) {
-    if (std::string(e) == "none") return {};
-    return e;
-  }
+  fs::path lib = locate_beside_binary("KJUDGE_MAIN_GUARD", "libkjudge_main_guard.so");
+  // "none", or a path that names no file: preloading it would fail every run.
   std::error_code ec;
-  fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return {};
-  for (const fs::path& p : {self.parent_path() / "lib/libkjudge_main_guard.so",
-                            self.parent_path() / "libkjudge_main_guard.so"})
-    if (fs::exists(p, ec)) return fs::canonical(p, ec);
-  return {};
+  return !lib.empty() && fs::is_regular_file(lib, ec) ? lib : fs::path();
 }
 
 namespace {

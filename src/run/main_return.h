@@ -16,8 +16,8 @@
 namespace kjudge {
 
 // The guard library: KJUDGE_MAIN_GUARD (a path; "none" turns the check off), else
-// libkjudge_main_guard.so in lib/ beside the running binary or beside it. Empty when off or not
-// found.
+// libkjudge_main_guard.so in lib/ beside the running binary or beside it. Empty when off, or
+// when what was found or named is no file.
 std::filesystem::path locate_main_guard();
 
 // Why `argv0`, the program of a simple command run in `workspace`, cannot carry the guard, or ""

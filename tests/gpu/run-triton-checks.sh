@@ -205,6 +205,9 @@ PY
         --warmup-rounds 1 --python "$py" --workers 8 --timeout 150 \
         --out "$out/triton-cheats-$ch" --json > "$out/triton-cheats-$ch-summary.json"
       echo "triton eval $ch exit $?"
+      # Whether the runner took persisting L2 back before every timed repetition (persist_l2.py).
+      "$py" -c 'import json, sys; print("persisting L2:", json.load(open(sys.argv[1])).get("env", {}).get("persisting_l2"))' \
+        "$out/triton-cheats-$ch-summary.json" || true
       "$py" - "$out/triton-cheats-$ch.jsonl" "$out/triton-cheats-$ch/results.jsonl" \
         "$out/triton-cheats-$ch.json" <<'PY' || rc=1
 import json, sys

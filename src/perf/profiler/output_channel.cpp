@@ -5,11 +5,12 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <charconv>
+
+#include "run/high_fd.h"
 
 namespace kjudge::profiler {
 
@@ -24,22 +25,6 @@ std::optional<std::string> take_variable(const char* name) {
   memset(value, 0, copy.size());
   unsetenv(name);
   return copy;
-}
-
-// Out of the range a program's own dup2(…, 1) or close-all loops over low numbers would touch.
-int move_high(int fd) {
-  rlimit limit{};
-  rlim_t ceiling = getrlimit(RLIMIT_NOFILE, &limit) == 0 ? limit.rlim_cur : 1024;
-  for (int floor : {900, 500, 200, 100, 10}) {
-    if (static_cast<rlim_t>(floor) >= ceiling) continue;
-    int high = fcntl(fd, F_DUPFD_CLOEXEC, floor);
-    if (high >= 0) {
-      close(fd);
-      return high;
-    }
-  }
-  fcntl(fd, F_SETFD, FD_CLOEXEC);
-  return fd;
 }
 
 // Hex digits in practice; anything that would break the line format is dropped.
@@ -70,7 +55,7 @@ std::optional<OutputChannel> take_output_channel() {
     fd = open(file->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   }
   if (fd < 0) return std::nullopt;
-  return OutputChannel{move_high(fd), clean_nonce(nonce.value_or("")), early == "1"};
+  return OutputChannel{move_fd_high(fd), clean_nonce(nonce.value_or("")), early == "1"};
 }
 
 bool write_all(int fd, std::string_view data) {

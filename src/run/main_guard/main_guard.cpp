@@ -18,12 +18,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
-#include <initializer_list>
+#include "run/high_fd.h"
 
 namespace {
+
+using kjudge::move_fd_high;
 
 int g_fd = -1;
 char g_nonce[80] = "-";
@@ -42,22 +43,6 @@ bool take_variable(const char* name, char* out, size_t size) {
   return true;
 }
 
-// Above the numbers a program's own dup2(…, 1) or close-all loops over low descriptors touch.
-int move_high(int fd) {
-  rlimit limit{};
-  rlim_t ceiling = getrlimit(RLIMIT_NOFILE, &limit) == 0 ? limit.rlim_cur : 1024;
-  for (int floor : {900, 500, 200, 100, 10}) {
-    if (static_cast<rlim_t>(floor) >= ceiling) continue;
-    int high = fcntl(fd, F_DUPFD_CLOEXEC, floor);
-    if (high >= 0) {
-      close(fd);
-      return high;
-    }
-  }
-  fcntl(fd, F_SETFD, FD_CLOEXEC);
-  return fd;
-}
-
 __attribute__((constructor)) void take_channel() {
   char fd_text[32] = "", nonce[sizeof g_nonce] = "";
   const bool named = take_variable("KJUDGE_MAIN_FD", fd_text, sizeof fd_text);
@@ -71,7 +56,7 @@ __attribute__((constructor)) void take_channel() {
   for (const char* p = nonce; *p && k + 1 < sizeof g_nonce; ++p)
     if (*p > ' ' && *p < 0x7F) g_nonce[k++] = *p;
   g_nonce[k ? k : 1] = '\0';
-  g_fd = move_high(int(fd));
+  g_fd = move_fd_high(int(fd));
   g_pid = getpid();
 }
 
