@@ -367,10 +367,11 @@ int run_jobs(const std::string& command, const RunArgs& a0) {
   const char* guard_env = std::getenv("KJUDGE_MAIN_GUARD");
   const bool guard_off = guard_env && std::string(guard_env) == "none";
   if (eo.main_guard->empty() && !guard_off)
-    fmt::print(stderr,
-               "kjudge: libkjudge_main_guard.so not found beside kjudge, or KJUDGE_MAIN_GUARD names no "
-               "file: "
-               "a test program that exits 0 before its main() returns will count as a pass\n");
+    fmt::print(
+        stderr,
+        "kjudge: libkjudge_main_guard.so not found beside kjudge, or KJUDGE_MAIN_GUARD names no "
+        "file: "
+        "a test program that exits 0 before its main() returns will count as a pass\n");
   Evaluator evaluator(eo, machine);
   g_running.store(&evaluator);
   signal(SIGINT, on_interrupt);
