@@ -29,6 +29,24 @@ TEST(ResultChannel, NonceIsFreshAndRoundTrips) {
   EXPECT_EQ(a.read_all(), a.nonce() + "\n");
 }
 
+TEST(ResultChannel, AMovedChannelKeepsItsFileAndNonce) {
+  ResultChannel a("kjudge-test");
+  const int fd = a.fd();
+  const std::string nonce = a.nonce();
+  ASSERT_EQ(pwrite(fd, "x\n", 2, 0), 2);
+  ResultChannel b(std::move(a));
+  EXPECT_EQ(b.fd(), fd);
+  EXPECT_EQ(b.nonce(), nonce);
+  EXPECT_EQ(b.read_all(), "x\n");
+  EXPECT_EQ(a.fd(), -1) << "the moved-from one owns nothing, and closes nothing";
+  ResultChannel c("kjudge-test");
+  const int old = c.fd();
+  c = std::move(b);
+  EXPECT_EQ(c.fd(), fd);
+  EXPECT_EQ(fcntl(old, F_GETFD), -1) << "the channel it held before is closed";
+  EXPECT_EQ(c.read_all(), "x\n");
+}
+
 TEST(ResultChannel, ASealedReportCannotBeChanged) {
   ResultChannel ch("kjudge-test");
   const std::string report = "KJ1 n check pass\nKJ1 n end 1\n";

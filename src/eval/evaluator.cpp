@@ -23,7 +23,6 @@
 #include "eval/workspace.h"
 #include "run/cloexec_file.h"
 #include "run/gpu_probe.h"
-#include "run/main_return.h"
 #include "run/process.h"
 #include "run/sandbox.h"
 
@@ -648,19 +647,13 @@ void Evaluator::run_test(Task& t, int gpu, bool quiet) {
   StepExtras extras;
   extras.env = env;
   std::optional<MainGuard> guard;
-  if (auto words = simple_command_words(p.test_command);
-      words && !opt_.main_guard->empty() && main_guard_unfit(t.workspace, words->front()).empty()) {
-    try {
-      guard.emplace(*opt_.main_guard);
-    } catch (const std::exception& e) {
-      g.verdict = Verdict::judge_error;
-      g.detail = e.what();
-      return;
-    }
-    extras.argv = *words;
-    for (std::string& e : guard->env()) extras.env.push_back(std::move(e));
-    extras.preload.push_back(guard->library());
-    extras.inherit_fds.push_back(guard->fd());
+  try {
+    guard = attach_main_guard(*opt_.main_guard, t.workspace, simple_command_words(p.test_command),
+                              extras);
+  } catch (const std::exception& e) {
+    g.verdict = Verdict::judge_error;
+    g.detail = e.what();
+    return;
   }
   StepLoad load = begin_step();
   ProcessResult r = run_step(p.test_command, t.workspace, timeout, extras);

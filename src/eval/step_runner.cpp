@@ -83,6 +83,19 @@ ProcessResult run_step(const StepSettings& settings, const MachineInfo& machine,
       timeout_s, settings.log_cap);
 }
 
+std::optional<MainGuard> attach_main_guard(const fs::path& library, const fs::path& workspace,
+                                           const std::optional<std::vector<std::string>>& words,
+                                           StepExtras& extras) {
+  if (library.empty() || !words || !main_guard_unfit(workspace, words->front()).empty())
+    return std::nullopt;
+  std::optional<MainGuard> guard(std::in_place, library);
+  extras.argv = *words;
+  for (std::string& e : guard->env()) extras.env.push_back(std::move(e));
+  extras.preload.push_back(guard->library());
+  extras.inherit_fds.push_back(guard->fd());
+  return guard;
+}
+
 std::optional<std::vector<std::string>> simple_command_words(const std::string& command) {
   static const std::string kShellSyntax = "|&;<>()$`\\\"'*?[]#~=%{}!\n";
   if (command.find_first_of(kShellSyntax) != std::string::npos) return std::nullopt;

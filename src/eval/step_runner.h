@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "run/machine.h"
+#include "run/main_return.h"
 #include "run/process.h"
 
 namespace kjudge {
@@ -39,6 +40,16 @@ struct StepExtras {
 // /.kjudge/preload/<its file name>.
 std::filesystem::path preload_path(const StepSettings& settings,
                                    const std::filesystem::path& library);
+
+// Preloads the main guard (run/main_return.h) into a step whose command is `words` (from
+// simple_command_words) when its program is the workspace's own dynamically linked ELF: the step
+// then runs `words` without a shell and carries the guard's channel. nullopt, and `extras`
+// untouched, where the guard does not apply or `library` is empty. Throws std::runtime_error
+// when the channel cannot be made.
+std::optional<MainGuard> attach_main_guard(const std::filesystem::path& library,
+                                           const std::filesystem::path& workspace,
+                                           const std::optional<std::vector<std::string>>& words,
+                                           StepExtras& extras);
 
 // A step command with no shell syntax splits into words and runs without a shell, so a preloaded
 // library (the profiler, the main guard) loads into the program alone; nullopt when it needs the

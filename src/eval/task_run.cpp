@@ -252,6 +252,8 @@ ModeRun run_task_mode(const TaskSpec& task, const TaskBuild& build, const std::s
                            // (an _exit) from one that never loaded (task_cupti.h).
                            "KJUDGE_PROFILE_EARLY_HEADER=1"});
       }
+      // Bound at its host path, not through StepExtras::preload: in an isolated run the checker
+      // is not to load it, only to hand its path on to the worker it starts.
       extras.ro_paths.push_back(lib);
       extras.inherit_fds.push_back(profile_channel->fd());
     }

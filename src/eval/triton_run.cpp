@@ -615,12 +615,10 @@ TritonRunOutcome execute(const TritonRunner& runner, const TritonRunFiles& f, in
       out.detail = std::string("judge: cannot make the profiler's channel: ") + e.what();
       return out;
     }
-    const std::string lib = runner.profiler.string();
-    extras.env.insert(
-        extras.env.end(),
-        {"LD_PRELOAD=" + lib, "KJUDGE_PROFILE_FD=" + std::to_string(profile->fd()),
-         "KJUDGE_PROFILE_NONCE=" + profile->nonce(), "KJUDGE_PROFILE_EARLY_HEADER=1"});
-    extras.ro_paths.push_back(runner.profiler);
+    extras.env.insert(extras.env.end(), {"KJUDGE_PROFILE_FD=" + std::to_string(profile->fd()),
+                                         "KJUDGE_PROFILE_NONCE=" + profile->nonce(),
+                                         "KJUDGE_PROFILE_EARLY_HEADER=1"});
+    extras.preload.push_back(runner.profiler);
     extras.inherit_fds.push_back(profile->fd());
   }
   const std::string label = runner.python.executable + " " + runner.script.filename().string();

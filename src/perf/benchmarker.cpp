@@ -104,16 +104,10 @@ TimedRun Benchmarker::time_once(const Problem& problem, const fs::path& workspac
   try {
     if (needs_profiler(mode)) channel.emplace("kjudge-profile");
     // An early exit(0) would end the timed run before its work: it must come back from main().
-    if (words && !opt_.main_guard->empty() && main_guard_unfit(workspace, words->front()).empty())
-      guard.emplace(*opt_.main_guard);
+    guard = attach_main_guard(*opt_.main_guard, workspace, words, extras);
   } catch (const std::exception& e) {
     out.failure = e.what();
     return out;
-  }
-  if (guard) {
-    for (std::string& e : guard->env()) extras.env.push_back(std::move(e));
-    extras.preload.push_back(guard->library());
-    extras.inherit_fds.push_back(guard->fd());
   }
   if (channel) {
     const std::string lib = preload_path(opt_.step, opt_.profiler).string();

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <stdexcept>
+#include <utility>
 
 namespace kjudge {
 
@@ -36,6 +37,18 @@ ResultChannel::ResultChannel(const char* name) : nonce_(random_nonce()) {
 
 ResultChannel::~ResultChannel() {
   if (fd_ >= 0) close(fd_);
+}
+
+ResultChannel::ResultChannel(ResultChannel&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)), nonce_(std::move(other.nonce_)) {}
+
+ResultChannel& ResultChannel::operator=(ResultChannel&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) close(fd_);
+    fd_ = std::exchange(other.fd_, -1);
+    nonce_ = std::move(other.nonce_);
+  }
+  return *this;
 }
 
 void ResultChannel::write_nonce() {

@@ -17,6 +17,9 @@ class ResultChannel {
   ~ResultChannel();
   ResultChannel(const ResultChannel&) = delete;
   ResultChannel& operator=(const ResultChannel&) = delete;
+  // Movable, so that what owns one (run/main_return.h's MainGuard) can be handed back.
+  ResultChannel(ResultChannel&& other) noexcept;
+  ResultChannel& operator=(ResultChannel&& other) noexcept;
 
   int fd() const { return fd_; }
   const std::string& nonce() const { return nonce_; }
