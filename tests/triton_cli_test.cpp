@@ -153,6 +153,11 @@ TEST_F(TritonEvalCli, SolutionsWithSpeedupAndTheTable) {
   // Timed in interleaved rounds: 4 by default, the first reference-first.
   ASSERT_EQ(timed["timing"]["rounds"].size(), 4u);
   EXPECT_EQ(timed["timing"]["rounds"][0]["first"], "reference");
+  // Every timing process took persisting L2 back (the runner's env), and the summary says so.
+  EXPECT_EQ(timed["timing"]["persisting_l2"], json::array({"reset before every timed repetition"}));
+  std::ifstream summary_file(dir_ / "run/summary.json");
+  EXPECT_EQ(json::parse(summary_file)["env"]["persisting_l2"],
+            "reset before every timed repetition");
   std::vector<json> refs = lines("references.jsonl");
   ASSERT_EQ(refs.size(), 2u);  // one per operator
   // No self job here: each reference ran a second time to check it agrees with itself.

@@ -220,7 +220,8 @@ TEST(TritonReadBack, TheSummaryOfLinesReadBackIsTheSummaryOfTheResults) {
   opt.rounds = 2;
   opt.warmup_rounds = 0;
   std::vector<TritonJob> jobs = {
-      {&timed, "#fake ok\n#fake time 0.5\n#fake bytes 1000\n", 0, "fast"},
+      {&timed, "#fake ok\n#fake time 0.5\n#fake bytes 1000\n#fake no_persisting_l2 none here\n", 0,
+       "fast"},
       {&timed, "#fake error\n", 1, "raises"},
       {&timed, "#fake ok 2\n", 2, "wrong"},
       {&unstable, "#fake ok\n", 0, "u"},
@@ -233,6 +234,9 @@ TEST(TritonReadBack, TheSummaryOfLinesReadBackIsTheSummaryOfTheResults) {
   EXPECT_EQ(expected["reference_unstable"].size(), 1u);
   EXPECT_EQ(expected["reference_failures"].size(), 1u);
   EXPECT_EQ(expected["work"].size(), 1u);
+  // The reference's processes reset persisting L2, the candidate's could not: both are said.
+  EXPECT_EQ(expected["env"]["persisting_l2"],
+            "not reset: none here; reset before every timed repetition");
 
   TritonEvalResult back;
   for (const TritonJobResult& r : res.results)

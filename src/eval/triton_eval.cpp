@@ -739,6 +739,10 @@ void time_job(const TritonEvalOptions& opt, TritonJobResult& r, const TritonRunO
       return;
     }
     env = o.env;
+    r.persisting_l2.insert(o.env.is_object() && o.env.contains("persisting_l2") &&
+                                   o.env["persisting_l2"].is_string()
+                               ? o.env["persisting_l2"].get<std::string>()
+                               : std::string("not reported"));
     if (o.profiled) {
       std::vector<std::string> names;
       for (const TritonCallSite& site : o.sites) names.push_back(site.entry);
@@ -1295,6 +1299,7 @@ nlohmann::ordered_json triton_result_json(const TritonJobResult& r) {
       j["timing"]["hold_ms"][side] = r.hold_ms[who];
       j["timing"]["host_bound"][side] = r.host_bound[who];
     }
+    j["timing"]["persisting_l2"] = r.persisting_l2;
   }
   if (r.timed_check) j["timing_check"] = timed_check_json(*r.timed_check);
   if (!r.flags.empty()) j["cheat_flags"] = flags_json(r.flags);
@@ -1392,6 +1397,15 @@ nlohmann::ordered_json triton_summary_json(const TritonEvalResult& res,
   nlohmann::ordered_json env = nlohmann::ordered_json::object();
   for (const auto& [key, ref] : res.references)
     if (ref.env.size() > env.size()) env = ref.env;
+  // Whether the timing processes took persisting L2 back before every timed repetition: what
+  // they all said, or every distinct answer (a GPU without persisting L2 says why).
+  std::set<std::string> persisting_l2;
+  for (const TritonJobResult& r : res.results)
+    persisting_l2.insert(r.persisting_l2.begin(), r.persisting_l2.end());
+  if (persisting_l2.size() == 1)
+    env["persisting_l2"] = *persisting_l2.begin();
+  else if (!persisting_l2.empty())
+    env["persisting_l2"] = fmt::format("{}", fmt::join(persisting_l2, "; "));
   j["env"] = env;
   j["totals"] = res.scores.all.to_json();
   auto group = [](const std::map<std::string, TritonTally>& m) {

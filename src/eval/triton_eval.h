@@ -9,6 +9,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -133,6 +134,10 @@ struct TritonJobResult {
   std::vector<TritonCallSite> reference_sites;
   TritonWork work;
   std::optional<TritonTimedCheck> timed_check;  // set once the job's timing began
+  // What the timing processes said of persisting L2 (the runner's env.persisting_l2: "reset
+  // before every timed repetition", or "not reset: why"; "not reported" where one said nothing):
+  // one entry when every process said the same.
+  std::set<std::string> persisting_l2;
   // The candidate's timed sites whose work outlasted the call (TritonCallSite::end == device),
   // one line each: reported as the `side_work` timing flag.
   std::vector<std::string> side_work;

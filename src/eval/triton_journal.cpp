@@ -97,6 +97,11 @@ TritonJobResult triton_result_from_json(const nlohmann::ordered_json& line, cons
     r.graded.speedup = s.estimate;
   }
   r.speedup_note = text_or_empty(line, "speedup_note");
+  // What the timing processes said of persisting L2 (the summary's env.persisting_l2).
+  if (auto t = line.find("timing"); t != line.end() && t->is_object())
+    if (auto p = t->find("persisting_l2"); p != t->end() && p->is_array())
+      for (const auto& said : *p)
+        if (said.is_string()) r.persisting_l2.insert(said.get<std::string>());
   // The GPU efficiency and the work it rests on (summary.json's `work`).
   if (auto eff = line.find("gpu_efficiency"); eff != line.end() && eff->is_object()) {
     r.efficiency = *eff;
