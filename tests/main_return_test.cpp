@@ -1,6 +1,7 @@
 // The main guard on real programs: small C programs built here with the host compiler, run with
 // libkjudge_main_guard.so preloaded exactly as a test step runs them (run/main_return.h), and
-// the evaluator failing a host-only problem whose solution exits before the test's checks.
+// the evaluator failing a host-only problem whose solution exits before the test's checks, and
+// refusing one whose program runs code of its own ahead of the guard.
 #include "run/main_return.h"
 
 #include <gtest/gtest.h>
@@ -173,6 +174,53 @@ TEST_F(MainGuardRun, AnHonestProgramPassesAndEveryEarlyExitIsCaught) {
   EXPECT_EQ(env.problem, std::nullopt);
 }
 
+// A solution whose own .preinit_array entry runs before the guard's constructor (the loader
+// runs the program's entries first), keeps the channel and nonce it finds in the environment,
+// and later forges the guard's line and exits 0 (tests/cheats/computeeval/…/forge_main_preinit).
+const char* kPreinitForge = R"(#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+static int channel = -1;
+static char nonce[128];
+static void early(int argc, char** argv, char** envp) {
+  (void)argc; (void)argv;
+  const char *fd = NULL, *n = NULL;
+  for (char** e = envp; *e; ++e) {
+    if (!strncmp(*e, "KJUDGE_MAIN_FD=", 15)) fd = *e + 15;
+    if (!strncmp(*e, "KJUDGE_MAIN_NONCE=", 18)) n = *e + 18;
+  }
+  if (fd && n) { channel = dup(atoi(fd)); snprintf(nonce, sizeof nonce, "%s", n); }
+}
+__attribute__((section(".preinit_array"), used)) static void (*entry)(int, char**, char**) = early;
+int solve(void) {
+  if (channel >= 0) dprintf(channel, "kjudge-main %s returned 0\n", nonce);
+  _exit(0);
+}
+)";
+
+// An IFUNC of the solution's own: its resolver runs while the loader relocates the program.
+const char* kIfuncSolution = R"(static int impl(void) { return 42; }
+static void* pick(void) { return (void*)impl; }
+int solve(void) __attribute__((ifunc("pick")));
+)";
+
+const char* kTestMain =
+    "#include <stdio.h>\nint solve(void);\nint main(void) {\n"
+    "  int r = solve();\n  printf(\"solve() = %d\\n\", r);\n"
+    "  return r == 42 ? 0 : 1;\n}\n";
+
+// The hole the evaluator's start-code check closes: run as it is, the preinit forge passes the
+// guard without ever reaching the test's checks.
+TEST_F(MainGuardRun, CodeTheLoaderRunsAheadOfTheGuardCanForgeItsLine) {
+  testing::write_text(dir_ / "main.c", kTestMain);
+  build_c(dir_.path(), "test.out", kPreinitForge, (dir_ / "main.c").string());
+  auto o = run("./test.out");
+  EXPECT_EQ(o.r.exit_code, 0) << o.r.output;
+  EXPECT_EQ(o.r.output.find("solve() ="), std::string::npos) << "the test never checked";
+  EXPECT_EQ(o.problem, std::nullopt) << "the forged line passed: " << o.problem.value_or("");
+}
+
 TEST_F(MainGuardRun, WorksInsideTheSandbox) {
   SandboxPolicy probe;
   probe.workspace = dir_.path();
@@ -250,6 +298,54 @@ TEST(MainGuardEvaluator, ASolutionThatExitsBeforeTheChecksFails) {
       << guarded[1].detail;
   auto open = grade(fs::path());
   EXPECT_EQ(open[1].verdict, Verdict::pass) << "what ComputeEval's own harness would say";
+}
+
+// The evaluator reads the built test program's ELF tables: a program with an extra
+// .preinit_array entry or an IFUNC of its own is refused as a build error, before any run, and
+// an honest one is not. With the guard off the check still stands (it guards the profiler's
+// channel in a benchmark too).
+TEST(MainGuardEvaluator, AProgramThatRunsCodeAheadOfTheGuardIsRefused) {
+  testing::TempDir dir;
+  Problem p;
+  p.task_id = "g/preinit";
+  p.group = "guard";
+  p.host_only = true;
+  p.build_command = "cc -O1 -o test.out solution.c test/main.c";
+  p.test_command = "./test.out";
+  p.test_files = {{"test/main.c", kTestMain}};
+  p.timeout_seconds = 20;
+  auto sol = [&](int sample, const std::string& code) {
+    Solution s;
+    s.task_id = p.task_id;
+    s.sample = sample;
+    s.files = {{"solution.c", code}};
+    return s;
+  };
+  MachineInfo m;
+  m.nvcc_path = "/usr/bin/true";
+  m.cuda_version = "13.0";
+  m.nvcc_version_line = "Cuda compilation tools, release 13.0";
+  m.cpu_count = 2;
+  for (bool guard_on : {true, false}) {
+    EvalOptions opt;
+    opt.cache_dir = dir / "cache";
+    opt.work_root = dir / "work";
+    if (!guard_on) opt.main_guard = fs::path();
+    std::map<int, GradedSolution> out;
+    Evaluator ev(opt, m);
+    ev.run({{&p, sol(0, "int solve(void) { return 42; }\n")},
+            {&p, sol(1, kPreinitForge)},
+            {&p, sol(2, kIfuncSolution)}},
+           [&](const GradedSolution& g) { out[g.sample] = g; });
+    EXPECT_EQ(out[0].verdict, Verdict::pass) << out[0].detail << out[0].test.log;
+    EXPECT_EQ(out[1].verdict, Verdict::build_error) << out[1].detail;
+    EXPECT_NE(out[1].detail.find("refused: .preinit_array holds 1 entry"), std::string::npos)
+        << out[1].detail;
+    EXPECT_NE(out[1].detail.find("main guard"), std::string::npos) << out[1].detail;
+    EXPECT_FALSE(out[1].test.ran) << "refused before any run";
+    EXPECT_EQ(out[2].verdict, Verdict::build_error) << out[2].detail;
+    EXPECT_NE(out[2].detail.find("IFUNC symbols (solve)"), std::string::npos) << out[2].detail;
+  }
 }
 
 }  // namespace

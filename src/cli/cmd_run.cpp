@@ -175,6 +175,13 @@ int run_jobs(const std::string& command, const RunArgs& a0) {
     }
   }
 
+  if (a.build_only) {
+    if (command == "run") throw InputError("--build-only", 0, "", "is for evaluate and validate");
+    if (a.benchmark) throw InputError("--build-only", 0, "", "and --benchmark exclude each other");
+    if (a.slurm.executor == "slurm")
+      throw InputError("--build-only", 0, "", "runs on the local executor only");
+    for (auto& j : jobs) j.build_only = true;
+  }
   if (command == "run" && a.slurm.executor == "slurm" && a.slurm.shards > 0)
     throw InputError("--shards", 0, "",
                      "is for evaluate and validate; kjudge run cuts a shard every --shard-size "
@@ -206,6 +213,8 @@ int run_jobs(const std::string& command, const RunArgs& a0) {
                                : fs::path(a.out);
   fs::path journal_path = out / "results.jsonl";
   std::string fingerprint = jobs_fingerprint(jobs);
+  // A build-only run's passes are builds: --resume must never mix them with tested ones.
+  if (a.build_only) fingerprint = Sha256().update("build-only\n").update(fingerprint).hex();
   if (command == "run") {
     Sha256 h;
     h.update("run\n").update(a.gen->provider).update("\n").update(a.gen->base_url);
@@ -272,6 +281,7 @@ int run_jobs(const std::string& command, const RunArgs& a0) {
     for (const auto& p : problems) ps.push_back(&p);
     EnvCheckOptions eo;
     eo.cache_dir = a.no_cache ? fs::path() : cache_dir;
+    eo.need_gpus = !a.build_only;
     auto checks = check_environment(machine, ps, eo);
     if (any_failed(checks)) {
       fmt::print(stderr,
@@ -302,7 +312,8 @@ int run_jobs(const std::string& command, const RunArgs& a0) {
                               {"judge_error_retries", a.retries},
                               {"sandbox", sandbox_mode},
                               {"memory_limit_bytes", *memory_limit},
-                              {"sandbox_limits", limits_how}});
+                              {"sandbox_limits", limits_how},
+                              {"build_only", a.build_only}});
   write_json_atomically(out / "run.json", run_json);
 
   // The benchmark stage rebuilds solutions after the correctness stage has consumed the jobs.
@@ -441,6 +452,12 @@ int run_jobs(const std::string& command, const RunArgs& a0) {
   summary["notes"] = notes;
   summary["sandbox"] = sandbox_mode;
   summary["sandbox_limits"] = limits_how;
+  if (a.build_only) {
+    summary["build_only"] = true;
+    summary["notes"].push_back(
+        "--build-only: every solution was built and none was tested; 'pass' means it built, "
+        "and pass@k says nothing of correctness");
+  }
   nlohmann::json broken = nlohmann::json::array();
   for (const auto& [gpu, why] : evaluator.broken_gpus()) {
     broken.push_back({{"gpu", gpu}, {"reason", why}});
@@ -510,6 +527,9 @@ void add_run_options(CLI::App* c, RunArgs& a) {
   c->add_option("--retries", a.retries, "Retries of a judge_error (default 2)");
   add_step_options(c, a.steps);
   add_slurm_options(c, a.slurm);
+  c->add_flag("--build-only", a.build_only,
+              "Build every solution and stop (no GPU needed): 'pass' means it built and was "
+              "not refused; no test runs");
   c->add_flag("--benchmark", a.benchmark,
               "After the tests: time every passing solution's benchmark_command against the "
               "problem's baseline, interleaved on a GPU held alone (perf.jsonl)");

@@ -34,6 +34,7 @@ struct RunArgs {
   int retries = 2;
   bool no_quiet_retry = false;
   StepArgs steps;
+  bool build_only = false;  // build every solution and stop: no test, no GPU needed
   bool benchmark = false;
   int runs = 5;
   int warmups = 1;

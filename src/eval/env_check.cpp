@@ -108,7 +108,9 @@ std::vector<EnvCheck> check_environment(const MachineInfo& m,
   gpus.name = "gpus";
   if (m.gpus.empty()) {
     gpus.detail = "no NVIDIA GPU found (nvidia-smi)";
-    if (need_gpu && need_gpu == static_cast<int>(problems.size())) {
+    if (!opt.need_gpus) {
+      gpus.detail += "; none needed: builds only";
+    } else if (need_gpu && need_gpu == static_cast<int>(problems.size())) {
       gpus.status = CheckStatus::fail;
       gpus.advice =
           "run on a machine with an NVIDIA GPU and driver; every selected problem needs one";

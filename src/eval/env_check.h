@@ -23,6 +23,7 @@ struct EnvCheckOptions {
   bool probe_build = true;          // compile and link a probe with the packs' flags
   std::filesystem::path scratch;    // where the probe is built; a temp dir when empty
   std::filesystem::path cache_dir;  // must be writable when the cache is on
+  bool need_gpus = true;            // false: builds only (--build-only); no GPU is no failure
 };
 
 std::vector<EnvCheck> check_environment(const MachineInfo& machine,

@@ -18,11 +18,13 @@
 #include "eval/schedule.h"
 #include "eval/skip_rules.h"
 #include "eval/source_refs.h"
+#include "eval/start_code_scan.h"
 #include "eval/static_flags.h"
 #include "eval/step_runner.h"
 #include "eval/workspace.h"
 #include "run/cloexec_file.h"
 #include "run/gpu_probe.h"
+#include "run/main_return.h"
 #include "run/process.h"
 #include "run/sandbox.h"
 
@@ -51,6 +53,53 @@ std::string machine_fault(const std::string& log) {
   for (const char* m : kMachineFaultMarkers)
     if (log.find(m) != std::string::npos) return m;
   return {};
+}
+
+// The loader runs a program's own .preinit_array entries and IFUNC resolvers before the
+// constructors of the libraries preloaded into it: the main guard's (run/main_return.h) and, in a
+// benchmark, the profiler's. Such code could take their channels and nonces from the
+// environment and forge "main returned" or a profile, so a test or benchmark program that has
+// any is refused (start_code_scan.h). Only the programs that would carry the guard are read:
+// a simple command's dynamically linked program inside the workspace.
+std::vector<std::string> code_ahead_of_guard(const Problem& p, const fs::path& workspace) {
+  std::vector<std::string> reasons;
+  std::set<std::string> seen;
+  for (const std::string* command :
+       {&p.test_command, p.benchmark_command ? &*p.benchmark_command : nullptr}) {
+    if (!command) continue;
+    const auto words = simple_command_words(*command);
+    if (!words || !seen.insert(words->front()).second) continue;
+    if (!main_guard_unfit(workspace, words->front()).empty()) continue;
+    for (std::string& r : code_before_harness(
+             workspace / words->front(), 0,
+             "kjudge's main guard and profiler take their channels (" + words->front() + ")"))
+      reasons.push_back(std::move(r));
+  }
+  return reasons;
+}
+
+// After a successful build: true, with the verdict set, when code_ahead_of_guard refuses it.
+bool start_code_refused(const Problem& p, const fs::path& workspace, GradedSolution& g) {
+  try {
+    const std::vector<std::string> reasons = code_ahead_of_guard(p, workspace);
+    if (reasons.empty()) return false;
+    g.verdict = Verdict::build_error;
+    g.detail = "refused: ";
+    for (std::size_t i = 0; i < reasons.size(); ++i) g.detail += (i ? "; " : "") + reasons[i];
+  } catch (const std::exception& e) {
+    g.verdict = Verdict::judge_error;
+    g.detail = std::string("cannot inspect the built program: ") + e.what();
+  }
+  return true;
+}
+
+// A build-only job (EvalJob::build_only) ends once its workspace is built: a pass that says the
+// test never ran.
+bool ended_built_only(bool build_only, GradedSolution& g) {
+  if (!build_only) return false;
+  g.verdict = Verdict::pass;
+  g.detail = "built only (not tested in this pass)";
+  return true;
 }
 
 StepRecord to_record(const ProcessResult& r, int attempts) {
@@ -507,14 +556,16 @@ bool Evaluator::check_and_build(Task& t, bool quiet) {
   const Problem& p = *t.problem;
   GradedSolution& g = t.g;
 
-  if (auto skip = skip_reason(p, machine_, nullptr)) {
+  // A build-only job needs no GPU: only what the build needs is asked.
+  if (auto skip =
+          t.build_only ? build_skip_reason(p, machine_) : skip_reason(p, machine_, nullptr)) {
     g.verdict = Verdict::skipped;
     g.skip_code = skip->code;
     g.detail = skip->message;
     return false;
   }
   t.gpus = eligible_gpus(p, machine_);
-  if (!opt_.gpus.empty()) {
+  if (!opt_.gpus.empty() && !t.build_only) {
     std::vector<int> allowed;
     for (int i : t.gpus)
       if (std::find(opt_.gpus.begin(), opt_.gpus.end(), i) != opt_.gpus.end()) allowed.push_back(i);
@@ -558,7 +609,7 @@ bool Evaluator::check_and_build(Task& t, bool quiet) {
   }
 
   if (!p.build_command || p.build_command->find_first_not_of(" \t") == std::string::npos)
-    return true;  // nothing to build (cuda_python problems)
+    return !ended_built_only(t.build_only, g);  // nothing to build (cuda_python problems)
 
   const double timeout = p.timeout_or_default();
   FileHashes inputs;
@@ -581,7 +632,8 @@ bool Evaluator::check_and_build(Task& t, bool quiet) {
           g.detail = "build failed (cached): " + first_line(hit->log);
           return false;
         }
-        return true;
+        if (start_code_refused(p, t.workspace, g)) return false;
+        return !ended_built_only(t.build_only, g);
       }
     } catch (const std::exception&) {
       key.clear();  // hashing failed: build without the cache
@@ -626,12 +678,8 @@ bool Evaluator::check_and_build(Task& t, bool quiet) {
                         : "build failed: " + first_line(r.output);
     return false;
   }
-  if (t.build_only) {
-    g.verdict = Verdict::pass;
-    g.detail = "built only (not tested in this pass)";
-    return false;
-  }
-  return true;
+  if (start_code_refused(p, t.workspace, g)) return false;
+  return !ended_built_only(t.build_only, g);
 }
 
 void Evaluator::run_test(Task& t, int gpu, bool quiet) {

@@ -87,8 +87,7 @@ bool is_datacenter_gpu(std::string_view gpu_name) {
   return false;
 }
 
-std::optional<SkipReason> skip_reason(const Problem& problem, const MachineInfo& machine,
-                                      const GpuInfo* gpu) {
+std::optional<SkipReason> build_skip_reason(const Problem& problem, const MachineInfo& machine) {
   if (problem.type == "cuda_python") {
     return SkipReason{"problem_type", "cuda_python problems are not supported yet"};
   }
@@ -115,6 +114,12 @@ std::optional<SkipReason> skip_reason(const Problem& problem, const MachineInfo&
       }
     }
   }
+  return std::nullopt;
+}
+
+std::optional<SkipReason> skip_reason(const Problem& problem, const MachineInfo& machine,
+                                      const GpuInfo* gpu) {
+  if (auto build = build_skip_reason(problem, machine)) return build;
   if (problem.host_only) return std::nullopt;
   if (gpu) return gpu_skip_reason(problem, *gpu);
   if (machine.gpus.empty()) return SkipReason{"no_gpu", "needs a GPU, and this machine has none"};

@@ -50,6 +50,10 @@ struct SkipReason {
 std::optional<SkipReason> skip_reason(const Problem& problem, const MachineInfo& machine,
                                       const GpuInfo* gpu = nullptr);
 
+// The machine-wide checks alone (type, nvcc, toolkit): whether a problem can be built here, GPU
+// or none (a build-only run).
+std::optional<SkipReason> build_skip_reason(const Problem& problem, const MachineInfo& machine);
+
 // GpuInfo::index of each GPU of the machine that meets the problem's GPU requirements (compute
 // capability, datacenter class), in machine order; every GPU for host_only problems. Says
 // nothing of the machine-wide checks (type, nvcc, toolkit): ask skip_reason first.

@@ -54,7 +54,8 @@ bool is_irelative(std::uint16_t machine, std::uint64_t type) {
 }  // namespace
 
 std::vector<std::string> code_before_harness(const std::filesystem::path& program,
-                                             std::size_t harness_entries) {
+                                             std::size_t harness_entries,
+                                             const std::string& taker) {
   const Image img(program);
   const auto eh = img.at<Elf64_Ehdr>(0);
   if (std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) img.fail("has no ELF header");
@@ -99,8 +100,8 @@ std::vector<std::string> code_before_harness(const std::filesystem::path& progra
   const std::uint64_t entries = std::max(preinit_bytes, preinit_section) / sizeof(Elf64_Addr);
   if (entries > harness_entries)
     reasons.push_back(".preinit_array holds " + std::to_string(entries) +
-                      " entries where the harness brings " + std::to_string(harness_entries) +
-                      ": code that runs before the harness takes its result channel");
+                      (entries == 1 ? " entry" : " entries") + " where kjudge brings " +
+                      std::to_string(harness_entries) + ": code that runs before " + taker);
   else if (entries < harness_entries)
     reasons.push_back(
         "the harness's .preinit_array entry is missing: it would never take its "
@@ -116,12 +117,11 @@ std::vector<std::string> code_before_harness(const std::filesystem::path& progra
       names += (names.empty() ? "" : ", ") + n;
     }
     reasons.push_back("IFUNC symbols (" + names +
-                      "): their resolvers run while the loader relocates the program, before "
-                      "the harness takes its result channel");
+                      "): their resolvers run while the loader relocates the program, before " +
+                      taker);
   } else if (irelative > 0) {
     reasons.push_back(std::to_string(irelative) +
-                      " IRELATIVE relocations: IFUNC resolvers the loader runs before the harness "
-                      "takes its result channel");
+                      " IRELATIVE relocations: IFUNC resolvers the loader runs before " + taker);
   }
   return reasons;
 }
