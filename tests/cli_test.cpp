@@ -213,6 +213,57 @@ TEST_F(ExamplePack, KilledRunResumesWithoutRedoingOrDuplicating) {
   for (size_t i = 0; i < before.size(); ++i) EXPECT_EQ(after[i], before[i]) << "nothing redone";
 }
 
+// --build-only on a machine without a GPU (as in CI): the cheat corpus's ComputeEval problem, which
+// needs a GPU to test, built with its own build command (nvcc) for each of its solutions. The one
+// whose program runs code ahead of the main guard (forge_main_preinit) is refused; every other
+// builds and none is tested. A run of builds is never resumed as a tested run.
+TEST(BuildOnly, BuildsWithoutAGpuAndRefusesCodeAheadOfTheGuard) {
+  if (!have_nvcc()) GTEST_SKIP() << "nvcc not installed";
+  setenv("PATH", (std::string(getenv("PATH")) + ":/usr/local/cuda/bin").c_str(), 1);
+  testing::TempDir d;
+  const fs::path ce = kSource / "tests/cheats/computeeval";
+  ASSERT_EQ(
+      sh(kBin + " problems pack " + (ce / "problem").string() + " -o " + (d / "p.tar.gz").string())
+          .rc,
+      0);
+  ASSERT_EQ(sh(kBin + " solutions pack " + (ce / "solutions").string() + " -o " +
+               (d / "s-solutions.tar.gz").string())
+                .rc,
+            0);
+  const std::string args = " --problems " + (d / "p.tar.gz").string() + " --solutions " +
+                           (d / "s-solutions.tar.gz").string() + " --out " + (d / "b").string() +
+                           " --cache-dir " + shared_cache().string() + " --work-dir " +
+                           (d / "work").string() + " -q";
+  auto r = sh(kBin + " evaluate" + args + " --build-only --json");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  auto results = read_jsonl(d / "b/results.jsonl");
+  ASSERT_GE(results.size(), 8u);
+  int refused = 0;
+  for (const auto& g : results) {
+    EXPECT_FALSE(g["test"]["ran"].get<bool>()) << g.dump();
+    if (g["sample"] == 7) {  // forge_main_preinit
+      ++refused;
+      EXPECT_EQ(g["verdict"], "build_error") << g.dump();
+      EXPECT_NE(g["detail"].get<std::string>().find("refused: .preinit_array"), std::string::npos)
+          << g["detail"];
+    } else {
+      EXPECT_EQ(g["verdict"], "pass") << g.dump();
+      EXPECT_EQ(g["detail"], "built only (not tested in this pass)");
+    }
+  }
+  EXPECT_EQ(refused, 1);
+  std::ifstream in(d / "b/summary.json");
+  auto summary = nlohmann::json::parse(in);
+  EXPECT_EQ(summary["build_only"], true);
+
+  auto mixed = sh(kBin + " evaluate" + args + " --resume");
+  EXPECT_EQ(mixed.rc, 2) << mixed.out;
+  EXPECT_NE(mixed.out.find("jobs_fingerprint"), std::string::npos) << mixed.out;
+  auto bench = sh(kBin + " evaluate" + args + " --build-only --benchmark --resume");
+  EXPECT_EQ(bench.rc, 2) << bench.out;
+  EXPECT_NE(bench.out.find("--build-only"), std::string::npos) << bench.out;
+}
+
 TEST(CliErrors, BadInputNamesTheFileAndExitsWithUsageCode) {
   testing::TempDir d;
   testing::write_text(d / "notgz.tar.gz", "this is not an archive");

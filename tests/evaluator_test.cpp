@@ -285,6 +285,35 @@ TEST_F(EvaluatorTest, SkipRulesSkipInsteadOfFailing) {
   EXPECT_EQ(builds(), 0);
 }
 
+// EvalJob::build_only (kjudge validate|evaluate --build-only): a problem that needs a GPU is built
+// on a machine without one and not tested, from the cache too; a failed build is still a
+// build_error; the toolkit rules still skip.
+TEST_F(EvaluatorTest, BuildOnlyJobsNeedNoGpuAndNeverTest) {
+  Problem gpu = shell_problem("b/gpu");
+  gpu.host_only = false;
+  Problem bad = shell_problem("b/bad");
+  bad.host_only = false;
+  Problem ctk = shell_problem("b/ctk");
+  ctk.min_cuda_toolkit = "99.0";
+  const std::vector<Problem> ps = {gpu, bad, ctk};
+  for (int round = 0; round < 2; ++round) {
+    std::vector<EvalJob> jobs = {{&ps[0], sol("b/gpu", "echo tested > tested.txt")},
+                                 {&ps[1], sol("b/bad", "SYNTAX_ERROR")},
+                                 {&ps[2], sol("b/ctk", "exit 0")}};
+    for (auto& j : jobs) j.build_only = true;
+    std::map<std::string, GradedSolution> out;
+    Evaluator ev(opt_, machine_);
+    ev.run(std::move(jobs), [&](const GradedSolution& g) { out[g.task_id] = g; });
+    EXPECT_EQ(out["b/gpu"].verdict, Verdict::pass) << out["b/gpu"].detail;
+    EXPECT_EQ(out["b/gpu"].detail, "built only (not tested in this pass)");
+    EXPECT_FALSE(out["b/gpu"].test.ran) << "round " << round;
+    EXPECT_EQ(out["b/gpu"].build.cached, round == 1);
+    EXPECT_EQ(out["b/bad"].verdict, Verdict::build_error);
+    EXPECT_EQ(out["b/ctk"].skip_code, "cuda_toolkit");
+  }
+  EXPECT_EQ(builds(), 1) << "the second round's build came from the cache";
+}
+
 TEST_F(EvaluatorTest, JobsStartInThePlannedOrder) {
   // Earlier runs on this machine measured these durations (see schedule.h for the rule).
   testing::write_text(opt_.cache_dir / "timings.json",

@@ -164,6 +164,8 @@ for line in open(manifest):
         got = ["pass"] if r.get("verdict") == "pass" else [r.get("verdict", "missing")]
         if r.get("verdict") == "test_fail":
             got.append("fail")
+        if r.get("verdict") == "build_error":  # refused at build (forge_main_preinit)
+            got.append("build_fail")
         p = ce_perf.get(sample, {})
         sp = (p.get("speedup") or {}).get("estimate")
         if r.get("verdict") == "pass" and sp is not None and sp < 1.25:
