@@ -6,7 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "eval/evaluator.h"
 #include "eval/step_runner.h"
@@ -251,92 +254,68 @@ TEST_F(MainGuardRun, OnlyTheWorkspacesOwnDynamicProgramCarriesIt) {
   }
 }
 
-// The evaluator on a host-only problem built with cc: the honest solution passes, the one that
-// calls exit(0) in place of its work fails with the guard's reason, and with no guard
-// (KJUDGE_MAIN_GUARD=none's empty path) it would have passed.
-TEST(MainGuardEvaluator, ASolutionThatExitsBeforeTheChecksFails) {
-  testing::TempDir dir;
+// A host-only problem built with cc, whose test checks that solve() returns 42, graded by the
+// evaluator with the guard as `guard` says (nullopt: found beside the test binary; an empty
+// path: off, as KJUDGE_MAIN_GUARD=none). Each source is a solution.c, its index the sample.
+std::map<int, GradedSolution> grade_host(const fs::path& dir, const std::string& id,
+                                         const std::vector<std::string>& sources,
+                                         std::optional<fs::path> guard = std::nullopt) {
   Problem p;
-  p.task_id = "g/early";
-  p.group = "guard";
-  p.host_only = true;
-  p.build_command = "cc -O1 -o test.out solution.c test/main.c";
-  p.test_command = "./test.out";
-  p.test_files = {{"test/main.c",
-                   "#include <stdio.h>\nint solve(void);\nint main(void) {\n"
-                   "  int r = solve();\n  printf(\"solve() = %d\\n\", r);\n"
-                   "  return r == 42 ? 0 : 1;\n}\n"}};
-  p.timeout_seconds = 20;
-  auto sol = [&](int sample, const std::string& code) {
-    Solution s;
-    s.task_id = p.task_id;
-    s.sample = sample;
-    s.files = {{"solution.c", code}};
-    return s;
-  };
-  MachineInfo m;
-  m.nvcc_path = "/usr/bin/true";
-  m.cuda_version = "13.0";
-  m.nvcc_version_line = "Cuda compilation tools, release 13.0";
-  m.cpu_count = 2;
-  auto grade = [&](std::optional<fs::path> guard) {
-    EvalOptions opt;
-    opt.cache_dir = dir / "cache";
-    opt.work_root = dir / "work";
-    opt.main_guard = guard;
-    std::map<int, GradedSolution> out;
-    Evaluator ev(opt, m);
-    ev.run({{&p, sol(0, "int solve(void) { return 42; }\n")},
-            {&p, sol(1, "#include <stdlib.h>\nint solve(void) { exit(0); }\n")}},
-           [&](const GradedSolution& g) { out[g.sample] = g; });
-    return out;
-  };
-  auto guarded = grade(std::nullopt);
-  EXPECT_EQ(guarded[0].verdict, Verdict::pass) << guarded[0].detail << guarded[0].test.log;
-  EXPECT_EQ(guarded[1].verdict, Verdict::test_fail);
-  EXPECT_NE(guarded[1].detail.find("before its main() returned"), std::string::npos)
-      << guarded[1].detail;
-  auto open = grade(fs::path());
-  EXPECT_EQ(open[1].verdict, Verdict::pass) << "what ComputeEval's own harness would say";
-}
-
-// The evaluator reads the built test program's ELF tables: a program with an extra
-// .preinit_array entry or an IFUNC of its own is refused as a build error, before any run, and
-// an honest one is not. With the guard off the check still stands (it guards the profiler's
-// channel in a benchmark too).
-TEST(MainGuardEvaluator, AProgramThatRunsCodeAheadOfTheGuardIsRefused) {
-  testing::TempDir dir;
-  Problem p;
-  p.task_id = "g/preinit";
+  p.task_id = id;
   p.group = "guard";
   p.host_only = true;
   p.build_command = "cc -O1 -o test.out solution.c test/main.c";
   p.test_command = "./test.out";
   p.test_files = {{"test/main.c", kTestMain}};
   p.timeout_seconds = 20;
-  auto sol = [&](int sample, const std::string& code) {
-    Solution s;
-    s.task_id = p.task_id;
-    s.sample = sample;
-    s.files = {{"solution.c", code}};
-    return s;
-  };
   MachineInfo m;
   m.nvcc_path = "/usr/bin/true";
   m.cuda_version = "13.0";
   m.nvcc_version_line = "Cuda compilation tools, release 13.0";
   m.cpu_count = 2;
-  for (bool guard_on : {true, false}) {
-    EvalOptions opt;
-    opt.cache_dir = dir / "cache";
-    opt.work_root = dir / "work";
-    if (!guard_on) opt.main_guard = fs::path();
-    std::map<int, GradedSolution> out;
-    Evaluator ev(opt, m);
-    ev.run({{&p, sol(0, "int solve(void) { return 42; }\n")},
-            {&p, sol(1, kPreinitForge)},
-            {&p, sol(2, kIfuncSolution)}},
-           [&](const GradedSolution& g) { out[g.sample] = g; });
+  EvalOptions opt;
+  opt.cache_dir = dir / "cache";
+  opt.work_root = dir / "work";
+  opt.main_guard = guard;
+  std::vector<EvalJob> jobs;
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    Solution s;
+    s.task_id = id;
+    s.sample = static_cast<int>(i);
+    s.files = {{"solution.c", sources[i]}};
+    jobs.push_back({&p, std::move(s)});
+  }
+  std::map<int, GradedSolution> out;
+  Evaluator ev(opt, m);
+  ev.run(std::move(jobs), [&](const GradedSolution& g) { out[g.sample] = g; });
+  return out;
+}
+
+// The honest solution passes, the one that calls exit(0) in place of its work fails with the
+// guard's reason, and with no guard it would have passed.
+TEST(MainGuardEvaluator, ASolutionThatExitsBeforeTheChecksFails) {
+  testing::TempDir dir;
+  const std::vector<std::string> sources = {"int solve(void) { return 42; }\n",
+                                            "#include <stdlib.h>\nint solve(void) { exit(0); }\n"};
+  auto guarded = grade_host(dir.path(), "g/early", sources);
+  EXPECT_EQ(guarded[0].verdict, Verdict::pass) << guarded[0].detail << guarded[0].test.log;
+  EXPECT_EQ(guarded[1].verdict, Verdict::test_fail);
+  EXPECT_NE(guarded[1].detail.find("before its main() returned"), std::string::npos)
+      << guarded[1].detail;
+  auto open = grade_host(dir.path(), "g/early", sources, fs::path());
+  EXPECT_EQ(open[1].verdict, Verdict::pass) << "what ComputeEval's own harness would say";
+}
+
+// The evaluator reads the built test program's ELF tables: a program with an extra
+// .preinit_array entry or an IFUNC of its own is refused as a build error, before any run, and
+// an honest one is not. With the guard off the check still stands (it guards the profiler's
+// channel in a benchmark too); the second round's builds come from the cache, and are read too.
+TEST(MainGuardEvaluator, AProgramThatRunsCodeAheadOfTheGuardIsRefused) {
+  testing::TempDir dir;
+  for (std::optional<fs::path> guard : {std::optional<fs::path>(), std::optional(fs::path())}) {
+    auto out =
+        grade_host(dir.path(), "g/preinit",
+                   {"int solve(void) { return 42; }\n", kPreinitForge, kIfuncSolution}, guard);
     EXPECT_EQ(out[0].verdict, Verdict::pass) << out[0].detail << out[0].test.log;
     EXPECT_EQ(out[1].verdict, Verdict::build_error) << out[1].detail;
     EXPECT_NE(out[1].detail.find("refused: .preinit_array holds 1 entry"), std::string::npos)
