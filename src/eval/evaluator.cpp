@@ -102,6 +102,12 @@ bool ended_built_only(bool build_only, GradedSolution& g) {
   return true;
 }
 
+// After a successful build, fresh or cached: whether the job goes on to its test.
+bool goes_on_after_build(const Problem& p, const fs::path& workspace, bool build_only,
+                         GradedSolution& g) {
+  return !start_code_refused(p, workspace, g) && !ended_built_only(build_only, g);
+}
+
 StepRecord to_record(const ProcessResult& r, int attempts) {
   StepRecord s;
   s.ran = r.started;
@@ -632,8 +638,7 @@ bool Evaluator::check_and_build(Task& t, bool quiet) {
           g.detail = "build failed (cached): " + first_line(hit->log);
           return false;
         }
-        if (start_code_refused(p, t.workspace, g)) return false;
-        return !ended_built_only(t.build_only, g);
+        return goes_on_after_build(p, t.workspace, t.build_only, g);
       }
     } catch (const std::exception&) {
       key.clear();  // hashing failed: build without the cache
@@ -678,8 +683,7 @@ bool Evaluator::check_and_build(Task& t, bool quiet) {
                         : "build failed: " + first_line(r.output);
     return false;
   }
-  if (start_code_refused(p, t.workspace, g)) return false;
-  return !ended_built_only(t.build_only, g);
+  return goes_on_after_build(p, t.workspace, t.build_only, g);
 }
 
 void Evaluator::run_test(Task& t, int gpu, bool quiet) {
