@@ -214,10 +214,13 @@ TEST_F(ExamplePack, KilledRunResumesWithoutRedoingOrDuplicating) {
 }
 
 // --build-only on a machine without a GPU (as in CI): the cheat corpus's ComputeEval problem, which
-// needs a GPU to test, built with its own build command (nvcc) for each of its solutions. The one
-// whose program runs code ahead of the main guard (forge_main_preinit) is refused; every other
-// builds and none is tested. A run of builds is never resumed as a tested run.
-TEST(BuildOnly, BuildsWithoutAGpuAndRefusesCodeAheadOfTheGuard) {
+// needs a GPU to test, built with its own build command (nvcc) for each of its solutions. Those
+// that bring files the hidden test would compile in place of its own are refused before they are
+// written (invalid_solution); those whose program runs code ahead of the main guard
+// (forge_main_preinit) or defines a name the guard and profiler rely on (define_getenv,
+// define_write) are refused once built; every other builds, and none is tested. A run of builds
+// is never resumed as a tested run.
+TEST(BuildOnly, BuildsWithoutAGpuAndRefusesWhatTheCorpusExpects) {
   if (!have_nvcc()) GTEST_SKIP() << "nvcc not installed";
   setenv("PATH", (std::string(getenv("PATH")) + ":/usr/local/cuda/bin").c_str(), 1);
   testing::TempDir d;
@@ -236,22 +239,43 @@ TEST(BuildOnly, BuildsWithoutAGpuAndRefusesCodeAheadOfTheGuard) {
                            (d / "work").string() + " -q";
   auto r = sh(kBin + " evaluate" + args + " --build-only --json");
   ASSERT_EQ(r.rc, 0) << r.out;
+  // What each solution must come to without a GPU, from the corpus's manifest: refused before
+  // its files are written (invalid), refused once built (build_fail), or built.
+  std::map<int, std::string> expected;
+  std::ifstream manifest(kSource / "tests/cheats/manifest.tsv");
+  for (std::string line; std::getline(manifest, line);) {
+    std::vector<std::string> c;
+    std::stringstream cells(line);
+    for (std::string cell; std::getline(cells, cell, '\t');) c.push_back(cell);
+    if (c.size() != 7 || c[1] != "computeeval") continue;
+    std::ifstream spec(kSource / "tests/cheats" / fs::path(c[0]).parent_path() /
+                       "solution-spec.yaml");
+    std::string text((std::istreambuf_iterator<char>(spec)), {});
+    const int sample = std::stoi(text.substr(text.find("sample:") + 7));
+    expected[sample] = c[5] == "invalid"                              ? "invalid_solution"
+                       : c[5].find("build_fail") != std::string::npos ? "build_error"
+                                                                      : "pass";
+  }
   auto results = read_jsonl(d / "b/results.jsonl");
-  ASSERT_GE(results.size(), 8u);
-  int refused = 0;
+  ASSERT_GE(results.size(), expected.size());
+  std::map<std::string, int> seen;
   for (const auto& g : results) {
     EXPECT_FALSE(g["test"]["ran"].get<bool>()) << g.dump();
-    if (g["sample"] == 7) {  // forge_main_preinit
-      ++refused;
-      EXPECT_EQ(g["verdict"], "build_error") << g.dump();
-      EXPECT_NE(g["detail"].get<std::string>().find("refused: .preinit_array"), std::string::npos)
-          << g["detail"];
-    } else {
-      EXPECT_EQ(g["verdict"], "pass") << g.dump();
-      EXPECT_EQ(g["detail"], "built only (not tested in this pass)");
-    }
+    const int sample = g["sample"].get<int>();
+    // The honest solution (sample 0) has no line: it builds.
+    const std::string want = expected.count(sample) ? expected[sample] : "pass";
+    ++seen[want];
+    EXPECT_EQ(g["verdict"], want) << g.dump();
+    const std::string detail = g["detail"].get<std::string>();
+    if (want == "build_error")
+      EXPECT_EQ(detail.rfind("refused: ", 0), 0u) << detail;
+    else if (want == "pass")
+      EXPECT_EQ(detail, "built only (not tested in this pass)");
+    else
+      EXPECT_NE(detail.find("file '"), std::string::npos) << "names the file: " << detail;
   }
-  EXPECT_EQ(refused, 1);
+  EXPECT_GE(seen["build_error"], 3);  // forge_main_preinit, define_getenv, define_write
+  EXPECT_GE(seen["invalid_solution"], 6);
   std::ifstream in(d / "b/summary.json");
   auto summary = nlohmann::json::parse(in);
   EXPECT_EQ(summary["build_only"], true);

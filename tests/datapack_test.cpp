@@ -453,6 +453,50 @@ TEST(SolutionPack, SamplesFromKeyOrOrdinal) {
   EXPECT_TRUE(contains(report.errors[0].reason(), "also on line 3"));
 }
 
+// Issue 31: a 200 MB solutions line took 836 MB of the judge's memory to parse. A line over the
+// record limit is never parsed: whose it is comes from its text, and its size is its verdict
+// (Solution::refused, invalid_solution in the evaluator). Without a task_id it is an error of
+// its line.
+TEST(SolutionPack, ALineOverTheRecordLimitIsNotParsed) {
+  TempDir tmp;
+  const std::string big(kMaxSolutionRecordBytes + 1, 'x');
+  const std::string lines =
+      R"({"type":"file","files":[{"path":"s.cu","content":")" + big +
+      R"("}],"task_id":"CUDA/\"7","sample":3})"
+      "\n"
+      R"({"type":"file","task_id":"A","files":[{"path":"s.cu","content":"1"}]})"
+      "\n"
+      R"({"files":[{"path":"s.cu","content":")" +
+      big +
+      R"("}]})"
+      "\n";
+  testing::write_text(tmp / "solutions.jsonl", lines);
+  LoadReport report;
+  const std::vector<Solution> s = read_solutions_jsonl(tmp / "solutions.jsonl", &report);
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0].task_id, "CUDA/\"7");
+  EXPECT_EQ(s[0].sample, 3);
+  EXPECT_TRUE(s[0].files.empty());
+  EXPECT_TRUE(contains(s[0].refused, "bytes, over the 16 MiB")) << s[0].refused;
+  EXPECT_TRUE(contains(s[0].refused, "line 1"));
+  EXPECT_EQ(s[1].task_id, "A");
+  EXPECT_TRUE(s[1].refused.empty());
+  ASSERT_EQ(report.errors.size(), 1u);
+  EXPECT_EQ(report.errors[0].line(), 3);
+  EXPECT_TRUE(contains(report.errors[0].reason(), "no task_id found"));
+}
+
+// The same for a solution folder: its files are not read when they hold more.
+TEST(SolutionDir, AFolderOverTheRecordLimitIsNotRead) {
+  TempDir tmp;
+  testing::write_text(tmp / "s/solution-spec.yaml", "task_id: T\nsample: 2\n");
+  testing::write_text(tmp / "s/solution.cu", std::string(kMaxSolutionRecordBytes + 1, ' '));
+  const Solution s = load_solution_dir(tmp / "s");
+  EXPECT_EQ(s.task_id, "T");
+  EXPECT_TRUE(s.files.empty());
+  EXPECT_TRUE(contains(s.refused, "folder holds"));
+}
+
 TEST(SolutionPack, PatchSolutionIsRejectedWithItsLine) {
   TempDir tmp;
   const std::string lines =

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <thread>
 
+#include "eval/pass_at_k.h"
 #include "run/sandbox.h"
 #include "test_util.h"
 
@@ -107,7 +108,7 @@ TEST_F(EvaluatorTest, EachOutcomeGetsItsVerdict) {
                     sol("p/fail", "echo wrong; exit 1"),
                     sol("p/build", "SYNTAX_ERROR"),
                     sol("p/crash", "kill -SEGV $$"),
-                    {"p/escape", 0, {{"../../outside.sh", "x"}}},
+                    {"p/escape", 0, {{"../../outside.sh", "x"}}, ""},
                     sol("p/timeout", "while :; do :; done")});
   ASSERT_EQ(r.size(), 6u);
   EXPECT_EQ(r[K("p/pass", 0)].verdict, Verdict::pass) << r[K("p/pass", 0)].detail;
@@ -201,12 +202,69 @@ TEST_F(EvaluatorTest, RealTimeoutStaysATimeoutAfterTheQuietRetry) {
 }
 
 TEST_F(EvaluatorTest, MachineFaultsAreRetriedThenReportedAsJudgeErrors) {
-  opt_.judge_error_retries = 2;
-  auto r = run({shell_problem("j/a")},
-               {sol("j/a", "echo 'CUDA error: no CUDA-capable device is detected'; exit 1")});
+  // The program says the GPU is gone, and the judge's probe on that GPU agrees.
+  machine_.gpus = {{0, "NVIDIA H100", "9.0", "GPU-a"}};
+  opt_.tests_per_gpu = 1;
+  opt_.gpu_probe_command = "exit 1";
+  opt_.judge_error_retries = 0;  // each probe that fails tries three times, 2 s apart
+  Problem p = shell_problem("j/a");
+  p.host_only = false;
+  auto r = run({p}, {sol("j/a", "echo 'CUDA error: no CUDA-capable device is detected'; exit 1")});
   const auto& g = r[K("j/a", 0)];
   EXPECT_EQ(g.verdict, Verdict::judge_error);
-  EXPECT_EQ(g.test.attempts, 3);
+  EXPECT_NE(g.detail.find("probe"), std::string::npos) << g.detail;
+}
+
+TEST_F(EvaluatorTest, AProgramThatOnlySaysTheGpuFailedIsCharged) {
+  // Issue 31: printing a machine fault's words is no machine fault. Where the probe runs on the
+  // GPU, or where the problem runs without one, the failure is the solution's and counts.
+  const std::string liar = "echo 'CUDA error: no CUDA-capable device is detected'; exit 1";
+  auto host = run({shell_problem("j/a")}, {sol("j/a", liar)});
+  EXPECT_EQ(host[K("j/a", 0)].verdict, Verdict::test_fail) << host[K("j/a", 0)].detail;
+  EXPECT_EQ(host[K("j/a", 0)].test.attempts, 1);
+
+  machine_.gpus = {{0, "NVIDIA H100", "9.0", "GPU-a"}};
+  opt_.tests_per_gpu = 1;
+  opt_.gpu_probe_command = "true";
+  Problem p = shell_problem("j/b");
+  p.host_only = false;
+  auto gpu = run({p}, {sol("j/b", liar), sol("j/b", "echo cudaErrorNoDevice; kill -SEGV $$", 1)});
+  EXPECT_EQ(gpu[K("j/b", 0)].verdict, Verdict::test_fail) << gpu[K("j/b", 0)].detail;
+  EXPECT_NE(gpu[K("j/b", 0)].detail.find("probe ran on that GPU"), std::string::npos);
+  EXPECT_TRUE(counts_for_model(gpu[K("j/b", 1)].verdict)) << gpu[K("j/b", 1)].verdict;
+}
+
+// Issue 31: what a solution brings that breaks its own workspace (a file where the problem has
+// a folder, a folder through a problem's file, a name too long for the file system) was a
+// judge_error, retried and left out of pass@k: four broken samples of five gave pass@1 = 1.0.
+// They are the solution's own: invalid_solution, counted, never built.
+TEST_F(EvaluatorTest, SolutionsThatBreakTheirOwnWorkspaceAreCharged) {
+  Problem p = shell_problem("w/a");
+  p.context_files = {{"include/api.h", "int api();"}};
+  std::vector<Solution> ss = {sol("w/a", "exit 0", 0)};
+  ss.push_back(sol("w/a", "exit 0", 1));
+  ss.back().files.push_back({"include/api.h/x", "x"});
+  ss.push_back(sol("w/a", "exit 0", 2));
+  ss.back().files.push_back({"test", "x"});
+  ss.push_back(sol("w/a", "exit 0", 3));
+  ss.back().files.push_back({std::string(300, 'n') + ".h", "x"});
+  ss.push_back(sol("w/a", "exit 0", 4));
+  ss.back().refused = "the solution's record is 200000000 bytes";
+  auto r = run({p}, ss);
+  EXPECT_EQ(r[K("w/a", 0)].verdict, Verdict::pass);
+  int counted = 0, passed = 0;
+  for (int i = 1; i < 5; ++i) {
+    const auto& g = r[K("w/a", i)];
+    EXPECT_EQ(g.verdict, Verdict::invalid_solution) << i << ": " << g.detail;
+    EXPECT_FALSE(g.build.ran) << i;
+  }
+  for (const auto& [key, g] : r) {
+    counted += counts_for_model(g.verdict);
+    passed += g.verdict == Verdict::pass;
+  }
+  EXPECT_EQ(counted, 5);
+  EXPECT_DOUBLE_EQ(pass_at_k(counted, passed, 1), 0.2);
+  EXPECT_NE(r[K("w/a", 4)].detail.find("200000000 bytes"), std::string::npos);
 }
 
 TEST_F(EvaluatorTest, SandboxedStepsSeeOnlyTheirWorkspace) {

@@ -354,9 +354,9 @@ TEST(SolutionDirs, WriteThenLoad) {
   s.files = {{"solution.cu", "int x;\n"}, {"a/b/c.h", ""}};
   write_solution_dir(s, tmp / "s");
   const Solution out = load_solution_dir(tmp / "s");
-  EXPECT_EQ(
-      solution_to_json_line(out),
-      solution_to_json_line(Solution{"CUDA/9", 2, {{"a/b/c.h", ""}, {"solution.cu", "int x;\n"}}}));
+  EXPECT_EQ(solution_to_json_line(out),
+            solution_to_json_line(
+                Solution{"CUDA/9", 2, {{"a/b/c.h", ""}, {"solution.cu", "int x;\n"}}, ""}));
   s.files.push_back({"solution-spec.yaml", "clash"});
   EXPECT_THROW(write_solution_dir(s, tmp / "t"), InputError);
 }

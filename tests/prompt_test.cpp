@@ -63,7 +63,7 @@ TEST(Prompt, DefaultUserMessageHoldsProblemBuildAndContext) {
 
 TEST(Prompt, HiddenTestsNeverLeak) {
   Problem p = sample_problem();
-  p.baseline_solution = Solution{p.task_id, 0, {{"solution.cu", kSecret}}};
+  p.baseline_solution = Solution{p.task_id, 0, {{"solution.cu", kSecret}}, ""};
   for (const auto& m : build_prompt(p, default_templates("cuda_cpp"))) {
     EXPECT_EQ(m.content.find(kSecret), std::string::npos) << m.role;
     EXPECT_EQ(m.content.find("test/test_main.cu"), std::string::npos) << m.role;
@@ -192,7 +192,7 @@ TEST(ExpectedSolutionPath, FromTheBuildCommand) {
 TEST(ExpectedSolutionPath, FallsBackToTheBaselineThenTheType) {
   Problem p = sample_problem();
   p.build_command = "nvcc -I include -o test.out helper.cu test/*.cu";
-  p.baseline_solution = Solution{p.task_id, 0, {{"include/impl.cuh", ""}, {"x.cu", ""}}};
+  p.baseline_solution = Solution{p.task_id, 0, {{"include/impl.cuh", ""}, {"x.cu", ""}}, ""};
   EXPECT_EQ(expected_solution_path(p), "include/impl.cuh");
   p.baseline_solution.reset();
   EXPECT_EQ(expected_solution_path(p), "solution.cu");

@@ -63,7 +63,7 @@ TEST(SlurmBenchmark, ShardsTimeTheirPassesAndMergeLikeALocalRun) {
     const std::vector<std::string> code = {timed_solution(42, 2), timed_solution(42, 20),
                                            timed_solution(41, 1)};
     for (int s = 0; s < 3; ++s) {
-      Solution sol{id, s, {{"solution.c", code[static_cast<std::size_t>(s)]}}};
+      Solution sol{id, s, {{"solution.c", code[static_cast<std::size_t>(s)]}}, ""};
       lines += solution_to_json(sol).dump() + "\n";
     }
   }
@@ -140,7 +140,8 @@ TEST(SlurmBenchmark, ATaskCancelledWhileTimingIsResubmittedAndTimesTheRest) {
                  0,
                  {{"solution.c",
                    "#include <unistd.h>\nint solve(void) { return 42; }\n"
-                   "double bench_ms(void) { usleep(500000); return 5.0; }\n"}}};
+                   "double bench_ms(void) { usleep(500000); return 5.0; }\n"}},
+                 ""};
     lines += solution_to_json(sol).dump() + "\n";
   }
   testing::write_text(dir / "solutions.jsonl", lines);

@@ -9,6 +9,7 @@
 
 #include "core/input_error.h"
 #include "eval/harness_files.h"
+#include "eval/solution_rules.h"
 #include "test_util.h"
 
 namespace kjudge {
@@ -196,6 +197,41 @@ TEST(TaskBuild, CodeAheadOfTheHarnessIsRefused) {
         << r.out;
     EXPECT_NE(r.out.find(what), std::string::npos) << file << "\n" << r.out;
   }
+}
+
+// A submission that defines a name the harness linked into its program, the profiler preloaded
+// into it or the C library rely on (write, getenv even when hidden, the host clock) is refused as
+// a build failure: the static linker would bind the harness's calls to it (symbol_scan.h). The
+// honest submissions of every example task define none (EveryExampleTaskBuildsWithNvcc).
+TEST(TaskBuild, ASubmissionThatDefinesANameTheHarnessReliesOnIsRefused) {
+  if (!have_nvcc()) GTEST_SKIP() << "nvcc not installed";
+  TempDir dir;
+  const fs::path cheats = fs::path(KJUDGE_SOURCE_DIR) / "tests/cheats/task";
+  for (const auto& [file, what] : std::vector<std::pair<std::string, std::string>>{
+           {"define_write.cu", "defines 'write'"},
+           {"define_getenv_hidden.cu", "defines 'getenv'"},
+           {"define_steady_clock.cu", "defines '_ZNSt6chrono3_V212steady_clock3nowEv'"}}) {
+    auto r = run_capture(std::string(KJUDGE_BINARY) + " task build " +
+                         (kExamples / "vectoradd").string() + " " + (cheats / file).string() +
+                         " --json -q --out " + (dir / file).string());
+    EXPECT_EQ(r.rc, 1) << file << "\n" << r.out;
+    EXPECT_NE(r.out.find("refused: the submission"), std::string::npos) << file << "\n" << r.out;
+    EXPECT_NE(r.out.find(what), std::string::npos) << file << "\n" << r.out;
+  }
+}
+
+// A submission over the size limit is refused before anything is written or compiled.
+TEST(TaskBuild, ASubmissionOverTheSizeLimitIsRefusedUnread) {
+  TempDir dir;
+  TaskBuildOptions opt;
+  opt.machine.nvcc_path = "/usr/bin/false";
+  const TaskSpec task = load_task(kExamples / "vectoradd");
+  const TaskBuild b =
+      build_task(task, std::string(SolutionLimits{}.max_bytes + 1, ' '), dir / "ws", opt);
+  EXPECT_FALSE(b.ok);
+  EXPECT_FALSE(b.judge_fault);
+  EXPECT_NE(b.failure.find("refused: the submission is"), std::string::npos) << b.failure;
+  EXPECT_FALSE(fs::exists(dir / "ws"));
 }
 
 TEST(TaskBuild, ScaffoldBuildsAsItIs) {

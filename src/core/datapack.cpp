@@ -17,6 +17,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "core/json_peek.h"
 #include "core/md5.h"
 #include "core/problem_dir.h"
 #include "core/problem_json.h"
@@ -326,6 +327,26 @@ ParsedProblems parse_problem_lines(std::string_view data, const std::string& lab
   return out;
 }
 
+// A line too large to parse: whose it is, read from its text, and why it is not judged.
+Solution oversized_solution(std::string_view text, const std::string& label, int line) {
+  Solution s;
+  const std::optional<std::string> task = peek_string_field(text, "task_id");
+  if (!task || task->empty())
+    throw InputError(label, line, "task_id",
+                     "a line of " + std::to_string(text.size()) + " bytes (over the " +
+                         std::to_string(kMaxSolutionRecordBytes >> 20) +
+                         " MiB a solution may take) with no task_id found");
+  s.task_id = *task;
+  const std::optional<long long> sample = peek_int_field(text, "sample");
+  if (sample && *sample >= 0 && *sample <= std::numeric_limits<int>::max())
+    s.sample = static_cast<int>(*sample);
+  s.refused = "the solution's record is " + std::to_string(text.size()) + " bytes, over the " +
+              std::to_string(kMaxSolutionRecordBytes >> 20) +
+              " MiB the judge reads for one solution (" + label + " line " + std::to_string(line) +
+              ")";
+  return s;
+}
+
 struct ParsedSolutions {
   std::vector<Solution> solutions;
   std::vector<int> lines;
@@ -338,10 +359,18 @@ ParsedSolutions parse_solution_lines(std::string_view data, const std::string& l
   std::map<std::pair<std::string, int>, int> line_of_sample;
   for (const JsonlLine& line : split_jsonl(data)) {
     try {
-      const json j = parse_json_text(line.text, label, line.number);
-      Solution s = solution_from_json(j, label, line.number);
+      Solution s;
+      bool has_sample = false;
+      if (line.text.size() > kMaxSolutionRecordBytes) {
+        s = oversized_solution(line.text, label, line.number);
+        has_sample = peek_int_field(line.text, "sample").has_value();
+      } else {
+        const json j = parse_json_text(line.text, label, line.number);
+        s = solution_from_json(j, label, line.number);
+        has_sample = solution_has_sample(j);
+      }
       int& ordinal = seen_per_task[s.task_id];
-      if (!solution_has_sample(j)) s.sample = ordinal;
+      if (!has_sample) s.sample = ordinal;
       ++ordinal;
       auto [it, inserted] = line_of_sample.try_emplace({s.task_id, s.sample}, line.number);
       if (!inserted) {

@@ -1,6 +1,7 @@
 #pragma once
 // The judge's model of a ComputeEval problem and of a solution to it. Plain data: reading and
 // writing the formats lives in problem_json / datapack / problem_dir, never here.
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,10 +28,19 @@ struct TimingMode {
   std::string time_type;  // region only: kernel | wall_clock
 };
 
+// A solution whose record (a solutions.jsonl line, a solution folder's files) is larger than
+// this is not read: it is graded invalid_solution from its size alone (Solution::refused), so a
+// hostile pack costs the judge no more memory than this per line. The judge's limit on what a
+// solution may hold (eval/solution_rules.h, SolutionLimits) is far below it.
+inline constexpr std::size_t kMaxSolutionRecordBytes = std::size_t{16} << 20;
+
 struct Solution {
   std::string task_id;
   int sample = 0;  // index among the samples of one task, from 0
   std::vector<SourceFile> files;
+  // Set by a reader that would not load the files (a line over the size limits): why. The
+  // judge grades such a solution invalid_solution without reading further.
+  std::string refused;
 };
 
 struct Problem {

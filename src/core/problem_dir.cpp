@@ -610,6 +610,20 @@ Solution load_solution_dir_impl(const fs::path& dir, bool* has_sample) {
   } catch (const InputError& e) {
     throw InputError(e.file(), converter.line_for(e.field()), e.field(), e.reason());
   }
+  // A folder too large to be a solution is not read into memory: its size is the verdict.
+  std::uintmax_t bytes = 0;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
+       it.increment(ec)) {
+    std::error_code fe;
+    if (it->is_regular_file(fe)) bytes += it->file_size(fe);
+  }
+  if (bytes > kMaxSolutionRecordBytes) {
+    s.refused = "the solution's folder holds " + std::to_string(bytes) + " bytes, over the " +
+                std::to_string(kMaxSolutionRecordBytes >> 20) +
+                " MiB the judge reads for one solution (" + dir.string() + ")";
+    return s;
+  }
   s.files = read_tree(dir, "", kSolutionSpecFile);
   return s;
 }

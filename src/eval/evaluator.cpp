@@ -17,11 +17,14 @@
 #include "eval/cost_model.h"
 #include "eval/schedule.h"
 #include "eval/skip_rules.h"
+#include "eval/solution_rules.h"
 #include "eval/source_refs.h"
 #include "eval/start_code_scan.h"
 #include "eval/static_flags.h"
 #include "eval/step_runner.h"
+#include "eval/symbol_scan.h"
 #include "eval/workspace.h"
+#include "run/beside_binary.h"
 #include "run/cloexec_file.h"
 #include "run/gpu_probe.h"
 #include "run/main_return.h"
@@ -55,13 +58,18 @@ std::string machine_fault(const std::string& log) {
   return {};
 }
 
-// The loader runs a program's own .preinit_array entries and IFUNC resolvers before the
-// constructors of the libraries preloaded into it: the main guard's (run/main_return.h) and, in a
-// benchmark, the profiler's. Such code could take their channels and nonces from the
-// environment and forge "main returned" or a profile, so a test or benchmark program that has
-// any is refused (start_code_scan.h). Only the programs that would carry the guard are read:
-// a simple command's dynamically linked program inside the workspace.
-std::vector<std::string> code_ahead_of_guard(const Problem& p, const fs::path& workspace) {
+// What makes a built test or benchmark program unfit to carry the judge's code, one reason per
+// finding. Only the programs that would carry the guard are read: a simple command's dynamically
+// linked program inside the workspace.
+//  * The loader runs a program's own .preinit_array entries and IFUNC resolvers before the
+//    constructors of the libraries preloaded into it, the main guard's (run/main_return.h) and,
+//    in a benchmark, the profiler's: such code could take their channels first
+//    (start_code_scan.h).
+//  * The guard's and the profiler's calls into libc bind to the program's own definition of the
+//    name first: a program that defines `getenv` or `write` could read or rewrite what they
+//    report (symbol_scan.h).
+std::vector<std::string> unfit_programs(const Problem& p, const fs::path& workspace,
+                                        const std::set<std::string>& relied) {
   std::vector<std::string> reasons;
   std::set<std::string> seen;
   for (const std::string* command :
@@ -74,14 +82,24 @@ std::vector<std::string> code_ahead_of_guard(const Problem& p, const fs::path& w
              workspace / words->front(), 0,
              "kjudge's main guard and profiler take their channels (" + words->front() + ")"))
       reasons.push_back(std::move(r));
+    std::vector<std::string> names =
+        interposed_names(workspace / words->front(), relied, /*linked_in=*/false);
+    if (!names.empty()) {
+      std::string list;
+      for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+      reasons.push_back(words->front() + " " + list +
+                        ": a name the C library or kjudge's main guard and profiler rely on, "
+                        "which their calls would reach instead");
+    }
   }
   return reasons;
 }
 
-// After a successful build: true, with the verdict set, when code_ahead_of_guard refuses it.
-bool start_code_refused(const Problem& p, const fs::path& workspace, GradedSolution& g) {
+// After a successful build: true, with the verdict set, when unfit_programs refuses it.
+bool start_code_refused(const Problem& p, const fs::path& workspace,
+                        const std::set<std::string>& relied, GradedSolution& g) {
   try {
-    const std::vector<std::string> reasons = code_ahead_of_guard(p, workspace);
+    const std::vector<std::string> reasons = unfit_programs(p, workspace, relied);
     if (reasons.empty()) return false;
     g.verdict = Verdict::build_error;
     g.detail = "refused: ";
@@ -103,9 +121,9 @@ bool ended_built_only(bool build_only, GradedSolution& g) {
 }
 
 // After a successful build, fresh or cached: whether the job goes on to its test.
-bool goes_on_after_build(const Problem& p, const fs::path& workspace, bool build_only,
-                         GradedSolution& g) {
-  return !start_code_refused(p, workspace, g) && !ended_built_only(build_only, g);
+bool goes_on_after_build(const Problem& p, const fs::path& workspace,
+                         const std::set<std::string>& relied, bool build_only, GradedSolution& g) {
+  return !start_code_refused(p, workspace, relied, g) && !ended_built_only(build_only, g);
 }
 
 StepRecord to_record(const ProcessResult& r, int attempts) {
@@ -196,6 +214,10 @@ Evaluator::Evaluator(EvalOptions options, MachineInfo machine)
   if (opt_.work_root.empty())
     opt_.work_root = fs::temp_directory_path() / ("kjudge-work-" + std::to_string(getpid()));
   if (!opt_.main_guard) opt_.main_guard = locate_main_guard();
+  // The profiler may be loaded into any benchmark run of this evaluator's programs.
+  relied_names_ = judge_relied_names(
+      {*opt_.main_guard, locate_beside_binary("KJUDGE_PROFILER", "libkjudge_profiler.so")},
+      cuda_libraries(machine_.nvcc_path));
 
   // Everything outside the workspace that changes what a build produces.
   std::set<std::string> archs;
@@ -583,7 +605,15 @@ bool Evaluator::check_and_build(Task& t, bool quiet) {
     }
     t.gpus = allowed;
   }
-  if (auto bad = check_solution_paths(p, t.solution)) {
+  // Everything about the solution's files that could make the workspace fail, or make the
+  // hidden test compile as its authors did not write it, is decided here, before a byte is
+  // written: what fails after this point is the judge's or the machine's.
+  if (!t.solution.refused.empty()) {
+    g.verdict = Verdict::invalid_solution;
+    g.detail = t.solution.refused;
+    return false;
+  }
+  if (auto bad = check_solution_files(p, t.solution, opt_.solution_limits)) {
     g.verdict = Verdict::invalid_solution;
     g.detail = *bad;
     return false;
@@ -638,7 +668,7 @@ bool Evaluator::check_and_build(Task& t, bool quiet) {
           g.detail = "build failed (cached): " + first_line(hit->log);
           return false;
         }
-        return goes_on_after_build(p, t.workspace, t.build_only, g);
+        return goes_on_after_build(p, t.workspace, relied_names_, t.build_only, g);
       }
     } catch (const std::exception&) {
       key.clear();  // hashing failed: build without the cache
@@ -683,7 +713,7 @@ bool Evaluator::check_and_build(Task& t, bool quiet) {
                         : "build failed: " + first_line(r.output);
     return false;
   }
-  return goes_on_after_build(p, t.workspace, t.build_only, g);
+  return goes_on_after_build(p, t.workspace, relied_names_, t.build_only, g);
 }
 
 void Evaluator::run_test(Task& t, int gpu, bool quiet) {
@@ -743,18 +773,30 @@ void Evaluator::run_test(Task& t, int gpu, bool quiet) {
     g.detail.clear();
     return;
   }
+  // The program's output names a fault of the machine, but the program writes its own output:
+  // printing "cudaErrorNoDevice" must not turn a wrong answer into a judge_error, which is
+  // retried and left out of pass@k. The judge's own probe on that GPU decides; a problem run
+  // with no GPU (host_only) never had one to lose.
+  std::string note;
   if (std::string fault = machine_fault(r.output); !fault.empty()) {
-    g.verdict = Verdict::judge_error;
-    g.detail = "the GPU was not usable: " + fault;
-    return;
+    std::string why;
+    if (gpu >= 0 && (probe_command_.empty() || !probe_gpu(gpu, &why))) {
+      g.verdict = Verdict::judge_error;
+      g.detail = "the GPU was not usable: " + fault + (why.empty() ? "" : " (probe: " + why + ")");
+      return;
+    }
+    note = gpu >= 0 ? " (its output names a GPU fault, \"" + fault +
+                          "\", but kjudge's probe ran on that GPU)"
+                    : " (its output names a GPU fault, \"" + fault +
+                          "\", on a problem that runs without a GPU)";
   }
   if (int sig = effective_signal(g.test)) {
     g.verdict = Verdict::crash;
-    g.detail = "test killed by " + describe_signal(sig);
+    g.detail = "test killed by " + describe_signal(sig) + note;
     return;
   }
   g.verdict = Verdict::test_fail;
-  g.detail = "test exited with code " + std::to_string(r.exit_code);
+  g.detail = "test exited with code " + std::to_string(r.exit_code) + note;
 }
 
 Evaluator::StepLoad Evaluator::begin_step() {

@@ -19,11 +19,13 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "core/problem.h"
 #include "eval/graded.h"
+#include "eval/solution_rules.h"
 #include "eval/step_runner.h"
 #include "run/machine.h"
 #include "run/process.h"
@@ -60,6 +62,8 @@ struct EvalOptions {
   // libkjudge_main_guard.so (run/main_return.h): a test run passes only when the program's
   // main() returned. nullopt: locate_main_guard(); an empty path: no guard.
   std::optional<std::filesystem::path> main_guard;
+  // What one solution may bring (eval/solution_rules.h); beyond it, invalid_solution.
+  SolutionLimits solution_limits;
 };
 
 struct EvalJob {
@@ -140,6 +144,8 @@ class Evaluator {
   EvalOptions opt_;
   MachineInfo machine_;
   std::string build_env_;
+  // The names a test or benchmark program must not define (eval/symbol_scan.h).
+  std::set<std::string> relied_names_;
   std::unique_ptr<BuildCache> cache_;
   std::unique_ptr<CostModel> costs_;
   std::atomic<bool> stop_{false};

@@ -1,50 +1,13 @@
 #include "eval/start_code_scan.h"
 
-#include <elf.h>
-
 #include <algorithm>
-#include <cstring>
-#include <fstream>
-#include <iterator>
 #include <set>
-#include <stdexcept>
+
+#include "eval/elf_image.h"
 
 namespace kjudge {
 
 namespace {
-
-// The program's bytes, with bounds-checked access: a truncated or hostile file must give an
-// error, never a read past the buffer.
-class Image {
- public:
-  explicit Image(const std::filesystem::path& p) : path_(p.string()) {
-    std::ifstream in(p, std::ios::binary);
-    if (!in) fail("cannot be opened");
-    bytes_.assign(std::istreambuf_iterator<char>(in), {});
-  }
-
-  template <class T>
-  T at(std::uint64_t offset) const {
-    if (offset > bytes_.size() || bytes_.size() - offset < sizeof(T)) fail("is cut short");
-    T v;
-    std::memcpy(&v, bytes_.data() + offset, sizeof(T));
-    return v;
-  }
-
-  std::string c_string(std::uint64_t offset) const {
-    if (offset >= bytes_.size()) return "?";
-    const char* s = bytes_.data() + offset;
-    return std::string(s, strnlen(s, bytes_.size() - offset));
-  }
-
-  [[noreturn]] void fail(const std::string& why) const {
-    throw std::runtime_error(path_ + ": " + why + " (not a readable ELF64 program)");
-  }
-
- private:
-  std::string path_;
-  std::string bytes_;
-};
 
 bool is_irelative(std::uint16_t machine, std::uint64_t type) {
   return (machine == EM_X86_64 && type == R_X86_64_IRELATIVE) ||
@@ -56,16 +19,9 @@ bool is_irelative(std::uint16_t machine, std::uint64_t type) {
 std::vector<std::string> code_before_harness(const std::filesystem::path& program,
                                              std::size_t harness_entries,
                                              const std::string& taker) {
-  const Image img(program);
-  const auto eh = img.at<Elf64_Ehdr>(0);
-  if (std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) img.fail("has no ELF header");
-  if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB)
-    img.fail("is not 64-bit little-endian");
-  if (eh.e_shentsize != sizeof(Elf64_Shdr)) img.fail("has odd section headers");
-
-  std::vector<Elf64_Shdr> sections;
-  for (std::uint64_t i = 0; i < eh.e_shnum; ++i)
-    sections.push_back(img.at<Elf64_Shdr>(eh.e_shoff + i * sizeof(Elf64_Shdr)));
+  const ElfImage img(program);
+  const Elf64_Ehdr& eh = img.header();
+  const std::vector<Elf64_Shdr>& sections = img.sections();
 
   std::uint64_t preinit_bytes = 0;  // what the loader reads: DT_PREINIT_ARRAYSZ
   std::uint64_t preinit_section = 0;

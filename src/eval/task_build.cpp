@@ -1,5 +1,6 @@
 #include "eval/task_build.h"
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <optional>
@@ -10,7 +11,10 @@
 #include "core/read_file.h"
 #include "eval/build_cache.h"
 #include "eval/harness_files.h"
+#include "eval/solution_rules.h"
 #include "eval/start_code_scan.h"
+#include "eval/symbol_scan.h"
+#include "run/beside_binary.h"
 #include "run/cloexec_file.h"
 
 namespace kjudge {
@@ -135,6 +139,46 @@ static void check_start_code(TaskBuild& b) {
   }
 }
 
+// The harness is linked into the submission's program, and the profiler is preloaded into it: a
+// submission object that defines a name their code relies on (write, getenv, clock_gettime,
+// cudaEventElapsedTime …) would take those calls (symbol_scan.h). It is refused like code
+// ahead of the harness.
+static void check_submission_symbols(TaskBuild& b, const TaskSpec& task, const fs::path& dir,
+                                     const fs::path& nvcc) {
+  if (!b.ok) return;
+  try {
+    const std::set<std::string> relied = judge_relied_names(
+        {dir / "kjudge_harness.o", dir / "kjudge_worker.o", dir / "kjudge_checker.o",
+         locate_beside_binary("KJUDGE_PROFILER", "libkjudge_profiler.so")},
+        cuda_libraries(nvcc));
+    // The submission's own object; where it is not compiled on its own, a header of it is part
+    // of the units that include it: the task's sources, or the harness's.
+    const std::string submission = task.submission_file()->name;
+    std::vector<fs::path> objects;
+    if (std::find(task.sources.begin(), task.sources.end(), submission) != task.sources.end()) {
+      objects.push_back(dir / object_name(submission));
+    } else {
+      for (const auto& s : task.sources) objects.push_back(dir / object_name(s));
+      objects.push_back(dir / "kjudge_harness.o");
+    }
+    std::set<std::string> found;
+    for (const fs::path& o : objects)
+      for (std::string& n : interposed_names(o, relied, true)) found.insert(std::move(n));
+    const std::vector<std::string> names(found.begin(), found.end());
+    if (names.empty()) return;
+    b.ok = false;
+    b.failure = "refused: the submission ";
+    for (std::size_t i = 0; i < names.size(); ++i) b.failure += (i ? ", " : "") + names[i];
+    b.failure +=
+        ": a name the C library, the CUDA runtime or kjudge's harness and profiler rely on, "
+        "which their calls would reach instead";
+  } catch (const std::exception& e) {
+    b.ok = false;
+    b.failure = std::string("judge: cannot inspect the submission's object: ") + e.what();
+    b.judge_fault = true;
+  }
+}
+
 static void set_programs(TaskBuild& b, const fs::path& dir, bool isolate) {
   b.binary = dir / "kjudge_task";
   if (isolate) {
@@ -151,6 +195,11 @@ TaskBuild build_task(const TaskSpec& task, const std::string& submission_text, c
   if (opt.machine.nvcc_path.empty()) {
     b.failure = "nvcc was not found (see `kjudge doctor`)";
     b.judge_fault = true;
+    return b;
+  }
+  if (const std::size_t limit = SolutionLimits{}.max_bytes; submission_text.size() > limit) {
+    b.failure = "refused: the submission is " + std::to_string(submission_text.size()) +
+                " bytes; the limit is " + std::to_string(limit);
     return b;
   }
   write_task_workspace(task, submission_text, dir);
@@ -170,6 +219,7 @@ TaskBuild build_task(const TaskSpec& task, const std::string& submission_text, c
       b.ok = true;
       set_programs(b, dir, opt.isolate);
       check_start_code(b);
+      check_submission_symbols(b, task, dir, opt.machine.nvcc_path);
       return b;
     }
   }
@@ -195,6 +245,7 @@ TaskBuild build_task(const TaskSpec& task, const std::string& submission_text, c
     b.ok = true;
     set_programs(b, dir, opt.isolate);
     check_start_code(b);
+    check_submission_symbols(b, task, dir, opt.machine.nvcc_path);
   }
   return b;
 }

@@ -1,7 +1,6 @@
 #include "eval/workspace.h"
 
 #include <fstream>
-#include <set>
 #include <stdexcept>
 
 #include "run/cloexec_file.h"
@@ -19,28 +18,6 @@ bool is_safe_relative_path(const std::string& path) {
   // "./a" and "a//b" are harmless but "." alone or a trailing '/' names no file.
   std::string name = p.filename().string();
   return !name.empty() && name != "." && name != "..";
-}
-
-std::optional<std::string> check_solution_paths(const Problem& problem, const Solution& solution) {
-  if (solution.files.empty()) return "the solution has no files";
-  std::set<std::string> tests;
-  for (const auto& f : problem.test_files)
-    tests.insert(std::filesystem::path(f.path).lexically_normal().string());
-  std::set<std::string> seen;
-  for (const auto& f : solution.files) {
-    if (!is_safe_relative_path(f.path))
-      return "file path '" + f.path + "' is absolute or leaves the workspace";
-    std::string norm = std::filesystem::path(f.path).lexically_normal().string();
-    if (tests.count(norm)) return "file path '" + f.path + "' would overwrite a hidden test file";
-    if (!seen.insert(norm).second) return "file path '" + f.path + "' appears twice";
-  }
-  // A file used as a directory by another ("a" and "a/b") cannot both be written.
-  for (const auto& p : seen) {
-    for (const auto& q : seen)
-      if (q.size() > p.size() && q.compare(0, p.size(), p) == 0 && q[p.size()] == '/')
-        return "file path '" + p + "' is also used as a directory by '" + q + "'";
-  }
-  return std::nullopt;
 }
 
 namespace {

@@ -1,6 +1,6 @@
 #pragma once
-// A fresh directory per solution: context files, then test files, then the solution's files
-// (which may overwrite context files, as in ComputeEval, but never test files).
+// A fresh directory per solution: context files, then test files, then the solution's files.
+// What the solution may bring is decided before (eval/solution_rules.h): here it only lands.
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -9,16 +9,11 @@
 
 namespace kjudge {
 
-// Why a solution cannot be placed in a workspace, or nullopt when it can: no files, an empty,
-// absolute or escaping path ("..", or a path through an earlier file), a collision with a test
-// file, a duplicate path.
-std::optional<std::string> check_solution_paths(const Problem& problem, const Solution& solution);
-
-// Same rule for one path; used for problem files too.
+// Not empty, not absolute, no "..", no NUL or backslash, naming a file (not "." or "a/").
 bool is_safe_relative_path(const std::string& path);
 
 // Creates `dir` (which must not exist) and writes the files. Throws std::runtime_error on IO
-// failure (a judge fault); call check_solution_paths first.
+// failure (a judge fault); call check_solution_files (eval/solution_rules.h) first.
 void materialize_workspace(const std::filesystem::path& dir, const Problem& problem,
                            const Solution& solution);
 

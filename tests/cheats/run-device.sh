@@ -166,6 +166,8 @@ for line in open(manifest):
             got.append("fail")
         if r.get("verdict") == "build_error":  # refused at build (forge_main_preinit)
             got.append("build_fail")
+        if r.get("verdict") == "invalid_solution":  # refused before a file is written
+            got.append("invalid")
         p = ce_perf.get(sample, {})
         sp = (p.get("speedup") or {}).get("estimate")
         if r.get("verdict") == "pass" and sp is not None and sp < 1.25:

@@ -1,0 +1,17 @@
+// CHEAT (shadow_test_folder): a wrong fill() that brings test/fill.h: the hidden test's #include
+// "fill.h" looks in its own folder before -I include. Refused: invalid_solution (the hidden tests'
+// folder). A wrong fill: every value one too high. The hidden test would fail it, were it compiled
+// as its authors wrote it.
+#include <cuda_runtime.h>
+
+#include "fill.h"
+
+__global__ void fill_kernel(int* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = 3 * i + 2;
+}
+
+void fill(int* d_out, int n) {
+  fill_kernel<<<(n + 255) / 256, 256>>>(d_out, n);
+  cudaDeviceSynchronize();
+}
