@@ -180,6 +180,7 @@ TEST(SolutionRules, SizeAndNameLimits) {
   EXPECT_REFUSED(why(p, {{"a\nb.cu", ""}}), "control character");
   EXPECT_REFUSED(why(p, {{"-include=x.cu", ""}}), "beginning with '-'");
   EXPECT_REFUSED(why(p, {{"sub/-o.cu", ""}}), "beginning with '-'");
+  EXPECT_REFUSED(why(p, {{".kjudge-tmp/cc1.s", ""}}), "kjudge keeps for itself");
 }
 
 // cutile's shape: `PYTHONPATH=. python test_x.py` imports from the workspace first.

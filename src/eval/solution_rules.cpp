@@ -262,6 +262,8 @@ std::optional<std::string> unsafe_name(const std::string& path, const SolutionLi
     const std::string part = path.substr(start, end - start);
     if (!part.empty() && part.front() == '-')
       return "has a name beginning with '-', which a build's glob would pass as an option";
+    if (part.rfind(".kjudge", 0) == 0)
+      return "has a name kjudge keeps for itself in the workspace (.kjudge…: the steps' TMPDIR)";
     if (part.size() > limits.max_component_bytes)
       return "has a name of " + std::to_string(part.size()) + " bytes; the limit is " +
              std::to_string(limits.max_component_bytes);

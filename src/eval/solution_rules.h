@@ -16,7 +16,8 @@
 //   * shadows a Python module the test or its libraries import, or is compiled code (.so, .o,
 //     .pyc, __pycache__) or a program the build or test commands name;
 //   * is over the size limits (bytes, files, path length), or has a path no tool reads safely
-//     (a control character, a leading '-' that a glob would hand to the compiler as an option).
+//     (a control character, a leading '-' that a glob would hand to the compiler as an option,
+//     a name kjudge keeps for itself: .kjudge…).
 // Every verdict these rules give is the solution's own (invalid_solution), counted in pass@k.
 // docs/cheats.md ("Threat model: the solution's files") says where this is stricter than
 // ComputeEval and why no baseline is affected.
