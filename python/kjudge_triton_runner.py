@@ -1176,6 +1176,24 @@ class CallCheck:
 
 CALL_OUTPUT_BYTES = 16 << 20  # test mode: what the calls gave, kept up to this much in all
 ENTRY_ARGS_BYTES = 256 << 20  # entry_args: the kept arguments of all the entry's calls
+# Test mode: calls too large to keep whole beyond CALL_OUTPUT_BYTES keep a sample of each large
+# tensor (SAMPLE_ELEMENTS elements, as the timed calls do), while the samples hold up to this.
+CALL_SAMPLE_BYTES = 64 << 20
+
+
+def encoded_sizes(ops, value):
+    """[(elements, bytes each)] of what encoding `value` keeps whole, from shapes alone: a pair
+    per tensor leaf (ops.encoded_size) and per Python number."""
+    out = []
+    for _, leaf in flatten(value):
+        size = ops.encoded_size(leaf)
+        if size is not None:
+            out.append(size)
+        elif isinstance(leaf, bool):
+            out.append((1, 1))
+        elif isinstance(leaf, (int, float)):
+            out.append((1, 8))
+    return out
 
 
 def entry_args_request(value):
@@ -1206,11 +1224,22 @@ class CallRecorder:
     "args[3][0]", ...; a position the call does not have is left out), as they are after the
     call, without the result, while the blob stays within `keep["max_bytes"]`; other entries'
     calls are kept as above. `kept` is the report: the entry's calls, those recorded, and
-    their bytes."""
+    their bytes.
 
-    def __init__(self, ops, max_bytes=CALL_OUTPUT_BYTES, keep=None, stream=None):
+    A call too large to keep whole (issue 31: destindex_copy_kv's call holds 150 MB, and its
+    test returns only `torch.allclose(src, dest)`, which a candidate can patch) keeps a sample of
+    each tensor larger than SAMPLE_ELEMENTS instead, at positions drawn from a key the judge
+    sends once the call has returned (CallStream.call_key), the same for the reference's runs and
+    every candidate's: the operator cannot know them while it runs. Samples hold up to
+    `sample_bytes` in all; a call beyond that is not recorded."""
+
+    def __init__(self, ops, max_bytes=CALL_OUTPUT_BYTES, keep=None, stream=None,
+                 sample_bytes=CALL_SAMPLE_BYTES, sample_elements=SAMPLE_ELEMENTS):
         self.ops = ops
         self.max_bytes = max_bytes
+        self.sample_bytes = sample_bytes
+        self.sample_elements = sample_elements
+        self.sampled = 0  # bytes the samples hold
         self.keep = keep
         # Each call's record is committed to the judge as it is made (CallStream: "rec"): the
         # judge compares the candidate's calls with the reference's, and a record edited
@@ -1236,13 +1265,33 @@ class CallRecorder:
                 paths = [path for path, _ in arg_paths(args, kwargs, ops.is_tensor)]
                 value = observation(result, args, kwargs, paths, ops.is_tensor)
                 cap = self.max_bytes
-            entries, raw = encode_results(value, ops.parts)
-            if len(self.blob) + len(raw) <= cap:
-                kept = {"entries": entries, "offset": len(self.blob), "data_bytes": len(raw)}
+            need = sum(n * b for n, b in encoded_sizes(ops, value))
+            if keep or len(self.blob) + need <= cap:
+                entries, raw = encode_results(value, ops.parts)
+                if len(self.blob) + len(raw) <= cap:
+                    kept = {"entries": entries, "offset": len(self.blob),
+                            "data_bytes": len(raw)}
+                    if keep:
+                        self.kept["recorded"] += 1
+                        self.kept["bytes"] += len(raw)
+            else:
+                count = self.sample_elements
+                per = sum(min(n, count) * b for n, b in encoded_sizes(ops, value))
+                if self.sampled + per <= self.sample_bytes:
+                    index = len(self.calls)
+                    key = self.stream.call_key(index)
+
+                    def sampled_parts(leaf_name, leaf):
+                        return ops.sampled_parts(leaf, count,
+                                                 sample_seed(key, 0, index, leaf_name))
+
+                    entries, raw = encode_results(value, ops.parts, sampled_parts)
+                    self.sampled += len(raw)
+                    kept = {"entries": entries, "offset": len(self.blob), "data_bytes": len(raw)}
+            if kept is not None:
                 self.blob += raw
-                if keep:
-                    self.kept["recorded"] += 1
-                    self.kept["bytes"] += len(raw)
+        except StreamError:
+            raise
         except Exception:  # noqa: BLE001 - not recorded: its timed calls are compared whole
             kept = None
         self.calls.append({"entry": name, "outputs": kept})
@@ -1308,23 +1357,51 @@ class RuntimeWatch:
         return found
 
 
+def function_body(v):
+    """What a Python function runs, beyond its identity: its code, defaults and the contents of
+    its closure's cells (each can be replaced in place: `f.__code__ = g.__code__`,
+    `f.__closure__[0].cell_contents = x`); for a bound method its function's and its object;
+    for a staticmethod or classmethod the function's. None for what has none (a builtin)."""
+    if isinstance(v, (staticmethod, classmethod)):
+        v = v.__func__
+    if isinstance(v, types.MethodType):
+        return (id(v.__self__), function_body(v.__func__))
+    if not isinstance(v, types.FunctionType):
+        return None
+    cells = []
+    for c in v.__closure__ or ():
+        try:
+            cells.append(id(c.cell_contents))
+        except ValueError:  # an empty cell
+            cells.append(None)
+    return (v.__code__, v.__defaults__, repr(v.__kwdefaults__), tuple(cells))
+
+
 def runner_snapshot():
     """This module's names and its own classes' attributes, with the objects they hold now and
-    the live namespaces they are read from (a dict, a class's mappingproxy)."""
+    the live namespaces they are read from (a dict, a class's mappingproxy), and what each
+    function among them runs (function_body)."""
     names = globals()
     spaces = [("", names)]
     for name, value in list(names.items()):
         if isinstance(value, type) and getattr(value, "__module__", None) == __name__:
             spaces.append((name + ".", value.__dict__))
-    return [(prefix, space, dict(space)) for prefix, space in spaces]
+    return [(prefix, space, dict(space), {k: function_body(v) for k, v in space.items()})
+            for prefix, space in spaces]
 
 
 def runner_changes(snapshot):
-    """The names of the snapshot whose object is no longer the one taken (rebound or deleted);
-    names added since are not the runner's and are not listed."""
+    """The names of the snapshot whose object is no longer the one taken (rebound or deleted),
+    or whose function runs other code now; names added since are not the runner's and are not
+    listed."""
     missing = object()
-    return [prefix + key for prefix, space, was in snapshot for key, value in was.items()
-            if space.get(key, missing) is not value]
+    out = []
+    for prefix, space, was, bodies in snapshot:
+        for key, value in was.items():
+            now = space.get(key, missing)
+            if now is not value or function_body(now) != bodies[key]:
+                out.append(prefix + key)
+    return out
 
 
 class StreamError(RuntimeError):
@@ -1341,6 +1418,7 @@ class CallStream:
       key S N                     -> k HEX    the new content of timed call N of site S
       done S N STREAM_MS DEVICE_MS -> s HEX    after the call: the positions its sample keeps
       kept S N SHA256                         what was kept of its output (the report must match)
+      call I                      -> s HEX    test mode: the positions a sampled entry call keeps
       rec I SHA256|-                          test mode: what entry call I left (CallRecorder)
 
     The judge answers in order only: key (S, N) only after (S, N - 1) was kept, done only for
@@ -1393,6 +1471,10 @@ class CallStream:
     def recorded(self, index, digest):
         self._send("rec %d %s\n" % (index, digest or "-"))
 
+    def call_key(self, index):
+        self._send("call %d\n" % index)
+        return self._reply("s")
+
 
 class LocalKeys:
     """CallStream's stand-in where no judge streams (--request FILE by hand, the runner's own
@@ -1412,6 +1494,9 @@ class LocalKeys:
 
     def recorded(self, index, digest):
         pass
+
+    def call_key(self, index):
+        return self.secret
 
 
 def digest(raw):
@@ -1435,18 +1520,21 @@ class Tamper:
             return
         held = {k: v for k, v in vars(obj).items() if callable(v)} if hasattr(obj, "__dict__") \
             else {}
-        self._objects.append((name, obj, type(obj), held))
+        bodies = {k: function_body(v) for k, v in held.items()}
+        self._objects.append((name, obj, type(obj), held, bodies))
 
     def changes(self):
         out = ["runner's %s replaced" % n for n in runner_changes(self._runner)]
         missing = object()
-        for name, obj, cls, held in self._objects:
+        for name, obj, cls, held, bodies in self._objects:
             if type(obj) is not cls:
                 out.append("the runner's %s changed its class" % name)
                 continue
             now = vars(obj) if hasattr(obj, "__dict__") else {}
             for key, value in held.items():
-                if now.get(key, missing) is not value:
+                # Held functions are torch's too (the timer's torch.cuda.Event.elapsed_time):
+                # their code replaced in place reaches the runner as much as a rebinding.
+                if now.get(key, missing) is not value or function_body(value) != bodies[key]:
                     out.append("the runner's %s.%s replaced" % (name, key))
             for key, value in now.items():
                 if key not in held and callable(value):
