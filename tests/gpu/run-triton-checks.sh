@@ -80,7 +80,7 @@ with open(path, "w") as out:
         cut = [i for i, l in enumerate(lines) if l.rstrip("\r") == sep]
         if len(cut) != 1:
             continue
-        code = "\n".join(lines[:cut[0]])  # the reference code, as the judge splits it
+        code = "".join(l + "\n" for l in lines[:cut[0]])  # as the judge splits it
         for sample in (0, 1):
             out.write(json.dumps({"file": d["file"], "channel": channel, "sample": sample,
                                   "code": code}) + "\n")
