@@ -482,6 +482,28 @@ TEST(TritonCuptiStream, AnAttemptNotCountedThatDidTheWorkDecides) {
   EXPECT_EQ(checks(j), std::vector<std::string>{"cupti_hidden_work"});
 }
 
+// Marks forged to hide the work: an untimed window added around it, reaching into the call's
+// interval from before its key. No call of the runner's lies there.
+TEST(TritonCuptiStream, AnUntimedWindowReachingIntoACallsIntervalDecides) {
+  Process forged = honest(5, 900);
+  for (int r = 0; r < 5; ++r) {
+    const std::uint64_t t0 = 1000000 + 100000 * static_cast<std::uint64_t>(r);
+    forged.marks.calls.push_back({0, -1, t0 - 75000, t0 - 20000});  // from before the key
+    forged.rec.kernel(t0 - 17000, t0 - 8000, t0 - 30000, kRunner, 7, "softmax_kernel");
+  }
+  TritonCuptiProcess c = analyze_streamed(forged);
+  ASSERT_TRUE(c.used) << c.why;
+  EXPECT_EQ(c.sites[0].retry_heavier, 0);
+  // The softmax kernel and the flush the window swallowed.
+  EXPECT_EQ(
+      c.sites[0].interval_launches[0].at("work of another call marked inside this one's interval"),
+      2);
+  TritonCuptiJudge j;
+  j.add(analyze_streamed(honest()), true, "reference round 0", {"add"});
+  j.add(c, false, "candidate round 0", {"add"});
+  EXPECT_EQ(checks(j), std::vector<std::string>{"cupti_hidden_work"});
+}
+
 TEST(TritonCuptiStream, OtherThreadsWorkingWhileASiteIsTimedDecide) {
   Process other = honest();
   other.rec.kernel(1051000, 1061000, 1050000, kOther, 7, "worker_kernel");

@@ -311,12 +311,22 @@ TritonCuptiProcess analyze_triton_profile(const ProfileRecord& record,
         continue;
       }
       // The attempts not counted (the start passed before the call was queued: made again on
-      // the same inputs) lie in the same interval: their work against the counted call's.
+      // the same inputs) lie in the same interval: their work against the counted call's. Any
+      // other window that reaches into the interval (another site's call, the import, an
+      // attempt that straddles the key or the done) is no call the runner makes there: its
+      // work is counted as launched outside the call.
       for (std::size_t u = 0; u < ws.size(); ++u) {
         const Window& x = ws[u];
-        if (x.rep != -1 || x.site != i || static_cast<std::int64_t>(x.start) < in.key ||
-            static_cast<std::int64_t>(x.end) > in.done)
+        if (x.rep >= 0 || static_cast<std::int64_t>(x.end) < in.key ||
+            static_cast<std::int64_t>(x.start) > in.done)
           continue;
+        if (x.rep != -1 || x.site != i || static_cast<std::int64_t>(x.start) < in.key ||
+            static_cast<std::int64_t>(x.end) > in.done) {
+          if (!acts[u].empty())
+            s.interval_launches[rep]["work of another call marked inside this one's interval"] +=
+                static_cast<int>(acts[u].size());
+          continue;
+        }
         ++s.attempts[rep];
         const double other = busy_of(u);
         if (other > 2 * busy + 2000 && s.retry_heavier++ == 0)
