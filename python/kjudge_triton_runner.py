@@ -839,12 +839,27 @@ class TorchOps:
         flat = self._view(self._reshape(t, (-1,)), self.uint8)
         return self._numpy(flat).tobytes() if self.np is not None else bytes(self._tolist(flat))
 
+    def _gathered(self, t):
+        """t's elements in row-major order, on the host. A CUDA tensor is read the same way
+        whatever its strides (an index, one torch.take of its raw elements, one copy to the
+        host), so that the GPU work of the read-back is the same for every candidate whose
+        output has the reference's dtype and shape: the judge holds what is launched while an
+        output is read back to the reference's (issue 31: work hidden in a hook that runs there,
+        cupti_hidden_work)."""
+        n = int(self._numel(t))
+        if n == 0 or not bool(t.is_cuda):
+            return self._cpu(self._contiguous(t))
+        raw = self._view(t, self._raw_dtypes[int(self._element_size(t))])
+        idx = self._arange(n, dtype=self.int64, device=t.device)
+        picked = self._cpu(self._take(raw, idx))
+        return self._reshape(self._view(picked, t.dtype), tuple(int(x) for x in t.shape))
+
     def parts(self, v):
         """encode_results' reader for outputs of timed calls (torch_tensor_parts with the
         functions taken early); None for anything that is not a plain tensor or a numpy value."""
         if type(v) in self.plain:
             t, is_complex = self._plain(v)
-            t = self._cpu(self._contiguous(t))
+            t = self._gathered(t)
             dtype, shape = self.dtype(t), [int(x) for x in t.shape]
             if dtype not in SUPPORTED_DTYPES:
                 return dtype, shape, None, is_complex
@@ -897,7 +912,7 @@ class TorchOps:
                 return dtype, shape, None, is_complex, None
             n = int(self._numel(t))
             if n <= count:
-                return dtype, shape, self._raw(self._cpu(self._contiguous(t))), is_complex, None
+                return dtype, shape, self._raw(self._gathered(t)), is_complex, None
             # Raw elements: take() on an integer view of the same size works for every dtype
             # (bool and the float8 types included); a dtype view keeps the strides.
             raw_t = self._view(t, self._raw_dtypes[int(self._element_size(t))])

@@ -80,6 +80,7 @@ Process honest(int reps = 5, std::uint64_t call_ns = 9000) {
     p.rec.kernel(t0 - 40000, t0 - 20000, t0 - 50000, kRunner, 7, kFill);
     p.marks.calls.push_back({0, r, t0, t0 + 10000});
     p.rec.kernel(t0 + 2000, t0 + 2000 + call_ns, t0 + 1000, kRunner);
+    p.rec.copy(t0 + 26000, t0 + 27000, t0 + 25000, kRunner);  // the read-back to the host
     site.samples_ms.push_back(0.010);
   }
   p.sites.push_back(site);
@@ -327,7 +328,8 @@ TritonStreamLog stream_of(const Process& p) {
     key.site = done.site = kept.site = m.site;
     key.rep = done.rep = kept.rep = static_cast<std::size_t>(m.rep);
     key.at_ns = static_cast<std::int64_t>(m.start_ns) - 70000;
-    done.at_ns = kept.at_ns = static_cast<std::int64_t>(m.start_ns) + 20000;
+    done.at_ns = static_cast<std::int64_t>(m.start_ns) + 20000;
+    kept.at_ns = static_cast<std::int64_t>(m.start_ns) + 40000;  // read back in between
     log.events.push_back(key);
     log.events.push_back(done);
     log.events.push_back(kept);
@@ -502,6 +504,26 @@ TEST(TritonCuptiStream, AnUntimedWindowReachingIntoACallsIntervalDecides) {
   j.add(analyze_streamed(honest()), true, "reference round 0", {"add"});
   j.add(c, false, "candidate round 0", {"add"});
   EXPECT_EQ(checks(j), std::vector<std::string>{"cupti_hidden_work"});
+}
+
+// A hook that runs while the runner reads an output back (a kernel registered with
+// torch.library for the copy to the host, computing the real answer there): ATen's own kernels,
+// which the runner's-thread rule lets pass, but not what the reference launched there.
+TEST(TritonCuptiStream, WorkWhileAnOutputIsReadBackDecides) {
+  TritonCuptiProcess h = analyze_streamed(honest());
+  EXPECT_EQ(h.sites[0].readback_launches[0], (std::map<std::string, int>{{"copy DtoH", 1}}));
+  Process hook = honest();
+  for (int r = 0; r < 5; ++r) {
+    const std::uint64_t t0 = 1000000 + 100000 * static_cast<std::uint64_t>(r);
+    hook.rec.kernel(t0 + 23000, t0 + 24000, t0 + 22000, kRunner, 7,
+                    "void at::native::reduce_kernel<512>");
+  }
+  TritonCuptiJudge j;
+  j.add(analyze_streamed(honest()), true, "reference round 0", {"add"});
+  j.add(analyze_streamed(hook), false, "candidate round 0", {"add"});
+  ASSERT_EQ(checks(j), std::vector<std::string>{"cupti_hidden_work"});
+  EXPECT_NE(j.flags()[0].second[0].find("read back"), std::string::npos);
+  EXPECT_NE(j.flags()[0].second[0].find("reduce_kernel<512> x1"), std::string::npos);
 }
 
 TEST(TritonCuptiStream, OtherThreadsWorkingWhileASiteIsTimedDecide) {

@@ -104,7 +104,7 @@ TritonCuptiProcess analyze_triton_profile(const ProfileRecord& record,
   // is here is checked on the record's own start, which must lie between the judge starting the
   // process and its first message.
   struct Interval {
-    std::int64_t key = 0, done = 0;
+    std::int64_t key = 0, done = 0, kept = 0;
     std::size_t site = 0;
     int rep = 0;
   };
@@ -112,15 +112,15 @@ TritonCuptiProcess analyze_triton_profile(const ProfileRecord& record,
   std::map<std::pair<std::size_t, int>, std::size_t> interval_of;
   if (stream != nullptr && stream->served) {
     std::int64_t first = 0;
+    using K = TritonStreamEvent::Kind;
     for (const TritonStreamEvent& e : stream->events) {
-      if (e.kind != TritonStreamEvent::Kind::key && e.kind != TritonStreamEvent::Kind::done)
-        continue;
+      if (e.kind != K::key && e.kind != K::done && e.kind != K::kept) continue;
       if (first == 0) first = e.at_ns;
       const auto at = std::make_pair(e.site, static_cast<int>(e.rep));
       auto [it, added] = interval_of.emplace(at, intervals.size());
-      if (added) intervals.push_back({0, 0, e.site, static_cast<int>(e.rep)});
-      (e.kind == TritonStreamEvent::Kind::key ? intervals[it->second].key
-                                              : intervals[it->second].done) = e.at_ns;
+      if (added) intervals.push_back({0, 0, 0, e.site, static_cast<int>(e.rep)});
+      Interval& iv = intervals[it->second];
+      (e.kind == K::key ? iv.key : e.kind == K::done ? iv.done : iv.kept) = e.at_ns;
     }
     const auto app = static_cast<std::int64_t>(record.app_start_ns);
     if (first == 0)
@@ -140,6 +140,13 @@ TritonCuptiProcess analyze_triton_profile(const ProfileRecord& record,
       if (iv.key != 0 && iv.done != 0 && t >= iv.key + kIntervalEdgeNs &&
           t <= iv.done - kIntervalEdgeNs)
         return &iv;
+    return nullptr;
+  };
+  // The read-back of a timed call's output: from its done to its kept.
+  auto readback_at = [&](std::uint64_t launch) -> const Interval* {
+    const auto t = static_cast<std::int64_t>(launch);
+    for (const Interval& iv : intervals)
+      if (iv.done != 0 && iv.kept != 0 && t >= iv.done && t <= iv.kept) return &iv;
     return nullptr;
   };
 
@@ -184,6 +191,7 @@ TritonCuptiProcess analyze_triton_profile(const ProfileRecord& record,
   std::vector<std::set<std::uint32_t>> streams(sites.size()), contexts(sites.size());
   for (std::size_t i = 0; i < sites.size(); ++i) {
     out.sites[i].interval_launches.resize(sites[i].samples_ms.size());
+    out.sites[i].readback_launches.resize(sites[i].samples_ms.size());
     out.sites[i].attempts.assign(sites[i].samples_ms.size(), 1);
   }
   auto place = [&](std::uint64_t start, std::uint64_t end, std::uint64_t launch, std::uint32_t tid,
@@ -197,13 +205,19 @@ TritonCuptiProcess analyze_triton_profile(const ProfileRecord& record,
     if (w == nullptr) {
       // Inside a timed call's interval (after its key, before its done), outside every window:
       // the runner makes the new inputs and flushes L2 there, nothing else.
-      if (pinned)
+      if (pinned) {
+        const std::string name = kernel != nullptr ? *kernel : "copy " + copy_kind;
         if (const Interval* iv = interval_at(launch); iv != nullptr && iv->site < sites.size()) {
           TritonCuptiSite& s = out.sites[iv->site];
           if (iv->rep >= 0 && static_cast<std::size_t>(iv->rep) < s.interval_launches.size())
-            ++s.interval_launches[static_cast<std::size_t>(iv->rep)]
-                                 [kernel != nullptr ? *kernel : "copy " + copy_kind];
+            ++s.interval_launches[static_cast<std::size_t>(iv->rep)][name];
+        } else if (const Interval* rb = readback_at(launch);
+                   rb != nullptr && rb->site < sites.size()) {
+          TritonCuptiSite& s = out.sites[rb->site];
+          if (rb->rep >= 0 && static_cast<std::size_t>(rb->rep) < s.readback_launches.size())
+            ++s.readback_launches[static_cast<std::size_t>(rb->rep)][name];
         }
+      }
       if (tid == marks.tid) {
         if (kernel != nullptr && in_a_loop(launch)) ++out.runner_kernels[*kernel];
         return;
@@ -420,6 +434,8 @@ std::vector<std::pair<std::string, std::vector<std::string>>> TritonCuptiJudge::
   // Per site, per name: the most a reference process launched inside a timed call's interval
   // outside its windows, per attempt.
   std::map<std::size_t, std::map<std::string, double>> ref_rate;
+  // Per site, per name: the most a reference process launched while one output was read back.
+  std::map<std::size_t, std::map<std::string, int>> ref_readback;
   for (const Entry& e : ref) {
     ref_pinned = ref_pinned && e.p.clock_comparable();
     for (std::size_t s = 0; s < e.p.sites.size(); ++s) {
@@ -434,6 +450,11 @@ std::vector<std::pair<std::string, std::vector<std::string>>> TritonCuptiJudge::
         for (const auto& [name, n] : x.interval_launches[rep]) {
           double& r = ref_rate[s][name];
           r = std::max(r, static_cast<double>(n) / std::max(1, x.attempts[rep]));
+        }
+      for (const auto& launches : x.readback_launches)
+        for (const auto& [name, n] : launches) {
+          int& m = ref_readback[s][name];
+          m = std::max(m, n);
         }
     }
     ref_outside = std::max(ref_outside, e.p.outside_gpu_ns);
@@ -493,6 +514,22 @@ std::vector<std::pair<std::string, std::vector<std::string>>> TritonCuptiJudge::
               "the reference's processes did not launch there (beyond the new inputs and the "
               "flush; most in one call): {}",
               e.what, site, first_names(extra)));
+        std::map<std::string, int> read_worst;
+        const auto& allowed_reads = ref_readback[s];
+        for (const auto& launches : x.readback_launches)
+          for (const auto& [name, n] : launches) {
+            auto it = allowed_reads.find(name);
+            const int allowed = it == allowed_reads.end() ? 0 : it->second;
+            if (n > allowed) read_worst[name] = std::max(read_worst[name], n - allowed);
+          }
+        std::vector<std::string> reads;
+        for (const auto& [name, n] : read_worst) reads.push_back(fmt::format("{} x{}", name, n));
+        if (!reads.empty())
+          hidden.push_back(fmt::format(
+              "{}: {}: launched while a timed call's output was read back (between its done "
+              "and its kept), what the reference's processes did not launch there (a hook "
+              "running in the read-back; most in one call): {}",
+              e.what, site, first_names(reads)));
       }
       if (x.retry_heavier > 0 && !ref_retry.count(s))
         hidden.push_back(fmt::format("{}: {}: {} (the counted call did less than its attempt)",
@@ -588,15 +625,18 @@ nlohmann::ordered_json TritonCuptiJudge::json() const {
         worst[s] = x.excess_ns;
         double busy = 0;
         for (double b : x.busy_ns) busy += b;
-        int hidden = 0;
+        int hidden = 0, read = 0;
         for (const auto& launches : x.interval_launches)
           for (const auto& [name, n] : launches) hidden += n;
+        for (const auto& launches : x.readback_launches)
+          for (const auto& [name, n] : launches) read += n;
         sites[s] = {{"entry", entry_name(e.entries, s)},
                     {"busy_us", x.busy_ns.empty() ? 0.0 : busy / x.busy_ns.size() / 1e3},
                     {"below_gpu", x.below},
                     {"no_work", x.no_work},
                     {"outside_interval", x.outside_interval},
                     {"interval_launches", hidden},
+                    {"readback_launches", read},
                     {"retry_heavier", x.retry_heavier},
                     {"calls", x.calls},
                     {"empty", x.empty},

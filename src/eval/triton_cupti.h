@@ -72,6 +72,10 @@ struct TritonCuptiSite {
   // repetition not counted is made again with the same inputs).
   std::vector<std::map<std::string, int>> interval_launches;
   std::vector<int> attempts;
+  // Per timed call, what was launched while its output was read back (from its done to its
+  // kept on the judge's clock): the runner's gather and copy to the host, the same for every
+  // output of the reference's dtype and shape.
+  std::vector<std::map<std::string, int>> readback_launches;
   // Calls whose attempts not counted did far more GPU work than the counted one (the work done
   // where it is not timed, the counted call handing back what it made).
   int retry_heavier = 0;
