@@ -29,8 +29,11 @@ whole call up to 16 MiB (CallRecorder): an operator whose output is an argument 
 large to record whole; the report says how many calls were kept ("entry_args").
 
 Honest limit: the operator code runs in this very process. Nothing here can stop code that is
-determined to reach the runner's objects (gc, sys.modules, /proc/self/fd) and forge its report;
-see docs/triton.md for what the channel does protect against.
+determined to reach the runner's objects (gc, sys.modules, /proc/self/fd). What the judge relies
+on instead (issue 31, docs/notes-i31-triton.md): the keys of each timed call's inputs and
+sample come from the judge in its turn (CallStream), what each call measured and returned is
+committed to the judge as it ends, the runner reports its own code rebound (Tamper), and with
+the CUPTI profiler the judge holds the timing to what the GPU did, on its own clock.
 """
 
 import argparse
@@ -1529,6 +1532,14 @@ class Tamper:
     def __init__(self):
         self._runner = runner_snapshot()
         self._objects = []
+        self._seen = []  # what note() found, in order: a change undone later still counts
+
+    def note(self):
+        """Looks now (the timer calls it after every timed call, outside its events), so that a
+        change made for the timed calls and undone before the end is still reported."""
+        for change in self.changes_now():
+            if change not in self._seen:
+                self._seen.append(change)
 
     def watch(self, name, obj):
         if obj is None:
@@ -1539,6 +1550,10 @@ class Tamper:
         self._objects.append((name, obj, type(obj), held, bodies))
 
     def changes(self):
+        self.note()
+        return self._seen[:32]
+
+    def changes_now(self):
         out = ["runner's %s replaced" % n for n in runner_changes(self._runner)]
         missing = object()
         for name, obj, cls, held, bodies in self._objects:
@@ -1554,7 +1569,7 @@ class Tamper:
             for key, value in now.items():
                 if key not in held and callable(value):
                     out.append("the runner's %s.%s added" % (name, key))
-        return out[:32]
+        return out
 
 
 class CallMarks:
@@ -1750,6 +1765,7 @@ class CudaTimer:
         # Where each timed call's key comes from, and where what it gave is committed: the
         # judge (CallStream), or the request's seed (LocalKeys, runs by hand and tests).
         self.stream = stream if stream is not None else LocalKeys(self.check.secret)
+        self.tamper = None  # run() hands it its Tamper, looked at after every timed call
         self.sites = []
         # Resolved here, before the operator code runs, like the references above.
         self.marks = (marks if marks is not None else CallMarks()) if params.get("cupti") \
@@ -1841,6 +1857,8 @@ class CudaTimer:
             # Committed now: the report's samples must say the same at the end.
             sample_key = stream.done(index, rep, samples[-1], device[-1])
             watched.update(self._watch.seen())
+            if self.tamper is not None:
+                self.tamper.note()
             value = observation(out, a, k, plan["observe"], check.ops.is_tensor)
             del out, a, k
             if check.plan is None and rep == 0:
@@ -2122,6 +2140,7 @@ def run(request, modules=None, stream=None):
             for name, obj in (("timer", timer), ("check", timer.check),
                               ("marks", timer.marks), ("persisting L2", timer.persisting_l2)):
                 tamper.watch(name, obj)
+            timer.tamper = tamper
             record["env"]["persisting_l2"] = timer.persisting_l2.describe()
             try:
                 _, source, entries, _ = execute(request, torch, np, timer, None, fill)

@@ -1554,7 +1554,7 @@ class TamperTest(unittest.TestCase):
             self.assertIn("runner's channel_bytes replaced", t.changes())
         finally:
             r.channel_bytes = real
-        self.assertEqual(t.changes(), [])
+        self.assertEqual(t.changes_now(), [])  # what is there now; changes() keeps the past
 
     def test_a_rebound_class_method_is_named(self):
         t = r.Tamper()
@@ -1575,12 +1575,12 @@ class TamperTest(unittest.TestCase):
             self.assertIn("runner's CudaTimer._cycles replaced", t.changes())
         finally:
             r.CudaTimer._cycles.__code__ = real
-        self.assertEqual(t.changes(), [])
+        self.assertEqual(t.changes_now(), [])
         cell = r._dumps.__closure__[0]
         was = cell.cell_contents
         try:
             cell.cell_contents = lambda value, level: ["{}"]
-            self.assertIn("runner's _dumps replaced", t.changes())
+            self.assertIn("runner's _dumps replaced", t.changes_now())
         finally:
             cell.cell_contents = was
         fake = fake_torch()
@@ -1607,7 +1607,17 @@ class TamperTest(unittest.TestCase):
         tm._elapsed = real
         del tm.extra
         tm.__class__ = type("Evil", (r.CudaTimer,), {})
-        self.assertEqual(t.changes(), ["the runner's timer changed its class"])
+        self.assertEqual(t.changes_now(), ["the runner's timer changed its class"])
+
+    def test_a_change_undone_before_the_end_is_still_reported(self):
+        t = r.Tamper()
+        real = r.describe_short
+        try:
+            r.describe_short = lambda e: ""
+            t.note()  # the timer looks after every timed call
+        finally:
+            r.describe_short = real
+        self.assertEqual(t.changes(), ["runner's describe_short replaced"])
 
     def test_a_whole_run_reports_what_its_operator_code_rebound(self):
         d = tempfile.mkdtemp()
