@@ -29,14 +29,18 @@ whole call up to 16 MiB (CallRecorder): an operator whose output is an argument 
 large to record whole; the report says how many calls were kept ("entry_args").
 
 Honest limit: the operator code runs in this very process. Nothing here can stop code that is
-determined to reach the runner's objects (gc, sys.modules, /proc/self/fd) and forge its report;
-see docs/triton.md for what the channel does protect against.
+determined to reach the runner's objects (gc, sys.modules, /proc/self/fd). What the judge relies
+on instead (issue 31, docs/notes-i31-triton.md): the keys of each timed call's inputs and
+sample come from the judge in its turn (CallStream), what each call measured and returned is
+committed to the judge as it ends, the runner reports its own code rebound (Tamper), and with
+the CUPTI profiler the judge holds the timing to what the GPU did, on its own clock.
 """
 
 import argparse
 import ast
 import builtins
 import hashlib
+import hmac
 import inspect
 import json
 import os
@@ -52,6 +56,36 @@ import types
 # replaces time.perf_counter (tests/cheats/triton/patched_timer.py) changes what it calls, not
 # what the runner's budgets, host times and stage times read.
 _clock = time.perf_counter
+# Likewise what the runner reports and hashes with, and how it leaves (issue 31: a candidate that
+# replaced json.dumps halved every sample the report carried). Rebinding these names later is
+# seen by the tamper check (Tamper), and what the report says of the timed calls was already
+# committed to the judge call by call (CallStream), so a report rewritten at the end is refused.
+_sha256 = hashlib.sha256
+_hmac_new = hmac.new
+_os_read, _os_write, _os_exit, _os_close = os.read, os.write, os._exit, os.close
+
+
+def _compact_json_dumps():
+    """json.dumps(value, separators=(",", ":")) made of the C encoder as it is now: json's module
+    functions and JSONEncoder's methods are looked up at each call, so operator code could
+    replace them; this encoder object is built once, here."""
+    from json import encoder as je
+    make = getattr(je, "c_make_encoder", None)
+    ascii_ = getattr(je, "c_encode_basestring_ascii", None)
+    if make is None or ascii_ is None:  # a Python without the C speedups
+        enc = json.JSONEncoder(separators=(",", ":"))
+        iterencode = enc.iterencode
+        return lambda value: "".join(iterencode(value))
+
+    def default(o):
+        raise TypeError("Object of type %s is not JSON serializable" % type(o).__name__)
+
+    encode = make(None, default, ascii_, None, ":", ",", False, False, True)
+    join = "".join
+    return lambda value: join(encode(value, 0))
+
+
+_dumps = _compact_json_dumps()
 
 PROTOCOL = 1
 TRACEBACK_CAP = 8000
@@ -808,12 +842,27 @@ class TorchOps:
         flat = self._view(self._reshape(t, (-1,)), self.uint8)
         return self._numpy(flat).tobytes() if self.np is not None else bytes(self._tolist(flat))
 
+    def _gathered(self, t):
+        """t's elements in row-major order, on the host. A CUDA tensor is read the same way
+        whatever its strides (an index, one torch.take of its raw elements, one copy to the
+        host), so that the GPU work of the read-back is the same for every candidate whose
+        output has the reference's dtype and shape: the judge holds what is launched while an
+        output is read back to the reference's (issue 31: work hidden in a hook that runs there,
+        cupti_hidden_work)."""
+        n = int(self._numel(t))
+        if n == 0 or not bool(t.is_cuda):
+            return self._cpu(self._contiguous(t))
+        raw = self._view(t, self._raw_dtypes[int(self._element_size(t))])
+        idx = self._arange(n, dtype=self.int64, device=t.device)
+        picked = self._cpu(self._take(raw, idx))
+        return self._reshape(self._view(picked, t.dtype), tuple(int(x) for x in t.shape))
+
     def parts(self, v):
         """encode_results' reader for outputs of timed calls (torch_tensor_parts with the
         functions taken early); None for anything that is not a plain tensor or a numpy value."""
         if type(v) in self.plain:
             t, is_complex = self._plain(v)
-            t = self._cpu(self._contiguous(t))
+            t = self._gathered(t)
             dtype, shape = self.dtype(t), [int(x) for x in t.shape]
             if dtype not in SUPPORTED_DTYPES:
                 return dtype, shape, None, is_complex
@@ -866,7 +915,7 @@ class TorchOps:
                 return dtype, shape, None, is_complex, None
             n = int(self._numel(t))
             if n <= count:
-                return dtype, shape, self._raw(self._cpu(self._contiguous(t))), is_complex, None
+                return dtype, shape, self._raw(self._gathered(t)), is_complex, None
             # Raw elements: take() on an integer view of the same size works for every dtype
             # (bool and the float8 types included); a dtype view keeps the strides.
             raw_t = self._view(t, self._raw_dtypes[int(self._element_size(t))])
@@ -972,16 +1021,19 @@ class CallCheck:
             except Exception:  # noqa: BLE001 - the probe's call raised in the reference too
                 pass
 
-    def inputs(self, args, kwargs, perturb, index, rep):
+    def inputs(self, args, kwargs, perturb, index, rep, key=None):
         """Fresh copies of the tensor arguments, those named in `perturb` (and still floating
-        point) with new content. Returns (args, kwargs, the paths changed)."""
+        point) with new content, drawn from `key` (a timed call's: the judge streams it just
+        before the call, CallStream) or the request's seed (the probe's). Returns (args, kwargs,
+        the paths changed)."""
         ops = self.ops
         changed = []
+        secret = self.secret if key is None else key
 
         def make(path, t):
             if path in perturb and ops.is_float(t):
                 changed.append(path)
-                return ops.perturbed(t, perturb_seed(self.secret, index, rep, path),
+                return ops.perturbed(t, perturb_seed(secret, index, rep, path),
                                      self.relative)
             return ops.clone(t)
 
@@ -1111,11 +1163,13 @@ class CallCheck:
         plan["sample"] = sample
         return reps
 
-    def keep(self, value, site, rep, plan, site_bytes):
+    def keep(self, value, site, rep, plan, site_bytes, sample_key=None):
         """Encodes one timed call's observation (`value`) into the blob, whole or sampled as the
         plan says (a call planned whole that would not fit the budgets, with `site_bytes` kept
         for this site so far, is sampled); returns its manifest, whose entries' offsets count
-        from `offset`."""
+        from `offset`. A sample's positions are drawn from `sample_key` (the judge streams it
+        once the call has returned: the operator cannot know them during its call), else from
+        the request's seed."""
         ops = self.ops
         planned = plan.get("whole")
         whole = planned is None or rep < planned
@@ -1126,7 +1180,8 @@ class CallCheck:
         if whole:
             entries, raw = encode_results(value, ops.parts)
         else:
-            sample, secret = plan["sample"], self.secret
+            sample = plan["sample"]
+            secret = self.secret if sample_key is None else sample_key
 
             def sampled_parts(name, leaf):
                 return ops.sampled_parts(leaf, sample, sample_seed(secret, site, rep, name))
@@ -1139,6 +1194,24 @@ class CallCheck:
 
 CALL_OUTPUT_BYTES = 16 << 20  # test mode: what the calls gave, kept up to this much in all
 ENTRY_ARGS_BYTES = 256 << 20  # entry_args: the kept arguments of all the entry's calls
+# Test mode: calls too large to keep whole beyond CALL_OUTPUT_BYTES keep a sample of each large
+# tensor (SAMPLE_ELEMENTS elements, as the timed calls do), while the samples hold up to this.
+CALL_SAMPLE_BYTES = 64 << 20
+
+
+def encoded_sizes(ops, value):
+    """[(elements, bytes each)] of what encoding `value` keeps whole, from shapes alone: a pair
+    per tensor leaf (ops.encoded_size) and per Python number."""
+    out = []
+    for _, leaf in flatten(value):
+        size = ops.encoded_size(leaf)
+        if size is not None:
+            out.append(size)
+        elif isinstance(leaf, bool):
+            out.append((1, 1))
+        elif isinstance(leaf, (int, float)):
+            out.append((1, 8))
+    return out
 
 
 def entry_args_request(value):
@@ -1169,12 +1242,27 @@ class CallRecorder:
     "args[3][0]", ...; a position the call does not have is left out), as they are after the
     call, without the result, while the blob stays within `keep["max_bytes"]`; other entries'
     calls are kept as above. `kept` is the report: the entry's calls, those recorded, and
-    their bytes."""
+    their bytes.
 
-    def __init__(self, ops, max_bytes=CALL_OUTPUT_BYTES, keep=None):
+    A call too large to keep whole (issue 31: destindex_copy_kv's call holds 150 MB, and its
+    test returns only `torch.allclose(src, dest)`, which a candidate can patch) keeps a sample of
+    each tensor larger than SAMPLE_ELEMENTS instead, at positions drawn from a key the judge
+    sends once the call has returned (CallStream.call_key), the same for the reference's runs and
+    every candidate's: the operator cannot know them while it runs. Samples hold up to
+    `sample_bytes` in all; a call beyond that is not recorded."""
+
+    def __init__(self, ops, max_bytes=CALL_OUTPUT_BYTES, keep=None, stream=None,
+                 sample_bytes=CALL_SAMPLE_BYTES, sample_elements=SAMPLE_ELEMENTS):
         self.ops = ops
         self.max_bytes = max_bytes
+        self.sample_bytes = sample_bytes
+        self.sample_elements = sample_elements
+        self.sampled = 0  # bytes the samples hold
         self.keep = keep
+        # Each call's record is committed to the judge as it is made (CallStream: "rec"): the
+        # judge compares the candidate's calls with the reference's, and a record edited
+        # afterwards (through gc, once the test has what it wants) no longer matches.
+        self.stream = stream if stream is not None else LocalKeys(0)
         self.blob = bytearray()
         self.calls = []
         self.kept = None
@@ -1195,16 +1283,38 @@ class CallRecorder:
                 paths = [path for path, _ in arg_paths(args, kwargs, ops.is_tensor)]
                 value = observation(result, args, kwargs, paths, ops.is_tensor)
                 cap = self.max_bytes
-            entries, raw = encode_results(value, ops.parts)
-            if len(self.blob) + len(raw) <= cap:
-                kept = {"entries": entries, "offset": len(self.blob), "data_bytes": len(raw)}
+            need = sum(n * b for n, b in encoded_sizes(ops, value))
+            if keep or len(self.blob) + need <= cap:
+                entries, raw = encode_results(value, ops.parts)
+                if len(self.blob) + len(raw) <= cap:
+                    kept = {"entries": entries, "offset": len(self.blob),
+                            "data_bytes": len(raw)}
+                    if keep:
+                        self.kept["recorded"] += 1
+                        self.kept["bytes"] += len(raw)
+            else:
+                count = self.sample_elements
+                per = sum(min(n, count) * b for n, b in encoded_sizes(ops, value))
+                if self.sampled + per <= self.sample_bytes:
+                    index = len(self.calls)
+                    key = self.stream.call_key(index)
+
+                    def sampled_parts(leaf_name, leaf):
+                        return ops.sampled_parts(leaf, count,
+                                                 sample_seed(key, 0, index, leaf_name))
+
+                    entries, raw = encode_results(value, ops.parts, sampled_parts)
+                    self.sampled += len(raw)
+                    kept = {"entries": entries, "offset": len(self.blob), "data_bytes": len(raw)}
+            if kept is not None:
                 self.blob += raw
-                if keep:
-                    self.kept["recorded"] += 1
-                    self.kept["bytes"] += len(raw)
+        except StreamError:
+            raise
         except Exception:  # noqa: BLE001 - not recorded: its timed calls are compared whole
             kept = None
         self.calls.append({"entry": name, "outputs": kept})
+        self.stream.recorded(len(self.calls) - 1, None if kept is None else digest(
+            bytes(self.blob[kept["offset"]:kept["offset"] + kept["data_bytes"]])))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1265,23 +1375,201 @@ class RuntimeWatch:
         return found
 
 
+def function_body(v):
+    """What a Python function runs, beyond its identity: its code, defaults and the contents of
+    its closure's cells (each can be replaced in place: `f.__code__ = g.__code__`,
+    `f.__closure__[0].cell_contents = x`); for a bound method its function's and its object;
+    for a staticmethod or classmethod the function's. None for what has none (a builtin)."""
+    if isinstance(v, (staticmethod, classmethod)):
+        v = v.__func__
+    if isinstance(v, types.MethodType):
+        return (id(v.__self__), function_body(v.__func__))
+    if not isinstance(v, types.FunctionType):
+        return None
+    cells = []
+    for c in v.__closure__ or ():
+        try:
+            cells.append(id(c.cell_contents))
+        except ValueError:  # an empty cell
+            cells.append(None)
+    return (v.__code__, v.__defaults__, repr(v.__kwdefaults__), tuple(cells))
+
+
 def runner_snapshot():
     """This module's names and its own classes' attributes, with the objects they hold now and
-    the live namespaces they are read from (a dict, a class's mappingproxy)."""
+    the live namespaces they are read from (a dict, a class's mappingproxy), and what each
+    function among them runs (function_body)."""
     names = globals()
     spaces = [("", names)]
     for name, value in list(names.items()):
         if isinstance(value, type) and getattr(value, "__module__", None) == __name__:
             spaces.append((name + ".", value.__dict__))
-    return [(prefix, space, dict(space)) for prefix, space in spaces]
+    return [(prefix, space, dict(space), {k: function_body(v) for k, v in space.items()})
+            for prefix, space in spaces]
 
 
 def runner_changes(snapshot):
-    """The names of the snapshot whose object is no longer the one taken (rebound or deleted);
-    names added since are not the runner's and are not listed."""
+    """The names of the snapshot whose object is no longer the one taken (rebound or deleted),
+    or whose function runs other code now; names added since are not the runner's and are not
+    listed."""
     missing = object()
-    return [prefix + key for prefix, space, was in snapshot for key, value in was.items()
-            if space.get(key, missing) is not value]
+    out = []
+    for prefix, space, was, bodies in snapshot:
+        for key, value in was.items():
+            now = space.get(key, missing)
+            if now is not value or function_body(now) != bodies[key]:
+                out.append(prefix + key)
+    return out
+
+
+class StreamError(RuntimeError):
+    """The judge's per-call channel said no, closed, or answered what the runner did not ask."""
+
+
+class CallStream:
+    """The per-call channel to the judge (--stream-fd: a socket the judge serves while the run
+    goes on; docs/triton.md, "The runner protocol"). Issue 31: a candidate that, during its
+    untimed first call, used the runner's own input maker to compute every timed call's output
+    ahead got 4.18x on the H100, because the job's secret sat in this process from the start. Now
+    no secret a timed call depends on is here before its turn:
+
+      key S N                     -> k HEX    the new content of timed call N of site S
+      done S N STREAM_MS DEVICE_MS -> s HEX    after the call: the positions its sample keeps
+      kept S N SHA256                         what was kept of its output (the report must match)
+      call I                      -> s HEX    test mode: the positions a sampled entry call keeps
+      rec I SHA256|-                          test mode: what entry call I left (CallRecorder)
+
+    The judge answers in order only: key (S, N) only after (S, N - 1) was kept, done only for
+    the call keyed, anything else (a message the operator code forged on this descriptor, a
+    second ask) refuses the run. It takes the time of every message on its own clock, and with
+    the CUPTI profiler a timed call's marks must lie between its key and its done: computing a
+    call's output before its key came is not possible, and computing it outside its timed call
+    shows as GPU work outside the call (docs/triton.md, "Timing", item 4). What the runner
+    reports at the end of each timed call (its samples, its output's digest) is committed here
+    as it happens, so the report written at the end cannot say otherwise."""
+
+    LINE_CAP = 256
+
+    def __init__(self, fd):
+        self.fd = fd
+        self._buf = b""
+
+    def _send(self, text):
+        view = memoryview(text.encode("ascii"))
+        while view:
+            n = _os_write(self.fd, view)
+            view = view[n:]
+
+    def _reply(self, tag):
+        while b"\n" not in self._buf:
+            if len(self._buf) > self.LINE_CAP:
+                raise StreamError("the judge's answer is too long")
+            chunk = _os_read(self.fd, 512)
+            if not chunk:
+                raise StreamError("the judge closed the per-call channel")
+            self._buf += chunk
+        line, _, self._buf = self._buf.partition(b"\n")
+        words = line.decode("ascii", "replace").split()
+        if len(words) != 2 or words[0] != tag:
+            raise StreamError("the judge answered %r where the runner asked for %r" % (
+                line[:80], tag))
+        return int(words[1], 16)
+
+    def key(self, site, rep):
+        self._send("key %d %d\n" % (site, rep))
+        return self._reply("k")
+
+    def done(self, site, rep, stream_ms, device_ms):
+        self._send("done %d %d %r %r\n" % (site, rep, float(stream_ms), float(device_ms)))
+        return self._reply("s")
+
+    def kept(self, site, rep, digest):
+        self._send("kept %d %d %s\n" % (site, rep, digest))
+
+    def recorded(self, index, digest):
+        self._send("rec %d %s\n" % (index, digest or "-"))
+
+    def call_key(self, index):
+        self._send("call %d\n" % index)
+        return self._reply("s")
+
+
+class LocalKeys:
+    """CallStream's stand-in where no judge streams (--request FILE by hand, the runner's own
+    tests): every call's key is the request's check seed, as before issue 31."""
+
+    def __init__(self, secret):
+        self.secret = int(secret)
+
+    def key(self, site, rep):
+        return self.secret
+
+    def done(self, site, rep, stream_ms, device_ms):
+        return self.secret
+
+    def kept(self, site, rep, digest):
+        pass
+
+    def recorded(self, index, digest):
+        pass
+
+    def call_key(self, index):
+        return self.secret
+
+
+def digest(raw):
+    return _sha256(raw).hexdigest()
+
+
+class Tamper:
+    """Whether the operator code rebound the runner's own code: this module's names, its
+    classes' attributes (runner_snapshot), and the functions its live objects hold (the timer's
+    event methods, the check's tensor operations, the recorder, the marks, the stream). An honest
+    operator never does; one that does can make the runner report what it likes (issue 31: the
+    timer's clock scaled through gc, 10.49x). The report carries what changed (`tampered`) and
+    the judge refuses such a run. Taken before any operator code runs."""
+
+    def __init__(self):
+        self._runner = runner_snapshot()
+        self._objects = []
+        self._seen = []  # what note() found, in order: a change undone later still counts
+
+    def note(self):
+        """Looks now (the timer calls it after every timed call, outside its events), so that a
+        change made for the timed calls and undone before the end is still reported."""
+        for change in self.changes_now():
+            if change not in self._seen:
+                self._seen.append(change)
+
+    def watch(self, name, obj):
+        if obj is None:
+            return
+        held = {k: v for k, v in vars(obj).items() if callable(v)} if hasattr(obj, "__dict__") \
+            else {}
+        bodies = {k: function_body(v) for k, v in held.items()}
+        self._objects.append((name, obj, type(obj), held, bodies))
+
+    def changes(self):
+        self.note()
+        return self._seen[:32]
+
+    def changes_now(self):
+        out = ["runner's %s replaced" % n for n in runner_changes(self._runner)]
+        missing = object()
+        for name, obj, cls, held, bodies in self._objects:
+            if type(obj) is not cls:
+                out.append("the runner's %s changed its class" % name)
+                continue
+            now = vars(obj) if hasattr(obj, "__dict__") else {}
+            for key, value in held.items():
+                # Held functions are torch's too (the timer's torch.cuda.Event.elapsed_time):
+                # their code replaced in place reaches the runner as much as a rebinding.
+                if now.get(key, missing) is not value or function_body(value) != bodies[key]:
+                    out.append("the runner's %s.%s replaced" % (name, key))
+            for key, value in now.items():
+                if key not in held and callable(value):
+                    out.append("the runner's %s.%s added" % (name, key))
+        return out
 
 
 class CallMarks:
@@ -1440,7 +1728,7 @@ class CudaTimer:
     timed without a hold and reported `host_bound`."""
 
     def __init__(self, torch, params, ops=None, np=None, watch=None, marks=None,
-                 persisting_l2=None):
+                 persisting_l2=None, stream=None):
         self.torch = torch
         self._watch = watch if watch is not None else RuntimeWatch(torch)
         # Taken before the operator code runs: patching torch.cuda.Event.elapsed_time or
@@ -1474,6 +1762,10 @@ class CudaTimer:
         self.persisting_l2 = persisting_l2 if persisting_l2 is not None else PersistingL2()
         self.check = CallCheck(ops if ops is not None else TorchOps(torch, np),
                                params.get("check") or {})
+        # Where each timed call's key comes from, and where what it gave is committed: the
+        # judge (CallStream), or the request's seed (LocalKeys, runs by hand and tests).
+        self.stream = stream if stream is not None else LocalKeys(self.check.secret)
+        self.tamper = None  # run() hands it its Tamper, looked at after every timed call
         self.sites = []
         # Resolved here, before the operator code runs, like the references above.
         self.marks = (marks if marks is not None else CallMarks()) if params.get("cupti") \
@@ -1503,9 +1795,14 @@ class CudaTimer:
         watched = set()
         kept = 0  # bytes of this site's timed outputs in the blob
         hold, host_bound, held_once, not_counted, strikes = 0.0, False, False, 0, 0
+        stream = self.stream
+        keyed, key = -1, None  # the repetition whose key is in hand (a retry keeps it)
         started = _clock()
         while len(samples) < reps:
-            a, k, changed = check.inputs(args, kwargs, plan["perturb"], index, len(samples))
+            if keyed != len(samples):
+                keyed, key = len(samples), stream.key(index, len(samples))
+            a, k, changed = check.inputs(args, kwargs, plan["perturb"], index, len(samples),
+                                         key)
             start = self._event(enable_timing=True)
             end = self._event(enable_timing=True)
             after = self._event(enable_timing=True)
@@ -1557,7 +1854,11 @@ class CudaTimer:
             samples.append(float(self._elapsed(start, end)))
             device.append(float(self._elapsed(start, after)))
             tails.append(float(self._elapsed(end, after)))
+            # Committed now: the report's samples must say the same at the end.
+            sample_key = stream.done(index, rep, samples[-1], device[-1])
             watched.update(self._watch.seen())
+            if self.tamper is not None:
+                self.tamper.note()
             value = observation(out, a, k, plan["observe"], check.ops.is_tensor)
             del out, a, k
             if check.plan is None and rep == 0:
@@ -1565,7 +1866,10 @@ class CudaTimer:
                 # whole output and how much of it the others keep, decided here from the shapes
                 # and handed on in the plan to every later process.
                 reps = check.split(plan, value, reps, min_reps)
-            outputs.append(check.keep(value, index, rep, plan, kept))
+            outputs.append(check.keep(value, index, rep, plan, kept, sample_key))
+            start_at = outputs[-1]["offset"]
+            stream.kept(index, rep,
+                        digest(bytes(check.blob[start_at:start_at + outputs[-1]["data_bytes"]])))
             kept += outputs[-1]["data_bytes"]
             del value
             if len(samples) >= min_reps and _clock() - started > self.budget_s:
@@ -1754,12 +2058,15 @@ def environment(torch):
     return env
 
 
-def run(request, modules=None):
+def run(request, modules=None, stream=None):
     """The whole run: (record, data). `modules` (torch, np), or (torch, np, ops) with the
-    timed-call check's tensor operations (TorchOps), lets tests pass fakes."""
+    timed-call check's tensor operations (TorchOps), lets tests pass fakes. `stream` is the
+    judge's per-call channel (CallStream); None: keys from the request (LocalKeys)."""
     record = {"protocol": PROTOCOL, "nonce": request.get("nonce", ""), "status": "ok"}
     seconds = {}
     data = b""
+    tamper = Tamper()  # before any operator code runs
+    tamper.watch("stream", stream)
     try:
         t0 = _clock()
         if modules is None:
@@ -1783,6 +2090,8 @@ def run(request, modules=None):
         watch = RuntimeWatch(torch) if torch is not None else None
         if ops is None and torch is not None:
             ops = TorchOps(torch, np)
+        tamper.watch("check's tensor operations", ops)
+        tamper.watch("watch", watch)
         # The zero fill, for test and timed runs alike: in timed ones memory the test never set
         # would otherwise differ from one process to the next, and so would the timed outputs
         # the judge compares. The fill's time counts on both sides alike.
@@ -1797,7 +2106,8 @@ def run(request, modules=None):
                 raise StageError("setup", e)
             if keep is not None and ops is None:
                 raise StageError("setup", RuntimeError("keeping entry arguments needs torch"))
-            recorder = CallRecorder(ops, keep=keep) if ops is not None else None
+            recorder = CallRecorder(ops, keep=keep, stream=stream) if ops is not None else None
+            tamper.watch("recorder", recorder)
             if keep is not None:
                 record["entry_args"] = recorder.kept
             results, source, entries, shadowed = execute(request, torch, np, None, recorder,
@@ -1824,9 +2134,13 @@ def run(request, modules=None):
             t0 = _clock()
             try:
                 timer = CudaTimer(torch, request.get("timing", {}), ops=ops, np=np,
-                                  watch=watch)
+                                  watch=watch, stream=stream)
             except BaseException as e:  # noqa: BLE001
                 raise StageError("setup", e)
+            for name, obj in (("timer", timer), ("check", timer.check),
+                              ("marks", timer.marks), ("persisting L2", timer.persisting_l2)):
+                tamper.watch(name, obj)
+            timer.tamper = tamper
             record["env"]["persisting_l2"] = timer.persisting_l2.describe()
             try:
                 _, source, entries, _ = execute(request, torch, np, timer, None, fill)
@@ -1862,6 +2176,9 @@ def run(request, modules=None):
         record.pop("outputs", None)
         record.pop("call_outputs", None)
     record["seconds"] = seconds
+    changed = tamper.changes()
+    if changed:
+        record["tampered"] = changed
     return record, data
 
 
@@ -1870,7 +2187,7 @@ def channel_bytes(record, data):
     the data the entries' offsets point into."""
     record = dict(record)
     record["data_bytes"] = len(data)
-    return json.dumps(record, separators=(",", ":")).encode("utf-8") + b"\n" + data
+    return _dumps(record).encode("utf-8") + b"\n" + data
 
 
 def read_fd(fd):
@@ -1887,7 +2204,7 @@ def read_fd(fd):
 def write_all(fd, payload):
     view = memoryview(payload)
     while view:
-        n = os.write(fd, view)
+        n = _os_write(fd, view)
         view = view[n:]
 
 
@@ -1898,6 +2215,7 @@ def main(argv):
     parser.add_argument("--request")
     parser.add_argument("--output-dir")
     parser.add_argument("--go-fd", type=int)
+    parser.add_argument("--stream-fd", type=int)
     args = parser.parse_args(argv)
     if (args.request_fd is None) == (args.request is None):
         parser.error("give exactly one of --request-fd and --request")
@@ -1931,18 +2249,26 @@ def main(argv):
         # operator code starts do not get it. The number the judge chose is closed.
         result_fd = os.dup(args.result_fd)
         os.close(args.result_fd)
+    stream = None
+    if args.stream_fd is not None:
+        # The judge's per-call channel, likewise on a number of our own, not inheritable.
+        stream = CallStream(os.dup(args.stream_fd))
+        os.close(args.stream_fd)
     # What the operator code could read to find the channel easily, gone (see the module doc).
     sys.argv = [request.get("candidate_path", "candidate.py")]
     for key in [k for k in os.environ if k.startswith("KJUDGE_")]:
         del os.environ[key]
 
-    record, data = run(request)
+    # What the end of the run calls, held here before any operator code runs: rebinding the
+    # module's names later does not reach this frame (Tamper reports it).
+    finish, write, lseek, close, exit_ = channel_bytes, write_all, os.lseek, _os_close, _os_exit
+    record, data = run(request, stream=stream)
     record.setdefault("seconds", {}).update(early)
-    payload = channel_bytes(record, data)
+    payload = finish(record, data)
     if result_fd is not None:
-        os.lseek(result_fd, 0, os.SEEK_SET)
-        write_all(result_fd, payload)
-        os.close(result_fd)
+        lseek(result_fd, 0, os.SEEK_SET)
+        write(result_fd, payload)
+        close(result_fd)
     else:
         os.makedirs(args.output_dir, exist_ok=True)
         line, _, blob = payload.partition(b"\n")
@@ -1953,7 +2279,7 @@ def main(argv):
     sys.stdout.flush()
     # Exit without running the operator code's atexit handlers or finalizers: the report is
     # written, and nothing it left behind may change the exit status now.
-    os._exit(0)
+    exit_(0)
 
 
 if __name__ == "__main__":

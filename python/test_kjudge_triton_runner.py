@@ -1408,6 +1408,263 @@ class HoldTest(unittest.TestCase):
         self.assertEqual((s["hold_ms"], s["host_bound"], state["spins"]), (0.0, False, 0))
 
 
+class FakeJudge:
+    """The judge's end of the per-call channel (src/eval/triton_run.cpp, TritonStreamServer), in
+    a thread: answers key and done in order with keys of its own, records every message, and
+    says "refused" to anything out of turn. `refuse_at` refuses the n-th message whatever it is."""
+
+    def __init__(self, refuse_at=None):
+        import socket
+        self.judge, runner = socket.socketpair()
+        self.fd = runner.detach()
+        self.messages = []
+        self.refuse_at = refuse_at
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    @staticmethod
+    def key(site, rep, kind="k"):
+        return "%032x" % (hash((kind, site, rep)) & ((1 << 120) - 1) | 1)
+
+    def serve(self):
+        buf = b""
+        while True:
+            chunk = self.judge.recv(512)
+            if not chunk:
+                return
+            buf += chunk
+            while b"\n" in buf:
+                line, _, buf = buf.partition(b"\n")
+                words = line.decode().split()
+                self.messages.append(words)
+                if self.refuse_at is not None and len(self.messages) > self.refuse_at:
+                    self.judge.sendall(b"refused\n")
+                    return
+                if words[0] == "key":
+                    self.judge.sendall(("k %s\n" % self.key(int(words[1]), int(words[2]))).encode())
+                elif words[0] == "done":
+                    self.judge.sendall(("s %s\n" % self.key(int(words[1]), int(words[2]), "s")).encode())
+                elif words[0] == "call":
+                    self.judge.sendall(("s %s\n" % self.key(0, int(words[1]), "s")).encode())
+
+    def close(self):
+        import socket
+        self.judge.shutdown(socket.SHUT_RDWR)
+        self.thread.join(5)
+        self.judge.close()
+        os.close(self.fd)
+
+
+class CallStreamTest(unittest.TestCase):
+    """Issue 31: a timed call's key comes from the judge in its turn, after the call before it
+    was committed (its samples with its done, its output's digest with its kept); nothing a
+    timed call depends on is in the process before."""
+
+    def measure(self, judge, op=add, reps=4, fake=None):
+        p = {"warmup": 1, "reps": reps, "min_reps": 2, "max_ms_per_site": 60000,
+             "check": {"seed": SECRET, "tolerances": TOL, "plan": None}}
+        ops = FakeOps()
+        t = r.CudaTimer(fake or fake_torch(), p, ops=ops, stream=r.CallStream(judge.fd))
+        t.measure("add", op, (FT([1.5, 2.25]), FT([0.5, 0.25])), {}, lambda: None)
+        return t, ops
+
+    def test_every_timed_call_is_keyed_done_and_kept_in_turn(self):
+        judge = FakeJudge()
+        try:
+            t, ops = self.measure(judge)
+        finally:
+            judge.close()
+        site = t.sites[0]
+        kinds = [m[0] for m in judge.messages]
+        self.assertEqual(kinds, ["key", "done", "kept"] * 4)
+        for rep in range(4):
+            key, done, kept = judge.messages[3 * rep:3 * rep + 3]
+            self.assertEqual(key, ["key", "0", str(rep)])
+            self.assertEqual(done[:3], ["done", "0", str(rep)])
+            self.assertEqual(float(done[4] if site["end"] == "device" else done[3]),
+                             site["samples_ms"][rep])
+            out = site["check"]["outputs"][rep]
+            blob = bytes(t.check.blob[out["offset"]:out["offset"] + out["data_bytes"]])
+            self.assertEqual(kept, ["kept", "0", str(rep),
+                                    __import__("hashlib").sha256(blob).hexdigest()])
+        # The new content of each timed call is drawn from the key the judge sent for it, not
+        # from the request's seed.
+        want = {r.perturb_seed(int(FakeJudge.key(0, rep), 16), 0, rep, path)
+                for rep in range(4) for path in ("args[0]", "args[1]")}
+        made = {seed for seed, _ in ops.made}
+        self.assertTrue(want <= made, (want, made))
+        self.assertFalse({r.perturb_seed(SECRET, 0, rep, "args[0]") for rep in range(4)} & made)
+
+    def test_a_repetition_not_counted_keeps_its_key(self):
+        judge = FakeJudge()
+        fake = fake_torch()
+        state = {"n": 0}
+
+        def query(event):  # the first two queries find the start passed: done again
+            state["n"] += 1
+            return state["n"] <= 2
+
+        fake.cuda.Event.query = query
+        fake.cuda._sleep = lambda cycles: None
+        try:
+            t, _ = self.measure(judge, fake=fake)
+        finally:
+            judge.close()
+        self.assertEqual(t.sites[0]["not_counted"], 2)
+        self.assertEqual([m[0] for m in judge.messages], ["key", "done", "kept"] * 4)
+
+    def test_a_judge_that_says_no_ends_the_timing(self):
+        judge = FakeJudge(refuse_at=3)  # the second call's key
+        try:
+            with self.assertRaises(r.StreamError):
+                self.measure(judge)
+        finally:
+            judge.close()
+
+    def test_what_each_entry_call_left_is_committed_as_it_is_recorded(self):
+        judge = FakeJudge()
+        try:
+            rec = r.CallRecorder(FakeOps(), stream=r.CallStream(judge.fd))
+            rec.record("add", FT([1.0, 2.0]), (FT([0.5]),), {})
+            rec.record("add", object(), (), {})  # nothing it can encode as a tensor: kept as other
+            import time as _t
+            _t.sleep(0.05)
+        finally:
+            judge.close()
+        self.assertEqual([m[:2] for m in judge.messages], [["rec", "0"], ["rec", "1"]])
+        first = rec.calls[0]["outputs"]
+        blob = bytes(rec.blob[first["offset"]:first["offset"] + first["data_bytes"]])
+        self.assertEqual(judge.messages[0][2], __import__("hashlib").sha256(blob).hexdigest())
+
+    def test_without_a_judge_the_keys_are_the_requests_seed(self):
+        keys = r.LocalKeys(77)
+        self.assertEqual((keys.key(0, 1), keys.done(0, 1, 1.0, 1.0)), (77, 77))
+
+
+class TamperTest(unittest.TestCase):
+    """Issue 31: operator code that rebinds the runner's own code (its module's names, its
+    classes' methods, the functions its live objects hold) is reported, and the judge refuses
+    the run."""
+
+    def test_a_rebound_module_name_is_named(self):
+        t = r.Tamper()
+        real = r.channel_bytes
+        try:
+            r.channel_bytes = lambda record, data: b""
+            self.assertIn("runner's channel_bytes replaced", t.changes())
+        finally:
+            r.channel_bytes = real
+        self.assertEqual(t.changes_now(), [])  # what is there now; changes() keeps the past
+
+    def test_a_rebound_class_method_is_named(self):
+        t = r.Tamper()
+        real = r.CudaTimer.measure
+        try:
+            r.CudaTimer.measure = lambda self, *a: None
+            self.assertIn("runner's CudaTimer.measure replaced", t.changes())
+        finally:
+            r.CudaTimer.measure = real
+
+    def test_code_replaced_in_place_is_named(self):
+        # The function objects stay; what they run does not (held-out variants: a method's
+        # __code__, torch's Event.elapsed_time's __code__ the timer holds, a closure's cell).
+        t = r.Tamper()
+        real = r.CudaTimer._cycles.__code__
+        try:
+            r.CudaTimer._cycles.__code__ = (lambda self, ms: 1).__code__
+            self.assertIn("runner's CudaTimer._cycles replaced", t.changes())
+        finally:
+            r.CudaTimer._cycles.__code__ = real
+        self.assertEqual(t.changes_now(), [])
+        cell = r._dumps.__closure__[0]
+        was = cell.cell_contents
+        try:
+            cell.cell_contents = lambda value, level: ["{}"]
+            self.assertIn("runner's _dumps replaced", t.changes_now())
+        finally:
+            cell.cell_contents = was
+        fake = fake_torch()
+
+        def elapsed(self_, end):
+            return end.t - self_.t
+
+        fake.cuda.Event.elapsed_time = elapsed
+        tm = r.CudaTimer(fake, {"check": {"seed": 1}}, ops=FakeOps())
+        w = r.Tamper()
+        w.watch("timer", tm)
+        elapsed.__code__ = (lambda self_, end: 0.1).__code__
+        self.assertIn("the runner's timer._elapsed replaced", w.changes())
+
+    def test_an_objects_functions_replaced_added_or_its_class_swapped_are_named(self):
+        tm = timer()
+        t = r.Tamper()
+        t.watch("timer", tm)
+        real = tm._elapsed
+        tm._elapsed = lambda a, b: 0.5 * real(a, b)  # the 10.49x cheat, through gc
+        tm.extra = lambda: None
+        self.assertEqual(t.changes(), ["the runner's timer._elapsed replaced",
+                                       "the runner's timer.extra added"])
+        tm._elapsed = real
+        del tm.extra
+        tm.__class__ = type("Evil", (r.CudaTimer,), {})
+        self.assertEqual(t.changes_now(), ["the runner's timer changed its class"])
+
+    def test_a_change_undone_before_the_end_is_still_reported(self):
+        t = r.Tamper()
+        real = r.describe_short
+        try:
+            r.describe_short = lambda e: ""
+            t.note()  # the timer looks after every timed call
+        finally:
+            r.describe_short = real
+        self.assertEqual(t.changes(), ["runner's describe_short replaced"])
+
+    def test_a_whole_run_reports_what_its_operator_code_rebound(self):
+        d = tempfile.mkdtemp()
+        cand, test = write_operator(
+            d, "import sys\nR = sys.modules['kjudge_triton_runner']\n"
+               "R.describe_short = lambda e: 'nothing'\ndef f(x):\n    return x + 1\n",
+            "def test_f():\n    return {'a': f(1)}\nresult_gold = test_f()\n")
+        real = r.describe_short
+        try:
+            record, _ = r.run({"nonce": "n", "candidate_path": cand, "test_path": test,
+                               "seed": 1, "modes": ["test"], "require_torch": False})
+        finally:
+            r.describe_short = real
+        self.assertEqual(record["status"], "ok")
+        self.assertEqual(record["tampered"], ["runner's describe_short replaced"])
+
+    def test_an_honest_run_reports_nothing(self):
+        d = tempfile.mkdtemp()
+        cand, test = write_operator(d, "def f(x):\n    return x + 1\n",
+                                    "def test_f():\n    return {'a': f(1)}\n"
+                                    "result_gold = test_f()\n")
+        record, _ = r.run({"nonce": "n", "candidate_path": cand, "test_path": test, "seed": 1,
+                           "modes": ["test"], "require_torch": False})
+        self.assertNotIn("tampered", record)
+
+
+class ReportEncoderTest(unittest.TestCase):
+    """Issue 31: a candidate that replaced json.dumps halved every sample the report carried.
+    The runner's encoder is made of json's C encoder as the module loads."""
+
+    def test_replacing_jsons_functions_later_does_not_reach_the_report(self):
+        import json as j
+        import json.encoder as je
+        saved = (j.dumps, je.JSONEncoder.encode, je.JSONEncoder.iterencode, je.c_make_encoder)
+        record = {"samples_ms": [0.5, 1.25], "nonce": "x"}
+        honest = r.channel_bytes(record, b"")
+        try:
+            j.dumps = lambda *a, **k: "{}"
+            je.JSONEncoder.encode = lambda self, o: "{}"
+            je.JSONEncoder.iterencode = lambda self, o, _one_shot=False: iter(["{}"])
+            je.c_make_encoder = None
+            self.assertEqual(r.channel_bytes(record, b""), honest)
+        finally:
+            j.dumps, je.JSONEncoder.encode, je.JSONEncoder.iterencode, je.c_make_encoder = saved
+        self.assertEqual(json.loads(honest.decode().splitlines()[0])["samples_ms"], [0.5, 1.25])
+
+
 class TimedCheckTest(unittest.TestCase):
     X, Y = FT([0.5, -1.25, 3.0]), FT([2.0, 0.75, -0.125])
 
@@ -1848,11 +2105,37 @@ class EntryArgsTest(unittest.TestCase):
         self.assertEqual(rec.kept["calls"], 3)
         self.assertEqual(rec.kept["recorded"], 2)
         self.assertEqual(rec.kept["bytes"], 64)
-        # Without keep, the same call is recorded whole or not at all: over 80 bytes.
-        whole = r.CallRecorder(FakeOps(), max_bytes=80)
+        # Without keep, the same call is recorded whole, or sampled within the samples' own
+        # budget: with none, not at all.
+        whole = r.CallRecorder(FakeOps(), max_bytes=80, sample_bytes=0)
         whole.record("op", None, (FT([1.0] * 1000), big), {})
         self.assertIsNone(whole.calls[0]["outputs"])
         self.assertIsNone(whole.kept)
+
+    def test_a_call_too_large_to_keep_whole_keeps_samples_at_the_judges_positions(self):
+        # Issue 31: destindex_copy_kv's one call holds 150 MB and its test returns only
+        # torch.allclose(src, dest). The call's tensors are sampled, at positions drawn from the
+        # key the judge sends once the call has returned.
+        judge = FakeJudge()
+        try:
+            rec = r.CallRecorder(FakeOps(), max_bytes=64, stream=r.CallStream(judge.fd),
+                                 sample_elements=4)
+            out = FT([float(i) for i in range(100)])
+            rec.record("op", None, (FT([7.0] * 3), out), {})
+            time.sleep(0.05)
+        finally:
+            judge.close()
+        self.assertEqual([m[:2] for m in judge.messages], [["call", "0"], ["rec", "0"]])
+        key = int(FakeJudge.key(0, 0, "s"), 16)
+        # FakeJudge answers "call" as it answers "done": with its sample key for (site, rep).
+        entries = {e["name"]: e for e in rec.calls[0]["outputs"]["entries"]}
+        self.assertEqual(entries["args[1]"]["sampled"],
+                         {"elements": 4, "seed": r.sample_seed(key, 0, 0, "args[1]")})
+        self.assertEqual(entries["args[1]"]["shape"], [100])
+        self.assertNotIn("sampled", entries["args[0]"])  # small enough: whole
+        positions = FakeOps().sample_positions(100, 4, r.sample_seed(key, 0, 0, "args[1]"))
+        self.assertEqual(decode(rec.calls[0]["outputs"], bytes(rec.blob))["args[1]"],
+                         [float(p) for p in positions])
 
     def test_the_request_is_checked(self):
         self.assertIsNone(r.entry_args_request(None))

@@ -76,7 +76,9 @@ TEST(TritonRequest, CarriesEverythingTheRunnerReads) {
   EXPECT_TRUE(check["plan"].is_null());
   EXPECT_EQ(check["perturb"], true);
   EXPECT_EQ(check["perturb_relative"], 0.125);
-  EXPECT_EQ(check["seed"], 0);
+  // Issue 31: the job's secret never enters the runner; the request's seed is only the
+  // probe's (derived from it), and each timed call's key comes over the per-call channel.
+  EXPECT_EQ(check["seed"], triton_probe_seed(0));
   EXPECT_EQ(check["max_bytes_per_site"], 16 << 20);
   EXPECT_EQ(check["max_bytes"], 128 << 20);
   EXPECT_EQ(check["tolerances"]["float32"]["rtol"], tolerance_for(DType::f32).rtol);
@@ -85,8 +87,66 @@ TEST(TritonRequest, CarriesEverythingTheRunnerReads) {
   q.timing.perturb_seed = 99;
   q.plan = json::array({{{"entry", "op"}, {"mode", "perturbed"}}});
   j = triton_request_json(q, "/ws/candidate.py", "/ws/test.py", "n1");
-  EXPECT_EQ(j["timing"]["check"]["seed"], 99);
+  EXPECT_EQ(j["timing"]["check"]["seed"], triton_probe_seed(99));
+  EXPECT_NE(j["timing"]["check"]["seed"], 99);
+  EXPECT_NE(triton_probe_seed(99), triton_probe_seed(98));
   EXPECT_EQ(j["timing"]["check"]["plan"][0]["mode"], "perturbed");
+  // The keys the channel streams: per call, unrelated to each other and to the sample keys.
+  EXPECT_EQ(triton_call_key(99, 0, 1).size(), 32u);
+  EXPECT_NE(triton_call_key(99, 0, 1), triton_call_key(99, 0, 2));
+  EXPECT_NE(triton_call_key(99, 0, 1), triton_call_key(99, 1, 0));
+  EXPECT_NE(triton_call_key(99, 0, 1), triton_sample_key(99, 0, 1));
+  EXPECT_NE(triton_call_key(99, 0, 1), triton_call_key(98, 0, 1));
+  EXPECT_EQ(triton_call_sample_key(5, 3), triton_call_sample_key(5, 3));
+}
+
+// The judge's end of the per-call channel, against a runner that speaks it out of turn (the
+// fake runner's `#fake forgeack`) and one that reports what it committed: the messages come
+// back with the judge's clock, in order.
+TEST(TritonStream, TheJudgeServesInOrderAndTimesEveryMessage) {
+  TempDir dir;
+  TritonRunRequest q = request("#fake ok\n#fake time 0.5\n");
+  q.time = true;
+  q.test = false;
+  q.timing.reps = 3;
+  q.timing.perturb_seed = 77;
+  TritonRunOutcome o = run_triton(runner_with(kFake), q, dir / "ws");
+  ASSERT_EQ(o.status, TritonRunStatus::ok) << o.detail << "\n" << o.log;
+  ASSERT_TRUE(o.stream.served);
+  EXPECT_TRUE(o.stream.violation.empty()) << o.stream.violation;
+  ASSERT_EQ(o.stream.events.size(), 2u * 3u * 3u);  // 2 sites x 3 calls x key, done, kept
+  std::int64_t last = o.stream.spawn_ns;
+  for (const TritonStreamEvent& e : o.stream.events) {
+    EXPECT_GE(e.at_ns, last);
+    last = e.at_ns;
+  }
+  EXPECT_EQ(o.stream.events[1].kind, TritonStreamEvent::Kind::done);
+  EXPECT_EQ(o.stream.events[1].stream_ms, o.sites[0].samples_ms[0]);
+  EXPECT_EQ(o.stream.events[2].digest, o.sites[0].check.digests[0]);
+  EXPECT_EQ(triton_stream_mismatch(o, true), "");
+  // The report edited after the fact: what it says is checked against the log.
+  TritonRunOutcome edited = o;
+  edited.sites[1].samples_ms[2] *= 0.5;
+  EXPECT_NE(triton_stream_mismatch(edited, true).find("site 1 (op) call 2 reports"),
+            std::string::npos);
+  edited = o;
+  edited.sites[0].check.digests[1] = std::string(64, '0');
+  EXPECT_NE(triton_stream_mismatch(edited, true).find("site 0 (op) call 1: the output"),
+            std::string::npos);
+  edited = o;
+  edited.sites.pop_back();
+  EXPECT_NE(triton_stream_mismatch(edited, true).find("site 1, which its report does not hold"),
+            std::string::npos);
+  edited = o;
+  edited.stream.events.pop_back();  // the last call never committed whole
+  EXPECT_NE(triton_stream_mismatch(edited, true).find("never committed whole"), std::string::npos);
+
+  q.code = "#fake ok\n#fake time 0.5\n#fake forgeack\n";
+  TritonRunOutcome forged = run_triton(runner_with(kFake), q, dir / "ws2");
+  EXPECT_EQ(forged.status, TritonRunStatus::refused);
+  EXPECT_NE(forged.detail.find("the key of site 0 call 5 asked for out of turn (first)"),
+            std::string::npos)
+      << forged.detail;
 }
 
 // ---- the report ----
@@ -813,27 +873,52 @@ TEST(TritonEval, WhatTheProfilerSawIsFlaggedWithCupti) {
     for (const auto& [check, lines] : res.results[i].cupti_flags) out.push_back(check);
     return out;
   };
-  for (std::size_t i = 0; i < jobs.size(); ++i)
-    ASSERT_TRUE(res.results[i].speedup) << i << ": " << res.results[i].speedup_note;
+  // Issue 31: what the profiler saw decides. Only the reference against itself keeps its
+  // speedup; every other candidate's is withheld (verdict timing_refused), its checks said.
+  ASSERT_TRUE(res.results[0].speedup) << res.results[0].speedup_note;
+  EXPECT_EQ(res.results[0].graded.verdict, TritonVerdict::pass);
+  for (std::size_t i = 1; i < jobs.size(); ++i) {
+    EXPECT_FALSE(res.results[i].speedup) << i;
+    EXPECT_EQ(res.results[i].graded.verdict, TritonVerdict::timing_refused)
+        << i << ": " << res.results[i].detail;
+    EXPECT_NE(res.results[i].speedup_note.find("not counted: the CUPTI profiler's record"),
+              std::string::npos)
+        << i << ": " << res.results[i].speedup_note;
+  }
+  auto has = [&](std::size_t i, const std::string& check) {
+    const std::vector<std::string> c = flag_checks(i);
+    return std::find(c.begin(), c.end(), check) != c.end();
+  };
   EXPECT_TRUE(flag_checks(0).empty());
   EXPECT_EQ(res.results[0].cupti["used"], true) << res.results[0].cupti.dump();
+  EXPECT_EQ(res.results[0].cupti["candidate"]["clock"], json({"comparable"}));
   // 2 sites x 4 timed calls in each of 3 processes per side (a warm-up round and 2 rounds).
   EXPECT_EQ(res.results[0].cupti["candidate"]["processes"], 3);
   EXPECT_EQ(res.results[0].cupti["candidate"]["sites"][1]["calls"], 4);
-  EXPECT_EQ(flag_checks(1), std::vector<std::string>{"cupti_outside"});
-  EXPECT_EQ(flag_checks(2), std::vector<std::string>{"cupti_undercount"});
-  EXPECT_EQ(flag_checks(3), std::vector<std::string>{"cupti_outside"});
-  EXPECT_NE(res.results[3].cupti_flags[0].second[0].find("op_deferred"), std::string::npos);
+  // A thread launching the call's kernel after it returned: the calls ran no device work, and
+  // the kernel came from another thread while the site was timed.
+  EXPECT_TRUE(has(1, "cupti_no_work")) << ::testing::PrintToString(flag_checks(1));
+  EXPECT_TRUE(has(1, "cupti_hidden_work")) << ::testing::PrintToString(flag_checks(1));
+  // A side stream 0.5 ms past the events: busier than the samples, and spanning past them.
+  EXPECT_TRUE(has(2, "cupti_below_gpu")) << ::testing::PrintToString(flag_checks(2));
+  EXPECT_TRUE(has(2, "cupti_undercount"));
+  EXPECT_TRUE(has(3, "cupti_hidden_work")) << ::testing::PrintToString(flag_checks(3));
+  bool deferred = false;
+  for (const auto& [check, lines] : res.results[3].cupti_flags)
+    for (const std::string& l : lines) deferred |= l.find("op_deferred") != std::string::npos;
+  EXPECT_TRUE(deferred);
   EXPECT_EQ(flag_checks(4), std::vector<std::string>{"cupti_record"});
   EXPECT_NE(res.results[4].cupti_flags[0].second[0].find("written already"), std::string::npos);
   EXPECT_EQ(flag_checks(5), std::vector<std::string>{"cupti_record"});
   EXPECT_NE(res.results[5].cupti_flags[0].second[0].find("never finished"), std::string::npos);
   // One line per candidate process: the warm-up round's too.
-  EXPECT_EQ(res.results[1].cupti_flags[0].second.size(), 3u);
+  EXPECT_EQ(res.results[4].cupti_flags[0].second.size(), 3u);
   json line = triton_result_json(res.results[2]);
   ASSERT_TRUE(line.contains("timing_flags"));
-  EXPECT_EQ(line["timing_flags"][0]["check"], "cupti_undercount");
+  EXPECT_EQ(line["verdict"], "timing_refused");
+  EXPECT_TRUE(line["speedup"].is_null());
   EXPECT_EQ(line["cupti"]["used"], true);
+  EXPECT_EQ(triton_failure_json(res.results[2])["cause"], "timing_refused");
   std::ifstream schema_file(std::string(KJUDGE_SOURCE_DIR) +
                             "/docs/schemas/triton-result.schema.json");
   kjudge::testing::SchemaValidator schema(json::parse(schema_file));
@@ -842,6 +927,9 @@ TEST(TritonEval, WhatTheProfilerSawIsFlaggedWithCupti) {
       ADD_FAILURE() << i << ": " << err;
   const nlohmann::ordered_json summary = triton_summary_json(res, nlohmann::ordered_json::object());
   EXPECT_EQ(summary["flagged"].size(), 5u);
+
+  EXPECT_EQ(summary["totals"]["verdicts"]["timing_refused"], 5);
+  EXPECT_EQ(summary["totals"]["exec_ok"], 1);
 
   // A reference whose profiler never loaded: nothing is held against any candidate, and the
   // job says why; without --cupti there is no `cupti` object at all.
@@ -858,6 +946,136 @@ TEST(TritonEval, WhatTheProfilerSawIsFlaggedWithCupti) {
   TritonEvalResult off = evaluate_triton({jobs[1]}, opt);
   EXPECT_TRUE(off.results[0].cupti.is_null());
   EXPECT_FALSE(triton_result_json(off.results[0]).contains("cupti"));
+}
+
+// Issue 31, the attacks as the fake runner plays them through the whole judge: the samples
+// forged below the GPU work (json.dumps replaced, the timer scaled), every output computed ahead
+// in the untimed call (no work in the timed calls), the work moved between the key and the call
+// with a copy in the call, calls marked outside their keys and dones (prefetching with forged
+// acknowledgements), an attempt not counted doing the work: all timing_refused, none with a
+// speedup; the reference against itself keeps 1.00.
+TEST(TritonEval, EvidenceAgainstTheTimingWithholdsTheSpeedup) {
+  TempDir dir;
+  std::ofstream(dir / "libkjudge_profiler.so") << "not a library\n";
+  const std::string head = "#fake ok\n#fake time 0.01\n";
+  TritonOperator op = make_op("op", head, 1);
+  TritonEvalOptions opt = fake_speedup_options(dir, 4, 2, 1);
+  opt.profiler = dir / "libkjudge_profiler.so";
+  std::vector<TritonJob> jobs = {{&op, op.reference_code, 0, "self"},
+                                 {&op, head + "#fake cupti forge 0.4\n", 1, "forge"},
+                                 {&op, head + "#fake cupti empty\n", 2, "empty"},
+                                 {&op, head + "#fake cupti hidden\n", 3, "hidden"},
+                                 {&op, head + "#fake cupti prefetch\n", 4, "prefetch"},
+                                 {&op, head + "#fake cupti retry\n", 5, "retry"}};
+  TritonEvalResult res = evaluate_triton(jobs, opt);
+  ASSERT_TRUE(res.results[0].speedup) << res.results[0].speedup_note;
+  EXPECT_NEAR(res.results[0].speedup->estimate, 1.0, 0.05);
+  EXPECT_TRUE(res.results[0].cupti_flags.empty());
+  ASSERT_TRUE(res.results[0].cupti.contains("speedup_check")) << res.results[0].cupti.dump();
+  EXPECT_NEAR(res.results[0].cupti["speedup_check"]["cupti"].get<double>(), 1.0, 0.05);
+  const std::vector<std::string> expected = {"",
+                                             "cupti_below_gpu",
+                                             "cupti_no_work",
+                                             "cupti_hidden_work",
+                                             "cupti_interval",
+                                             "cupti_hidden_work"};
+  for (std::size_t i = 1; i < jobs.size(); ++i) {
+    const TritonJobResult& r = res.results[i];
+    EXPECT_EQ(r.graded.verdict, TritonVerdict::timing_refused) << i << ": " << r.detail;
+    EXPECT_FALSE(r.speedup) << i;
+    std::vector<std::string> c;
+    for (const auto& [check, lines] : r.cupti_flags) c.push_back(check);
+    EXPECT_NE(std::find(c.begin(), c.end(), expected[i]), c.end())
+        << i << ": " << ::testing::PrintToString(c);
+  }
+  // The forged samples give a speedup of 2.5 by the events, 1.0 by CUPTI's spans.
+  bool speedup_flag = false;
+  for (const auto& [check, lines] : res.results[1].cupti_flags)
+    speedup_flag |= check == "cupti_speedup";
+  EXPECT_TRUE(speedup_flag) << res.results[1].cupti.dump();
+  std::ifstream schema_file(std::string(KJUDGE_SOURCE_DIR) +
+                            "/docs/schemas/triton-result.schema.json");
+  kjudge::testing::SchemaValidator schema(json::parse(schema_file));
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    for (const auto& err : schema.errors(triton_result_json(res.results[i])))
+      ADD_FAILURE() << i << ": " << err;
+}
+
+// Issue 31: what the runner commits call by call on the judge's channel, and the report written
+// at the end, must agree; a message out of turn on the runner's descriptor (a forged
+// acknowledgement, to get the next key early) refuses the run; so does a runner whose own code
+// the operator code rebound. In test mode and timed alike.
+TEST(TritonEval, AReportThatSaysOtherwiseThanWasCommittedIsRefused) {
+  TempDir dir;
+  const std::string head = "#fake ok\n#fake time 0.5\n#fake calls 1 2\n";
+  TritonOperator op = make_op("op", head, 1);
+  TritonEvalOptions opt = fake_speedup_options(dir, 4, 2, 0);
+  std::vector<TritonJob> jobs = {{&op, op.reference_code, 0, "self"},
+                                 {&op, head + "#fake editsample\n", 1, "sample"},
+                                 {&op, head + "#fake editoutput\n", 2, "output"},
+                                 {&op, head + "#fake forgeack\n", 3, "ack"},
+                                 {&op, head + "#fake tamper\n", 4, "tamper"},
+                                 {&op, head + "#fake editrec\n", 5, "record"}};
+  TritonEvalResult res = evaluate_triton(jobs, opt);
+  EXPECT_EQ(res.results[0].graded.verdict, TritonVerdict::pass) << res.results[0].detail;
+  ASSERT_TRUE(res.results[0].speedup) << res.results[0].speedup_note;
+  const std::vector<std::string> why = {
+      "",
+      "call 0 reports 0.2475 ms, it committed 0.495 ms as the call ended",
+      "the output in its report is not what it committed",
+      "per-call channel: a timed call's message in a test-mode run: 'key 0 5'",
+      "rebound the runner's own code: runner's CudaTimer.__init__ replaced",
+      "entry call 0 (op) in its report is not what it committed"};
+  for (std::size_t i = 1; i < jobs.size(); ++i) {
+    const TritonJobResult& r = res.results[i];
+    EXPECT_EQ(r.graded.verdict, TritonVerdict::refused) << i << ": " << r.detail;
+    EXPECT_FALSE(r.speedup) << i;
+    EXPECT_NE(r.detail.find(why[i]), std::string::npos) << i << ": " << r.detail;
+  }
+  // Editing a timed sample or output is caught in the timing run (the test run was honest).
+  EXPECT_EQ(res.results[1].run.status, TritonRunStatus::ok);
+  EXPECT_NE(res.results[1].detail.find("timing run"), std::string::npos);
+  // The test-mode runs of the forged ack, the tampering and the edited record: refused there.
+  EXPECT_EQ(res.results[3].run.status, TritonRunStatus::refused);
+  EXPECT_EQ(res.results[5].run.status, TritonRunStatus::refused);
+}
+
+// Issue 31, attack 4: a test whose own check the candidate patched (torch.allclose returning
+// True) passes on its result; what the operator's calls gave is compared by the judge too. A
+// call's result is compared always, its arguments where it returns no tensor (an in-place
+// operator); a scratch argument the test never reads, beside a returned result, is not.
+TEST(TritonEval, TheOperatorsOwnCallsAreComparedBesideTheTestsResult) {
+  TempDir dir;
+  TritonOperator inplace = make_op("inplace", "#fake ok\n#fake calls 1\n", 2);
+  TritonOperator scratch = make_op("scratch", "#fake ok\n#fake scratch 1\n", 2);
+  TritonOperator shaky = make_op("shaky", "#fake ok\n#fake calls random\n", 2);
+  TritonEvalOptions opt = fake_options(dir);
+  std::vector<TritonJob> jobs = {
+      {&inplace, "#fake ok\n#fake calls 1\n# the same\n", 0, "same"},
+      {&inplace, "#fake ok\n#fake calls 1.5\n", 1, "wrong dest, test says ok"},
+      {&scratch, "#fake ok\n#fake scratch 7\n", 0, "another scratch"},
+      {&shaky, "#fake ok\n#fake calls 3\n", 0, "where the reference differs from itself"}};
+  TritonEvalResult res = evaluate_triton(jobs, opt);
+  EXPECT_EQ(res.checks["G/inplace"].compared_on, "test_result");
+  EXPECT_TRUE(res.checks["G/inplace"].calls_comparable);
+  const TritonJobResult& same = res.results[0];
+  EXPECT_EQ(same.graded.verdict, TritonVerdict::pass) << same.detail;
+  ASSERT_TRUE(same.entry_call_check);
+  EXPECT_EQ(same.entry_call_check->compared, 2u);
+  const TritonJobResult& wrong = res.results[1];
+  EXPECT_EQ(wrong.graded.verdict, TritonVerdict::mismatch);
+  EXPECT_TRUE(wrong.outputs->passed);  // the test's own result matched
+  EXPECT_NE(wrong.detail.find("the operator's own calls gave otherwise"), std::string::npos)
+      << wrong.detail;
+  EXPECT_NE(wrong.detail.find("calls[0].args[0]"), std::string::npos) << wrong.detail;
+  json line = triton_result_json(wrong);
+  EXPECT_EQ(line["entry_call_check"]["passed"], false);
+  EXPECT_EQ(line["entry_call_check"]["failures"][0]["name"], "calls[0].args[0]");
+  EXPECT_EQ(res.results[2].graded.verdict, TritonVerdict::pass) << res.results[2].detail;
+  // The reference's own calls differ between its two runs there: not held against anyone.
+  EXPECT_EQ(res.checks["G/shaky"].status, "stable");
+  EXPECT_EQ(res.checks["G/shaky"].unstable_calls.size(), 2u);
+  EXPECT_EQ(res.results[3].graded.verdict, TritonVerdict::pass) << res.results[3].detail;
 }
 
 TEST(TritonEval, SpeedupWithTheFakeRunner) {
@@ -1029,14 +1247,16 @@ TEST(TritonEval, EveryTimedOutputIsChecked) {
   EXPECT_EQ(res.results[3].timed_check->checked, 0u);
   EXPECT_EQ(res.results[3].timed_check->unchecked, 30u);
 
-  // A timing report without the outputs of its timed calls is refused: no speedup.
+  // A timing report without the outputs of its timed calls is refused: no speedup, and (issue
+  // 31) the verdict is the refusal's: the candidate's process wrote what cannot be trusted.
   EXPECT_FALSE(res.results[4].speedup);
   EXPECT_NE(res.results[4].speedup_note.find("refused"), std::string::npos)
       << res.results[4].speedup_note;
   EXPECT_FALSE(res.results[4].timed_check->complete);
+  EXPECT_EQ(res.results[4].graded.verdict, TritonVerdict::refused);
 
-  // Execution accuracy: the stale cache is not a correct operator.
-  EXPECT_EQ(res.scores.all.exec_ok, 4u);
+  // Execution accuracy: the stale cache is not a correct operator, nor the refused report.
+  EXPECT_EQ(res.scores.all.exec_ok, 3u);
   EXPECT_EQ(res.scores.all.verdicts["timed_mismatch"], 1u);
   json summary = triton_summary_json(res, json::object());
   EXPECT_EQ(summary["failure_classes"]["G"]["total"]["result_mismatch"], 1);

@@ -127,6 +127,7 @@ TritonRunRequest make_request(const TritonEvalOptions& opt, const TritonOperator
   req.timing.cupti = time && !opt.profiler.empty();
   req.plan = plan;
   req.require_torch = opt.require_torch;
+  req.test_secret = opt.test_secret;
   // A known test defect (eval/triton_defects.h) applies to every run of the operator, the
   // reference's and every candidate's alike. The zero fill applies to timed runs too: their
   // outputs are checked, and memory never set differs between processes (on the H100,
@@ -236,6 +237,49 @@ OutputsVerdict compare_entry_calls(const std::vector<TritonCallOutput>& ref,
   return out;
 }
 
+OutputSet without(const OutputSet& o, const std::set<std::string>& names) {
+  OutputSet out;
+  for (const OutputEntry& e : o.entries)
+    if (!names.count(e.name)) out.entries.push_back(e);
+  return out;
+}
+
+// What the operator's own calls gave in two test-mode runs, where the test's result was the
+// basis: call by call, each call's result entries ("result", "result[1]", "result.key"), and,
+// where the reference's call returned no tensor, its argument entries too (an in-place operator's
+// output is an argument; a call that returns its output may be handed scratch buffers the test
+// never reads, whose contents are the candidate's business). Entries named in `unstable` (the
+// reference's own two runs differ there) are not compared. Names "calls[i].NAME".
+OutputsVerdict compare_call_results(const std::vector<TritonCallOutput>& ref,
+                                    const std::vector<TritonCallOutput>& cand,
+                                    const std::set<std::string>& unstable) {
+  auto is_result = [](const std::string& name) {
+    return name == "result" || name.rfind("result[", 0) == 0 || name.rfind("result.", 0) == 0;
+  };
+  std::vector<TritonCallOutput> r = ref, c = cand;
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    if (!r[i].outputs) continue;
+    bool returns_tensor = false;
+    for (const OutputEntry& e : r[i].outputs->entries)
+      returns_tensor = returns_tensor || (is_result(e.name) && e.kind == OutputKind::tensor);
+    std::set<std::string> drop;
+    const std::string at = fmt::format("calls[{}].", i);
+    auto collect = [&](const OutputSet& o) {
+      for (const OutputEntry& e : o.entries)
+        if ((returns_tensor && !is_result(e.name)) || unstable.count(at + e.name))
+          drop.insert(e.name);
+    };
+    collect(*r[i].outputs);
+    if (i < c.size() && c[i].outputs) collect(*c[i].outputs);
+    r[i].outputs = without(*r[i].outputs, drop);
+    if (i < c.size() && c[i].outputs) c[i].outputs = without(*c[i].outputs, drop);
+  }
+  OutputsVerdict v = compare_entry_calls(r, c);
+  // A call with nothing left to compare (its result None, scratch set apart) is no failure.
+  if (v.failed == 0) v.passed = true;
+  return v;
+}
+
 // Two runs' outputs on the basis the reference gives.
 OutputsVerdict compare_on(const std::string& basis, const TritonRunOutcome& ref,
                           const TritonRunOutcome& other) {
@@ -311,6 +355,19 @@ void grade(TritonJobResult& r, const TritonRunOutcome& ref, const TritonReferenc
   r.detail = r.outputs->detail;
   if (basis == "entry_calls" && !r.detail.empty())
     r.detail = "on the entry calls (the test's result holds no tensor): " + r.detail;
+  // The test's own verdict is code the candidate can reach (a patched torch.allclose returns
+  // True): what the operator's calls gave is compared by the judge too.
+  if (basis == "test_result" && check.calls_comparable && !skips_entries(r.defect)) {
+    r.entry_call_check =
+        compare_call_results(ref.call_outputs, c.call_outputs, check.unstable_calls);
+    if (r.graded.verdict == TritonVerdict::pass && r.entry_call_check->failed > 0) {
+      r.graded.verdict = TritonVerdict::mismatch;
+      r.detail =
+          "the test's result matched, but the operator's own calls gave otherwise than the "
+          "reference's on the same inputs: " +
+          r.entry_call_check->detail;
+    }
+  }
 }
 
 // "3 entries: 2 none, 1 text" for a reference without tensors.
@@ -357,6 +414,7 @@ TritonReferenceCheck check_reference(const TritonRunOutcome& ref, const TritonRu
   }
   if (!second) {
     c.detail = "no second run";
+    c.calls_comparable = !ref.call_outputs.empty();
     return c;
   }
   c.second_run = second_name;
@@ -371,6 +429,20 @@ TritonReferenceCheck check_reference(const TritonRunOutcome& ref, const TritonRu
     return c;
   }
   c.outputs = compare_on(c.compared_on, ref, *second);
+  // The entry calls of the two runs: where they differ, the reference says nothing there.
+  {
+    const OutputsVerdict calls = compare_entry_calls(ref.call_outputs, second->call_outputs);
+    bool same_calls =
+        ref.call_outputs.size() == second->call_outputs.size() && !ref.call_outputs.empty();
+    for (const EntryVerdict& e : calls.entries) {
+      if (!e.failed) continue;
+      if (e.status == "call_count_mismatch" || e.status == "entry_mismatch")
+        same_calls = false;
+      else
+        c.unstable_calls.insert(e.name);
+    }
+    c.calls_comparable = same_calls;
+  }
   if (c.outputs->passed) {
     c.status = "stable";
     return c;
@@ -538,13 +610,6 @@ std::vector<std::set<std::string>> not_compared(const TritonRunOutcome& ref,
   return out;
 }
 
-OutputSet without(const OutputSet& o, const std::set<std::string>& names) {
-  OutputSet out;
-  for (const OutputEntry& e : o.entries)
-    if (!names.count(e.name)) out.entries.push_back(e);
-  return out;
-}
-
 // One timing process's calls against the reference's first process (`expected`): a candidate's
 // differences are failures (unless the reference is found to disagree with itself there), a
 // later reference process's differences mark where it does.
@@ -690,6 +755,83 @@ class TimedProcesses {
   std::size_t next_index_ = 0;
 };
 
+// The event speedup held against the one CUPTI gives (issue 31): a timer, a report or a
+// sample forged in the runner's process moves the events' figure, not the spans CUPTI recorded
+// of the same calls. For an honest candidate the two differ only by the events' own overhead
+// (a few us a call, the same on both sides), which pulls the event speedup towards 1: above 1
+// it is the smaller. So an event speedup above 1.10 that is also above 1.10 x max(1, CUPTI's)
+// is a `cupti_speedup` flag, which withholds the speedup. Compared on the sites neither side
+// held host-bound (their samples hold host waits CUPTI does not see) or timed to the
+// device-wide end, in any round, and where every call launched GPU work.
+void cupti_speedup_check(TritonJobResult& r, const std::vector<TritonRound>& rounds,
+                         const std::vector<std::vector<std::vector<double>>> (&spans)[2],
+                         const std::set<std::size_t>& device_end) {
+  constexpr double kSlack = 1.10;
+  if (!r.cupti.is_object() || !r.cupti.value("used", false)) return;
+  std::size_t n_sites = 0;
+  for (const TritonRound& round : rounds)
+    n_sites = std::max({n_sites, round.reference.size(), round.candidate.size()});
+  std::vector<bool> keep(n_sites, true);
+  for (int who = 0; who < 2; ++who)
+    for (std::size_t s = 0; s < n_sites; ++s)
+      if (s >= r.host_bound[who].size() || r.host_bound[who][s]) keep[s] = false;
+  for (std::size_t k = 0; k < rounds.size(); ++k)
+    for (int who = 0; who < 2; ++who) {
+      const auto& side = spans[who][k];
+      const auto& samples = who == 0 ? rounds[k].reference : rounds[k].candidate;
+      for (std::size_t s = 0; s < n_sites; ++s) {
+        if (s >= side.size() || s >= samples.size() || side[s].size() != samples[s].size()) {
+          keep[s] = false;
+          continue;
+        }
+        for (double v : side[s])
+          if (v <= 0) keep[s] = false;
+      }
+    }
+  for (std::size_t s : device_end)
+    if (s < n_sites) keep[s] = false;
+  std::vector<TritonRound> events, cupti;
+  for (std::size_t k = 0; k < rounds.size(); ++k) {
+    TritonRound e, c;
+    e.reference_first = c.reference_first = rounds[k].reference_first;
+    for (std::size_t s = 0; s < n_sites; ++s) {
+      if (!keep[s]) continue;
+      e.reference.push_back(rounds[k].reference[s]);
+      e.candidate.push_back(rounds[k].candidate[s]);
+      c.reference.push_back(spans[0][k][s]);
+      c.candidate.push_back(spans[1][k][s]);
+    }
+    events.push_back(std::move(e));
+    cupti.push_back(std::move(c));
+  }
+  std::size_t kept = 0;
+  for (bool b : keep) kept += b ? 1 : 0;
+  nlohmann::ordered_json j = {{"sites", kept}, {"of", n_sites}};
+  if (kept == 0) {
+    j["note"] = "no site both sides timed without a host-bound call or an empty one";
+    r.cupti["speedup_check"] = j;
+    return;
+  }
+  try {
+    const double e = triton_round_speedup(events, 0.95, 200).estimate;
+    const double c = triton_round_speedup(cupti, 0.95, 200).estimate;
+    j["events"] = e;
+    j["cupti"] = c;
+    j["slack"] = kSlack;
+    r.cupti["speedup_check"] = j;
+    if (e > kSlack && e > kSlack * std::max(1.0, c))
+      r.cupti_flags.push_back(
+          {"cupti_speedup",
+           {fmt::format("the events give a speedup of {:.3f} on {} site(s), the GPU work CUPTI "
+                        "recorded in the same calls {:.3f}: the timed calls' times are not the "
+                        "GPU's",
+                        e, kept, c)}});
+  } catch (const std::invalid_argument& e) {
+    j["note"] = e.what();
+    r.cupti["speedup_check"] = j;
+  }
+}
+
 // Times reference and candidate in interleaved rounds (perf/interleave.h: pairs alternating
 // which side goes first, warm-up pairs first and discarded), one process each, and computes the
 // speedup over the timed rounds. Both sides' processes pay the same per-process costs (a fresh
@@ -723,6 +865,11 @@ void time_job(const TritonEvalOptions& opt, TritonJobResult& r, const TritonRunO
   std::set<std::string> reference_watch;
   std::vector<std::pair<std::string, std::string>> candidate_watch;
   TritonCuptiJudge cupti;  // with --cupti: every timing process's record against its marks
+  // Per side and timed round, per site, the CUPTI span of each timed call (ms): empty where that
+  // process's record was not used.
+  std::vector<std::vector<std::vector<double>>> cupti_spans[2];
+  std::set<std::size_t> device_end;  // sites some timed round timed to the device-wide end
+  for (auto& side : cupti_spans) side.resize(static_cast<std::size_t>(opt.rounds));
   if (skips_entries(r.defect))
     for (int s : r.defect->sites) unjudged.insert(static_cast<std::size_t>(s));
   for (std::size_t i = 0; i < plan.size(); ++i) {
@@ -736,6 +883,13 @@ void time_job(const TritonEvalOptions& opt, TritonJobResult& r, const TritonRunO
     report(what + " timing", o);
     if (o.status != TritonRunStatus::ok) {
       r.speedup_note = fmt::format("the {} timing run failed: {}", what, o.detail);
+      // A candidate's timing report refused (its channel forged, its report saying otherwise
+      // than it committed call by call, the runner's own code rebound) is the candidate's
+      // doing: its verdict, not only a missing speedup.
+      if (!ref && o.status == TritonRunStatus::refused) {
+        r.graded.verdict = TritonVerdict::refused;
+        r.detail = fmt::format("the {} timing run: {}", what, o.detail);
+      }
       return;
     }
     env = o.env;
@@ -746,7 +900,16 @@ void time_job(const TritonEvalOptions& opt, TritonJobResult& r, const TritonRunO
     if (o.profiled) {
       std::vector<std::string> names;
       for (const TritonCallSite& site : o.sites) names.push_back(site.entry);
-      cupti.add(triton_cupti_process(o), ref, what, std::move(names));
+      TritonCuptiProcess cp = triton_cupti_process(o);
+      if (!p.warmup && cp.used) {
+        // Each timed call's CUPTI span, in ms, site by site: the speedup CUPTI gives.
+        auto& spans = cupti_spans[p.who][static_cast<std::size_t>(p.index)];
+        for (const TritonCuptiSite& site : cp.sites) {
+          spans.emplace_back();
+          for (double ns : site.span_ns) spans.back().push_back(ns / 1e6);
+        }
+      }
+      cupti.add(std::move(cp), ref, what, std::move(names));
       o.profile.clear();
       o.profile.shrink_to_fit();
     }
@@ -800,6 +963,7 @@ void time_job(const TritonEvalOptions& opt, TritonJobResult& r, const TritonRunO
       if (site.host_bound) r.host_bound[p.who][s] = true;
       side.push_back(site.samples_ms);
       entries[p.who][static_cast<std::size_t>(p.index)].push_back(site.entry);
+      if (site.end == "device") device_end.insert(s);
       if (!ref && site.end == "device")
         r.side_work.push_back(fmt::format("round {}: {} ran {:.3f} ms past its call", p.index,
                                           site.entry, site.tail_ms));
@@ -810,6 +974,7 @@ void time_job(const TritonEvalOptions& opt, TritonJobResult& r, const TritonRunO
   if (!opt.profiler.empty()) {
     r.cupti_flags = cupti.flags();
     r.cupti = cupti.json();
+    cupti_speedup_check(r, rounds, cupti_spans, device_end);
   }
   // Where the reference's own processes disagree, a difference says nothing about the candidate.
   for (const auto& [at, failure] : failures) {
@@ -826,6 +991,13 @@ void time_job(const TritonEvalOptions& opt, TritonJobResult& r, const TritonRunO
   r.rounds = rounds;
   r.round_entries[0] = entries[0];
   r.round_entries[1] = entries[1];
+  // Evidence the operator code cannot touch decides (issue 31): where the profiler's record
+  // contradicts the timing, there is no speedup. A wrong timed output (below) is the stronger
+  // verdict and takes precedence.
+  std::string evidence;
+  for (const auto& [check, lines] : r.cupti_flags)
+    if (TritonCuptiJudge::decides(check) && evidence.empty())
+      evidence = check + ": " + (lines.empty() ? std::string() : lines.front());
   if (tc.failed > 0) {
     const auto& f = tc.first_failure;
     r.graded.verdict = TritonVerdict::timed_mismatch;
@@ -835,6 +1007,12 @@ void time_job(const TritonEvalOptions& opt, TritonJobResult& r, const TritonRunO
         tc.failed, tc.checked, f["process"].get<std::string>(), f["call"].get<std::size_t>(),
         f["entry"].get<std::string>(), f["site"].get<std::size_t>(),
         f["detail"].get<std::string>());
+    r.speedup_note = "not counted: " + r.detail;
+    return;
+  }
+  if (!evidence.empty()) {
+    r.graded.verdict = TritonVerdict::timing_refused;
+    r.detail = "the CUPTI profiler's record contradicts the timing: " + evidence;
     r.speedup_note = "not counted: " + r.detail;
     return;
   }
@@ -947,7 +1125,12 @@ nlohmann::ordered_json entry_args_json(const TritonDefect& d, const TritonRunOut
 
 }  // namespace
 
-TritonEvalResult evaluate_triton(const std::vector<TritonJob>& jobs, const TritonEvalOptions& opt) {
+TritonEvalResult evaluate_triton(const std::vector<TritonJob>& jobs,
+                                 const TritonEvalOptions& options) {
+  // One secret for every test-mode run of this evaluation: the reference's and the candidates'
+  // sampled entry calls keep the same positions, which none of them knows before its call ends.
+  TritonEvalOptions opt = options;
+  if (opt.test_secret == 0) opt.test_secret = (random_u64() >> 1) | 1;
   TritonEvalResult res;
   res.results.resize(jobs.size());
   // What the caller is handed as soon as it is final (opt.on_reference, opt.on_result), one
@@ -1254,6 +1437,21 @@ nlohmann::ordered_json triton_result_json(const TritonJobResult& r) {
                        {"compared", r.outputs->compared},
                        {"failed", r.outputs->failed},
                        {"entries", std::move(entries)}};
+  }
+  if (r.entry_call_check) {
+    // Only the entries that failed: a test makes hundreds of calls.
+    nlohmann::ordered_json failed = nlohmann::ordered_json::array();
+    for (const EntryVerdict& e : r.entry_call_check->entries) {
+      if (!e.failed || failed.size() >= 16) continue;
+      nlohmann::ordered_json ej = {{"name", e.name}, {"status", e.status}};
+      if (!e.detail.empty()) ej["detail"] = e.detail;
+      if (e.max_abs_error > 0) ej["max_abs_error"] = e.max_abs_error;
+      failed.push_back(std::move(ej));
+    }
+    j["entry_call_check"] = {{"passed", r.entry_call_check->failed == 0},
+                             {"compared", r.entry_call_check->compared},
+                             {"failed", r.entry_call_check->failed},
+                             {"failures", std::move(failed)}};
   }
   if (r.speedup) {
     j["speedup"] = {{"estimate", r.speedup->estimate},

@@ -47,6 +47,9 @@ struct TritonReferenceCheck;
 struct TritonEvalOptions {
   TritonRunner runner;
   std::uint64_t seed = 20251122;
+  // The secret of the test-mode runs' sampled entry calls (TritonRunRequest::test_secret): 0,
+  // one drawn afresh per evaluation.
+  std::uint64_t test_secret = 0;
   bool speedup = false;
   TritonTiming timing;
   int rounds = 4;         // timed rounds per candidate: one reference and one candidate process
@@ -118,6 +121,14 @@ struct TritonJobResult {
   // entry call returned and wrote into its arguments, where the reference's test result holds
   // no tensor); empty when nothing was compared.
   std::string compared_on;
+  // Where the test's result was compared (compared_on test_result): what the operator's own
+  // calls gave, each against the reference's same call on the same seeded inputs (issue 31: a
+  // test whose own check was patched, `torch.allclose` returning True, made a wrong operator
+  // pass). Each call's result, and, for a call that returns no tensor, the tensor arguments it
+  // left (its output is one of them); entries in which the reference's two runs differ are not
+  // compared. Unset when not made (the basis is already the entry calls, the reference recorded
+  // none, or a known test defect skips entries).
+  std::optional<OutputsVerdict> entry_call_check;
   std::optional<TritonSpeedup> speedup;
   std::string speedup_note;         // why there is none, when speedup was asked for
   std::vector<TritonRound> rounds;  // the timed rounds (warm-up rounds are not kept)
@@ -177,6 +188,12 @@ struct TritonReferenceCheck {
   // empty for no_output and failed.
   std::string compared_on;
   std::optional<OutputsVerdict> outputs;  // the second run against the first
+  // The entry calls' outputs of the second run against the first (whatever compared_on is):
+  // the entries that differ ("calls[2].args[1]") are not held against candidates
+  // (TritonJobResult::entry_call_check); `calls_comparable` is false when the two runs made
+  // other calls, or recorded none.
+  std::set<std::string> unstable_calls;
+  bool calls_comparable = false;
 };
 
 struct TritonEvalResult {

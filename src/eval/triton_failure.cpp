@@ -212,6 +212,11 @@ std::optional<FailureClassification> classify_triton_verdict(std::string_view ve
   if (verdict == "timed_mismatch")
     return FailureClassification{C::result_mismatch, "timed_mismatch",
                                  "a timed call's output differs from the reference's"};
+  // Its outputs were right; its timing was not what the GPU did: the candidate's doing, at run
+  // time.
+  if (verdict == "timing_refused")
+    return FailureClassification{C::runtime_logic, "timing_refused",
+                                 "the profiler's record contradicts the timed calls' times"};
   if (verdict == "call_error") return classify_failure(error);
   if (verdict == "timeout")
     return FailureClassification{C::runtime_logic, "timeout", "the run timed out"};

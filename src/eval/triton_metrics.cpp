@@ -202,6 +202,8 @@ std::string_view triton_verdict_name(TritonVerdict v) {
       return "mismatch";
     case TritonVerdict::timed_mismatch:
       return "timed_mismatch";
+    case TritonVerdict::timing_refused:
+      return "timing_refused";
     case TritonVerdict::call_error:
       return "call_error";
     case TritonVerdict::timeout:

@@ -63,6 +63,12 @@ enum class TritonVerdict {
   // The test's outputs matched, but a timed call's output differs from the reference's on the
   // same inputs (a result cached, or computed only for the test's own call): no speedup.
   timed_mismatch,
+  // The test's outputs matched, but evidence the candidate cannot touch contradicts its timing
+  // (the CUPTI profiler's record: a timed call reported faster than the GPU work in it, a timed
+  // call with no GPU work where the reference's had some, the work done outside the calls or
+  // before their inputs existed, a record cut or written early; docs/triton.md, "Timing"): no
+  // speedup. Counted as a failure in execution accuracy, like timed_mismatch.
+  timing_refused,
   call_error,        // the runner reported an exception (stage in the result)
   timeout,           // over the wall-clock limit
   crash,             // died, exited without a report, or stopped at a memory/disk limit

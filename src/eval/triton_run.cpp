@@ -2,13 +2,20 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
 
 #include "core/enum_names.h"
 #include "core/input_error.h"
+#include "core/sha256.h"
 #include "eval/python_bytecode.h"
 #include "run/cloexec_file.h"
 #include "run/result_channel.h"
@@ -113,7 +120,8 @@ std::vector<TritonCallValue> parse_values(const nlohmann::json& values, const st
 // slices follow one another from `pos` (where the test's outputs end), so that every byte is
 // accounted for once. `budget` is the elements the judge still agrees to hold.
 OutputSet parse_slice(const nlohmann::json& o, std::string_view data, std::size_t& pos,
-                      std::uint64_t& budget, const std::string& source, const std::string& at) {
+                      std::uint64_t& budget, const std::string& source, const std::string& at,
+                      std::string* digest = nullptr) {
   if (!o.is_object()) throw InputError(source, 0, at, "not an object");
   const nlohmann::json* offset = optional_field(o, "offset");
   const nlohmann::json* bytes = optional_field(o, "data_bytes");
@@ -128,18 +136,22 @@ OutputSet parse_slice(const nlohmann::json& o, std::string_view data, std::size_
   const std::size_t n = bytes->get<std::size_t>();
   OutputSet set = parse_output_set(o, data.substr(pos, n), source + ": " + at, budget);
   for (const OutputEntry& e : set.entries) budget -= e.tensor.values.size();
+  if (digest != nullptr) *digest = sha256_hex(data.substr(pos, n));
   pos += n;
   return set;
 }
 
 std::vector<OutputSet> parse_call_outputs(const nlohmann::json& outputs, std::string_view data,
                                           std::size_t& pos, std::uint64_t& budget,
-                                          const std::string& source, const std::string& where) {
+                                          const std::string& source, const std::string& where,
+                                          std::vector<std::string>& digests) {
   if (!outputs.is_array()) throw InputError(source, 0, where, "not an array");
   std::vector<OutputSet> out;
-  for (std::size_t i = 0; i < outputs.size(); ++i)
-    out.push_back(
-        parse_slice(outputs[i], data, pos, budget, source, fmt::format("{}[{}]", where, i)));
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    digests.emplace_back();
+    out.push_back(parse_slice(outputs[i], data, pos, budget, source,
+                              fmt::format("{}[{}]", where, i), &digests.back()));
+  }
   return out;
 }
 
@@ -155,7 +167,8 @@ std::vector<TritonCallOutput> parse_test_calls(const nlohmann::json& calls, std:
     TritonCallOutput c;
     c.entry = string_at(calls[i], "entry", source, at + ".");
     const nlohmann::json* o = optional_field(calls[i], "outputs");
-    if (o && !o->is_null()) c.outputs = parse_slice(*o, data, pos, budget, source, at + ".outputs");
+    if (o && !o->is_null())
+      c.outputs = parse_slice(*o, data, pos, budget, source, at + ".outputs", &c.digest);
     out.push_back(std::move(c));
   }
   return out;
@@ -180,7 +193,8 @@ TritonSiteCheck parse_check(const nlohmann::json& check, std::size_t samples, st
   }
   const nlohmann::json* outputs = optional_field(check, "outputs");
   if (!outputs) throw InputError(source, 0, where + ".outputs", "missing");
-  c.outputs = parse_call_outputs(*outputs, data, pos, budget, source, where + ".outputs");
+  c.outputs =
+      parse_call_outputs(*outputs, data, pos, budget, source, where + ".outputs", c.digests);
   // Every timed call is judged by its output: a sample without one is a time nobody checked.
   if (c.outputs.size() != samples)
     throw InputError(source, 0, where + ".outputs",
@@ -426,10 +440,13 @@ nlohmann::json triton_request_json(const TritonRunRequest& req, const fs::path& 
             {"max_ms_per_site", req.timing.max_ms_per_site},
             {"flush_bytes", req.timing.flush_bytes},
             {"cupti", req.timing.cupti},
+            // The job's secret never enters the runner: each timed call's key comes over the
+            // per-call channel in its turn (TritonStreamServer); the request holds only the
+            // seed of the probe's untimed calls, which says nothing of the keys.
             {"check",
              {{"perturb", req.timing.perturb},
               {"perturb_relative", req.timing.perturb_relative},
-              {"seed", req.timing.perturb_seed},
+              {"seed", req.time ? triton_probe_seed(req.timing.perturb_seed) : 0},
               {"max_bytes_per_site", req.timing.check_bytes_per_site},
               {"max_bytes", req.timing.check_bytes},
               {"plan", req.plan},
@@ -550,8 +567,325 @@ void parse_runner_record(const std::string& channel, const std::string& nonce,
     for (auto it = env->begin(); it != env->end(); ++it)
       if (it.value().is_string()) out.env[it.key()] = it.value();
   if (const nlohmann::json* c = optional_field(rec, "cupti")) out.cupti = parse_cupti(*c, source);
+  // What the runner found rebound of its own code. The names come from code the candidate
+  // controls: kept short, and few.
+  if (const nlohmann::json* t = optional_field(rec, "tampered")) {
+    if (!t->is_array() || t->size() > 64)
+      throw InputError(source, 1, "tampered", "not an array of at most 64 strings");
+    for (const nlohmann::json& w : *t) {
+      if (!w.is_string()) throw InputError(source, 1, "tampered", "not a string");
+      std::string text = w.get<std::string>();
+      if (text.size() > 120) text = text.substr(0, 117) + "...";
+      out.tampered.push_back(std::move(text));
+    }
+  }
   if (out.status == TritonRunStatus::ok && !out.has_outputs && out.sites.empty() && !timing)
     throw InputError(source, 1, "", "status ok, yet neither outputs nor timing");
+}
+
+std::string triton_call_key(std::uint64_t secret, std::size_t site, std::size_t rep) {
+  return sha256_hex(fmt::format("{:016x}/kjudge-triton/in/{}/{}", secret, site, rep)).substr(0, 32);
+}
+
+std::string triton_sample_key(std::uint64_t secret, std::size_t site, std::size_t rep) {
+  return sha256_hex(fmt::format("{:016x}/kjudge-triton/sample/{}/{}", secret, site, rep))
+      .substr(0, 32);
+}
+
+std::string triton_call_sample_key(std::uint64_t secret, std::size_t index) {
+  return sha256_hex(fmt::format("{:016x}/kjudge-triton/call/{}", secret, index)).substr(0, 32);
+}
+
+std::uint64_t triton_probe_seed(std::uint64_t secret) {
+  // 60 bits: positive as a JSON integer anywhere, and never 0 (none given).
+  return std::strtoull(
+             sha256_hex(fmt::format("{:016x}/kjudge-triton/probe", secret)).substr(0, 15).c_str(),
+             nullptr, 16) |
+         1;
+}
+
+namespace {
+
+std::int64_t realtime_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+bool parse_count(const std::string& w, std::size_t& out) {
+  if (w.empty() || w.size() > 7 || w.find_first_not_of("0123456789") != std::string::npos)
+    return false;
+  out = static_cast<std::size_t>(std::stoul(w));
+  return true;
+}
+
+bool parse_ms(const std::string& w, double& out) {
+  if (w.empty() || w.size() > 40) return false;
+  char* end = nullptr;
+  out = std::strtod(w.c_str(), &end);
+  return end == w.c_str() + w.size() && std::isfinite(out) && out >= 0;
+}
+
+bool sha256_word(const std::string& w) {
+  return w.size() == 64 && w.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+}  // namespace
+
+// The judge's end of the per-call channel (the runner's CallStream): a socket pair, the runner
+// keeping one end, and a thread answering it while the run goes on. It answers in order only
+// and takes the time of every message on the judge's clock; anything out of order (a message
+// the operator code forged on the runner's descriptor) ends the service with a violation.
+class TritonStreamServer {
+ public:
+  TritonStreamServer() {
+    int fds[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
+      throw std::runtime_error("cannot make the per-call channel");
+    judge_ = fds[0];
+    child_ = fds[1];
+  }
+  ~TritonStreamServer() {
+    (void)stop();
+    close(judge_);
+    close(child_);
+  }
+  TritonStreamServer(const TritonStreamServer&) = delete;
+  TritonStreamServer& operator=(const TritonStreamServer&) = delete;
+
+  int child_fd() const { return child_; }
+  // Set from the request when it is written (for a gated run, just before its go).
+  void configure(std::uint64_t secret, bool timed) {
+    std::lock_guard<std::mutex> lock(mu_);
+    secret_ = secret;
+    timed_ = timed;
+  }
+  void start(std::int64_t spawn_ns) {
+    log_ = TritonStreamLog{};
+    log_.served = true;
+    log_.spawn_ns = spawn_ns;
+    state_ = State::idle;
+    started_ = false;
+    next_rec_ = 0;
+    call_keyed_ = false;
+    thread_ = std::thread([this] { serve(); });
+  }
+  // Once the runner has ended: the thread is woken (the judge holds the runner's end open too,
+  // so no end of file would come) and its log handed back.
+  TritonStreamLog stop() {
+    if (!thread_.joinable()) return TritonStreamLog{};
+    shutdown(judge_, SHUT_RDWR);
+    thread_.join();
+    return std::move(log_);
+  }
+
+ private:
+  enum class State { idle, keyed, done };
+  static constexpr std::size_t kLineCap = 256;
+  static constexpr std::size_t kEventCap = 1u << 20;
+
+  void send_line(const std::string& line) {
+    std::string_view v = line;
+    while (!v.empty()) {
+      const ssize_t n = send(judge_, v.data(), v.size(), MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;
+      v.remove_prefix(static_cast<std::size_t>(n));
+    }
+  }
+
+  void serve() {
+    std::string buf;
+    char tmp[512];
+    for (;;) {
+      const ssize_t n = read(judge_, tmp, sizeof tmp);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;
+      const std::int64_t now = realtime_ns();
+      buf.append(tmp, static_cast<std::size_t>(n));
+      std::size_t nl;
+      while ((nl = buf.find('\n')) != std::string::npos) {
+        const std::string line = buf.substr(0, nl);
+        buf.erase(0, nl + 1);
+        std::string reply;
+        const std::string bad = handle(line, now, reply);
+        if (!bad.empty()) {
+          log_.violation = bad;
+          send_line("refused\n");
+          return;
+        }
+        if (!reply.empty()) send_line(reply);
+      }
+      if (buf.size() > kLineCap) {
+        log_.violation = "a message longer than 256 bytes";
+        send_line("refused\n");
+        return;
+      }
+    }
+  }
+
+  // The reply to one message in `reply` (none for kept and rec); non-empty: the violation.
+  std::string handle(const std::string& line, std::int64_t now, std::string& reply) {
+    std::vector<std::string> w;
+    for (std::size_t i = 0; i < line.size();) {
+      const std::size_t j = std::min(line.find(' ', i), line.size());
+      w.push_back(line.substr(i, j - i));
+      i = j + 1;
+    }
+    const std::string quoted = "'" + line.substr(0, 80) + "'";
+    if (log_.events.size() >= kEventCap) return "more than 2^20 messages";
+    std::uint64_t secret;
+    bool timed;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      secret = secret_;
+      timed = timed_;
+    }
+    TritonStreamEvent e;
+    e.at_ns = now;
+    if (w.empty()) return "an empty message";
+    if (w[0] == "call") {  // the sample key of an entry call too large to keep whole
+      e.kind = TritonStreamEvent::Kind::call;
+      if (timed) return "an entry call sampled in a timing run: " + quoted;
+      if (w.size() != 2 || !parse_count(w[1], e.rep)) return "a malformed message " + quoted;
+      if (e.rep != next_rec_ || call_keyed_)
+        return fmt::format("the sample key of entry call {} asked for out of turn", e.rep);
+      call_keyed_ = true;
+      reply = "s " + triton_call_sample_key(secret, e.rep) + "\n";
+      log_.events.push_back(std::move(e));
+      return "";
+    }
+    if (w[0] == "rec") {
+      e.kind = TritonStreamEvent::Kind::rec;
+      if (timed) return "an entry call recorded in a timing run: " + quoted;
+      if (w.size() != 3 || !parse_count(w[1], e.rep) || (w[2] != "-" && !sha256_word(w[2])))
+        return "a malformed message " + quoted;
+      if (e.rep != next_rec_)
+        return fmt::format("entry call {} recorded where call {} was next", e.rep, next_rec_);
+      ++next_rec_;
+      call_keyed_ = false;
+      e.digest = w[2] == "-" ? "" : w[2];
+      log_.events.push_back(std::move(e));
+      return "";
+    }
+    if (!timed) return "a timed call's message in a test-mode run: " + quoted;
+    if (w.size() < 3 || !parse_count(w[1], e.site) || !parse_count(w[2], e.rep))
+      return "a malformed message " + quoted;
+    const auto at = std::make_pair(e.site, e.rep);
+    if (w[0] == "key" && w.size() == 3) {
+      const bool next = state_ == State::idle &&
+                        (!started_ ? (e.site == 0 && e.rep == 0)
+                                   : ((e.site == last_.first && e.rep == last_.second + 1) ||
+                                      (e.site == last_.first + 1 && e.rep == 0)));
+      if (!next)
+        return fmt::format("the key of site {} call {} asked for out of turn ({})", e.site, e.rep,
+                           started_
+                               ? fmt::format("after site {} call {}", last_.first, last_.second)
+                               : std::string("first"));
+      e.kind = TritonStreamEvent::Kind::key;
+      state_ = State::keyed;
+      cur_ = at;
+      reply = "k " + triton_call_key(secret, e.site, e.rep) + "\n";
+    } else if (w[0] == "done" && w.size() == 5) {
+      if (state_ != State::keyed || cur_ != at)
+        return fmt::format("site {} call {} said done out of turn", e.site, e.rep);
+      if (!parse_ms(w[3], e.stream_ms) || !parse_ms(w[4], e.device_ms))
+        return "a malformed message " + quoted;
+      e.kind = TritonStreamEvent::Kind::done;
+      state_ = State::done;
+      reply = "s " + triton_sample_key(secret, e.site, e.rep) + "\n";
+    } else if (w[0] == "kept" && w.size() == 4) {
+      if (state_ != State::done || cur_ != at)
+        return fmt::format("site {} call {} said kept out of turn", e.site, e.rep);
+      if (!sha256_word(w[3])) return "a malformed message " + quoted;
+      e.kind = TritonStreamEvent::Kind::kept;
+      e.digest = w[3];
+      state_ = State::idle;
+      started_ = true;
+      last_ = at;
+    } else {
+      return "a message the judge has no use for: " + quoted;
+    }
+    log_.events.push_back(std::move(e));
+    return "";
+  }
+
+  int judge_ = -1, child_ = -1;
+  std::mutex mu_;
+  std::uint64_t secret_ = 0;
+  bool timed_ = false;
+  std::thread thread_;
+  TritonStreamLog log_;
+  State state_ = State::idle;
+  bool started_ = false;
+  std::pair<std::size_t, std::size_t> last_{0, 0}, cur_{0, 0};
+  std::size_t next_rec_ = 0;
+  bool call_keyed_ = false;
+};
+
+std::string triton_stream_mismatch(const TritonRunOutcome& o, bool timed) {
+  const TritonStreamLog& log = o.stream;
+  if (!log.served) return "";
+  if (!log.violation.empty()) return "its per-call channel: " + log.violation;
+  if (o.status != TritonRunStatus::ok) return "";
+  using K = TritonStreamEvent::Kind;
+  if (!timed) {
+    std::size_t i = 0;
+    for (const TritonStreamEvent& e : log.events) {
+      if (e.kind != K::rec) continue;
+      if (i >= o.call_outputs.size())
+        return fmt::format("it committed entry call {}, which its report does not hold", i);
+      if (e.digest != o.call_outputs[i].digest)
+        return fmt::format(
+            "entry call {} ({}) in its report is not what it committed as the call ended", i,
+            o.call_outputs[i].entry);
+      ++i;
+    }
+    if (i != o.call_outputs.size())
+      return fmt::format("its report holds {} entry calls, it committed {}", o.call_outputs.size(),
+                         i);
+    return "";
+  }
+  // Per reported site, the done and kept of each timed call, in order.
+  std::vector<std::vector<std::pair<const TritonStreamEvent*, const TritonStreamEvent*>>> calls(
+      o.sites.size());
+  const TritonStreamEvent* last = nullptr;
+  for (const TritonStreamEvent& e : log.events) {
+    last = &e;
+    if (e.kind == K::key) continue;
+    if (e.site >= o.sites.size())
+      return fmt::format("it committed timed calls of site {}, which its report does not hold",
+                         e.site);
+    auto& site = calls[e.site];
+    if (e.kind == K::done)
+      site.push_back({&e, nullptr});
+    else if (e.kind == K::kept && !site.empty())
+      site.back().second = &e;
+  }
+  if (last != nullptr && last->kind != K::kept)
+    return fmt::format("its last timed call (site {} call {}) was never committed whole",
+                       last->site, last->rep);
+  for (std::size_t s = 0; s < o.sites.size(); ++s) {
+    const TritonCallSite& site = o.sites[s];
+    if (calls[s].size() != site.samples_ms.size())
+      return fmt::format("site {} ({}) reports {} timed calls, it committed {}", s, site.entry,
+                         site.samples_ms.size(), calls[s].size());
+    for (std::size_t n = 0; n < calls[s].size(); ++n) {
+      const auto& [done, kept] = calls[s][n];
+      const double committed = site.end == "device" ? done->device_ms : done->stream_ms;
+      if (committed != site.samples_ms[n])
+        return fmt::format(
+            "site {} ({}) call {} reports {} ms, it committed {} ms as the call ended", s,
+            site.entry, n, site.samples_ms[n], committed);
+      if (kept == nullptr || n >= site.check.digests.size() ||
+          kept->digest != site.check.digests[n])
+        return fmt::format(
+            "site {} ({}) call {}: the output in its report is not what it committed as the call "
+            "ended",
+            s, site.entry, n);
+    }
+  }
+  return "";
 }
 
 TritonRunFiles::TritonRunFiles(const fs::path& workspace, const std::string& code,
@@ -562,11 +896,13 @@ TritonRunFiles::TritonRunFiles(const fs::path& workspace, const std::string& cod
   write_file_cloexec(test, test_code);
   request = std::make_unique<ResultChannel>("kjudge-triton-request");
   result = std::make_unique<ResultChannel>("kjudge-triton-result");
+  stream = std::make_unique<TritonStreamServer>();
 }
 
 TritonRunFiles::~TritonRunFiles() = default;
 
 void TritonRunFiles::write_request(const TritonRunRequest& req) const {
+  stream->configure(req.time ? req.timing.perturb_seed : req.test_secret, req.time);
   const std::string body = triton_request_json(req, candidate, test, result->nonce()).dump();
   if (pwrite(request->fd(), body.data(), body.size(), 0) != static_cast<ssize_t>(body.size()))
     throw std::runtime_error("cannot write the request");
@@ -576,7 +912,7 @@ namespace {
 
 // Starts the runner on prepared files and reads its report; go_fd >= 0: the runner waits on it.
 TritonRunOutcome execute(const TritonRunner& runner, const TritonRunFiles& f, int go_fd,
-                         double timeout_s) {
+                         double timeout_s, bool timed) {
   TritonRunOutcome out;
   const fs::path& ws = f.ws;
   StepExtras extras;
@@ -590,6 +926,8 @@ TritonRunOutcome execute(const TritonRunner& runner, const TritonRunFiles& f, in
                      {runner.script.string(), "--request-fd", std::to_string(f.request->fd()),
                       "--result-fd", std::to_string(f.result->fd())});
   extras.inherit_fds = {f.request->fd(), f.result->fd()};
+  extras.argv.insert(extras.argv.end(), {"--stream-fd", std::to_string(f.stream->child_fd())});
+  extras.inherit_fds.push_back(f.stream->child_fd());
   if (go_fd >= 0) {
     extras.argv.insert(extras.argv.end(), {"--go-fd", std::to_string(go_fd)});
     extras.inherit_fds.push_back(go_fd);
@@ -622,7 +960,9 @@ TritonRunOutcome execute(const TritonRunner& runner, const TritonRunFiles& f, in
     extras.inherit_fds.push_back(profile->fd());
   }
   const std::string label = runner.python.executable + " " + runner.script.filename().string();
+  f.stream->start(realtime_ns());
   ProcessResult r = run_step(runner.step, runner.machine, label, ws, timeout_s, extras);
+  TritonStreamLog stream = f.stream->stop();
   fill_from_process(r, out);
   if (profile) {
     out.profiled = true;
@@ -633,6 +973,15 @@ TritonRunOutcome execute(const TritonRunner& runner, const TritonRunFiles& f, in
   if (!r.started) {
     out.status = TritonRunStatus::judge_error;
     out.detail = "judge: could not start the runner: " + r.error;
+    return out;
+  }
+  if (!stream.violation.empty()) {
+    // A message out of turn on the runner's descriptor is the operator code's (the runner only
+    // asks in order): the run is refused, whatever became of the process after the judge said
+    // no (the runner raises when it is answered "refused").
+    out.status = TritonRunStatus::refused;
+    out.detail = "the runner's report was refused: its per-call channel: " + stream.violation;
+    out.stream = std::move(stream);
     return out;
   }
   if (r.timed_out) {
@@ -665,6 +1014,22 @@ TritonRunOutcome execute(const TritonRunner& runner, const TritonRunFiles& f, in
     fill_from_process(r, out);
     out.status = TritonRunStatus::refused;
     out.detail = std::string("the runner's report was refused: ") + e.what();
+    out.stream = std::move(stream);
+    return out;
+  }
+  out.stream = std::move(stream);
+  // Evidence the operator code cannot rewrite after the fact decides: a runner whose own code
+  // was rebound, or whose report says otherwise than what it committed call by call, is refused.
+  std::string why;
+  if (!out.tampered.empty()) {
+    why = "the operator code rebound the runner's own code: " + out.tampered.front();
+    if (out.tampered.size() > 1) why += fmt::format(" (and {} more)", out.tampered.size() - 1);
+  } else {
+    why = triton_stream_mismatch(out, timed);
+  }
+  if (!why.empty()) {
+    out.status = TritonRunStatus::refused;
+    out.detail = "the runner's report was refused: " + why;
   }
   return out;
 }
@@ -683,7 +1048,7 @@ TritonRunOutcome run_triton(const TritonRunner& runner, const TritonRunRequest& 
     out.detail = std::string("judge: cannot prepare the run: ") + e.what();
     return out;
   }
-  return execute(runner, *files, -1, runner.timeout_s);
+  return execute(runner, *files, -1, runner.timeout_s, req.time);
 }
 
 TritonGate::TritonGate(const fs::path& workspace, const std::string& code,
@@ -723,7 +1088,8 @@ void TritonGate::cancel() {
 }
 
 TritonRunOutcome run_triton_gated(const TritonRunner& runner, TritonGate& gate) {
-  return execute(runner, gate.files_, gate.go_read_, 2 * runner.timeout_s);
+  // A gate only ever starts a timing process (TimedProcesses).
+  return execute(runner, gate.files_, gate.go_read_, 2 * runner.timeout_s, true);
 }
 
 }  // namespace kjudge

@@ -77,6 +77,10 @@ struct TritonRunRequest {
   // Test mode only: keep just these arguments of each call of this entry (null in the request
   // when empty).
   std::optional<TritonEntryArgs> entry_args;
+  // Test mode: the secret the positions of a sampled entry call (one too large to keep whole)
+  // are drawn from, streamed to the runner once the call has returned; the same for every run
+  // of one evaluation, so that the reference's and the candidates' samples line up.
+  std::uint64_t test_secret = 0;
 };
 
 // The request as the runner reads it. Paths are where the judge wrote the code.
@@ -109,6 +113,9 @@ struct TritonSiteCheck {
   // in each), which every later process makes again: the same calls everywhere.
   std::vector<std::vector<std::string>> probe;
   std::vector<OutputSet> outputs;  // per timed call: "result..." and the observed arguments
+  // Per timed call, the SHA-256 of its slice of the report's blob: what the runner committed to
+  // the judge on the per-call channel must be what the report carries (TritonStreamLog).
+  std::vector<std::string> digests;
   // Of `outputs`, the first `whole` keep the whole output the plan allowed; the others (and a
   // call planned whole that did not fit the runner's budgets) keep a sample of at most `sample`
   // elements of each tensor (OutputEntry::sample). The reference's first process decides both
@@ -173,7 +180,38 @@ struct TritonRunError {
 struct TritonCallOutput {
   std::string entry;
   std::optional<OutputSet> outputs;  // empty: not recorded (over the runner's cap)
+  std::string digest;                // SHA-256 of its slice of the blob; empty when not recorded
 };
+
+// One message of the per-call channel the judge serves while a run goes on (the runner's
+// CallStream, docs/triton.md "The runner protocol"), with the judge's own clock when it was read.
+struct TritonStreamEvent {
+  enum class Kind { key, done, kept, rec, call };
+  Kind kind = Kind::key;
+  std::size_t site = 0;                 // rec: 0
+  std::size_t rep = 0;                  // rec: the entry call's index
+  std::int64_t at_ns = 0;               // CLOCK_REALTIME when the judge read it
+  double stream_ms = 0, device_ms = 0;  // done: the call's samples, committed
+  std::string digest;                   // kept, rec: SHA-256 hex ("" for rec "-")
+};
+
+struct TritonStreamLog {
+  bool served = false;        // the runner was given the channel
+  std::int64_t spawn_ns = 0;  // CLOCK_REALTIME just before the runner was started
+  std::vector<TritonStreamEvent> events;
+  // Non-empty: a message out of order, malformed, or of a kind this run has no use for (what a
+  // forger writing on the runner's descriptor makes); the run is refused.
+  std::string violation;
+};
+
+// The key of timed call `rep` of site `site` (its new content), and of its sample's positions,
+// as the judge streams them: 32 hex digits from the job's secret. The probe's seed (untimed
+// calls that decide the plan) goes in the request instead.
+std::string triton_call_key(std::uint64_t secret, std::size_t site, std::size_t rep);
+std::string triton_sample_key(std::uint64_t secret, std::size_t site, std::size_t rep);
+// Test mode: the key of entry call `index`'s sample positions.
+std::string triton_call_sample_key(std::uint64_t secret, std::size_t index);
+std::uint64_t triton_probe_seed(std::uint64_t secret);
 
 // One call of the operator code as the runner marked it in the profiler's clock (the request's
 // timing.cupti): a timed call of site `site` (rep: its index in the site's samples), or another
@@ -232,7 +270,19 @@ struct TritonRunOutcome {
   std::string profile;
   std::string profile_nonce;
   TritonCuptiMarks cupti;
+  // The per-call channel's messages, with the judge's clock: what the runner committed as each
+  // timed call (or, in test mode, each entry call) ended. The report is checked against it.
+  TritonStreamLog stream;
+  // What the runner found rebound of its own code (the report's `tampered`): such a run is
+  // refused.
+  std::vector<std::string> tampered;
 };
+
+// Whether a report agrees with what its runner committed on the per-call channel: in mode
+// time, every reported site's timed calls each keyed, done and kept in order, with the samples
+// and output digests the report carries; in mode test, one `rec` per entry call with its
+// output's digest. Empty when it does; else why not (the run is then refused).
+std::string triton_stream_mismatch(const TritonRunOutcome& o, bool timed);
 
 // Parses what the runner wrote into its result channel: one line of JSON, then the data blob.
 // Throws InputError naming `source` and the field for anything malformed, a wrong nonce or a
@@ -258,6 +308,7 @@ TritonRunOutcome run_triton(const TritonRunner& runner, const TritonRunRequest& 
                             const std::filesystem::path& workspace);
 
 class ResultChannel;
+class TritonStreamServer;
 
 // What a runner is started on: its workspace with the code and test files, and its two
 // channels (request, result). Made before the process starts; the request may be written later.
@@ -273,6 +324,7 @@ struct TritonRunFiles {
 
   std::filesystem::path ws, candidate, test;
   std::unique_ptr<ResultChannel> request, result;
+  std::unique_ptr<TritonStreamServer> stream;  // the per-call channel, served while it runs
 };
 
 // A run started ahead of its turn (docs/triton.md, "Timing"): importing torch and triton takes

@@ -5,7 +5,9 @@
 # complete); the thread launches the kernel after the timer's end event and its device-wide
 # synchronize, so no event sees the work. Where the thread is late for the read-back, the timed
 # check fails (timed_mismatch); where it is not, only the CUPTI profiler (--cupti) sees the
-# kernels launched outside every call by a thread not the runner's: `cupti_outside`.
+# kernels launched outside every call by a thread not the runner's while the site was timed,
+# and timed calls with no device work: since issue 31 that withholds the speedup
+# (`cupti_hidden_work`, `cupti_no_work`: timing_refused).
 import queue
 import threading
 import time

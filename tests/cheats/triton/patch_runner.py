@@ -2,9 +2,10 @@
 # as its module runs it reaches the judge's runner, which runs as __main__ in the same process,
 # and wraps the constructor of the runner's timer so that every timer it makes reads a tenth of
 # the real time between its events (pygpubench-style: patch the harness, not the kernel). The
-# static pass flags the reach (`code_patch`: sys.modules); at run time the runner's watch sees
-# its own timer's constructor replaced (`runtime_hook`), and with the CUPTI profiler each
-# call's GPU span stands well above its forged time (`cupti_undercount`).
+# static pass flags the reach (`code_patch`: sys.modules). Since issue 31 the runner's tamper
+# check (Tamper, taken before any operator code runs) names its own timer's constructor
+# replaced, and the judge refuses the run (verdict refused); with the CUPTI profiler each call's
+# forged time would also stand below the GPU time busy in it (`cupti_below_gpu`).
 import sys
 
 import torch
