@@ -188,11 +188,16 @@ TEST_F(BenchStage, ProcessModeIsTimedByTheProfiler) {
 TEST_F(BenchStage, ARegionTheHostSpendsMuchLongerInIsFlagged) {
   testing::write_text(dir_ / "fake_profiler.so", "not a library\n");
   auto record = [](const std::string& region_end, const std::string& kernel_end) {
+    // The nonce is the channel's first line, taken and emptied as the real profiler does.
     return "char* getenv(const char*); int atoi(const char*); "
-           "dprintf(atoi(getenv(\"KJUDGE_PROFILE_FD\")), \"KJPROF 1 %s\\nAPP 1 100000000\\n"
+           "int fd = atoi(getenv(\"KJUDGE_PROFILE_FD\")); char n[64] = {0}; "
+           "if (pread(fd, n, 63, 0) < 0) return; "
+           "for (int i = 0; n[i]; ++i) if (n[i] == '\\n') n[i] = 0; "
+           "if (ftruncate(fd, 0) != 0) return; "
+           "dprintf(fd, \"KJPROF 1 %s\\nAPP 1 100000000\\n"
            "R 1000000 " +
            region_end + " 5 bench_region\\nK 2000000 " + kernel_end +
-           " 1500000 5 0 1 7 1 k\\nDROPPED 0\\nEND 2\\n\", getenv(\"KJUDGE_PROFILE_NONCE\"));";
+           " 1500000 5 0 1 7 1 k\\nDROPPED 0\\nEND 2\\n\", n);";
   };
   write_problem(dir_ / "problems/region", "bench/region",
                 "{type: region, include: [bench_region], time_type: kernel}", "./test.out --perf",

@@ -178,8 +178,9 @@ TEST_F(MainGuardRun, AnHonestProgramPassesAndEveryEarlyExitIsCaught) {
 }
 
 // A solution whose own .preinit_array entry runs before the guard's constructor (the loader
-// runs the program's entries first), keeps the channel and nonce it finds in the environment,
-// and later forges the guard's line and exits 0 (tests/cheats/computeeval/…/forge_main_preinit).
+// runs the program's entries first), keeps the channel named in the environment and the nonce
+// still in it, and later forges the guard's line and exits 0
+// (tests/cheats/computeeval/…/forge_main_preinit).
 const char* kPreinitForge = R"(#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,12 +189,14 @@ static int channel = -1;
 static char nonce[128];
 static void early(int argc, char** argv, char** envp) {
   (void)argc; (void)argv;
-  const char *fd = NULL, *n = NULL;
-  for (char** e = envp; *e; ++e) {
+  const char* fd = NULL;
+  for (char** e = envp; *e; ++e)
     if (!strncmp(*e, "KJUDGE_MAIN_FD=", 15)) fd = *e + 15;
-    if (!strncmp(*e, "KJUDGE_MAIN_NONCE=", 18)) n = *e + 18;
-  }
-  if (fd && n) { channel = dup(atoi(fd)); snprintf(nonce, sizeof nonce, "%s", n); }
+  if (!fd) return;
+  channel = dup(atoi(fd));
+  ssize_t got = pread(channel, nonce, sizeof nonce - 1, 0);
+  nonce[got > 0 ? got : 0] = 0;
+  if (strchr(nonce, '\n')) *strchr(nonce, '\n') = 0;
 }
 __attribute__((section(".preinit_array"), used)) static void (*entry)(int, char**, char**) = early;
 int solve(void) {

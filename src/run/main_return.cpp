@@ -86,15 +86,25 @@ std::optional<std::string> main_return_problem(const std::string& text, const st
   return std::nullopt;
 }
 
-MainGuard::MainGuard(fs::path library) : library_(std::move(library)), channel_("kjudge-main") {}
+MainGuard::MainGuard(fs::path library) : library_(std::move(library)), channel_("kjudge-main") {
+  // The nonce travels in the descriptor, never in the environment: bwrap's command line and
+  // /proc/<pid>/environ are readable inside the sandbox. The guard takes it and empties the file
+  // before any code of the program runs.
+  channel_.write_nonce();
+}
 
 std::vector<std::string> MainGuard::env() const {
-  return {"KJUDGE_MAIN_FD=" + std::to_string(channel_.fd()),
-          "KJUDGE_MAIN_NONCE=" + channel_.nonce()};
+  return {"KJUDGE_MAIN_FD=" + std::to_string(channel_.fd())};
 }
 
 std::optional<std::string> MainGuard::problem(int exit_code) const {
-  return main_return_problem(channel_.read_all(), channel_.nonce(), exit_code);
+  std::string text = channel_.read_all();
+  // The nonce still there alone: the guard never took its channel (it did not load), so the run
+  // says nothing about main; as with an empty channel, only a zero exit is questioned.
+  if (exit_code == 0 && text == channel_.nonce() + "\n")
+    return "the program exited with code 0, but the main guard never took its channel (it was "
+           "not loaded into the program)";
+  return main_return_problem(text, channel_.nonce(), exit_code);
 }
 
 }  // namespace kjudge

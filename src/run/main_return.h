@@ -35,14 +35,17 @@ std::optional<int> parse_main_return(const std::string& text, const std::string&
 std::optional<std::string> main_return_problem(const std::string& text, const std::string& nonce,
                                                int exit_code);
 
-// One guarded run: the channel, and what the step must add to carry the guard.
+// One guarded run: the channel (a memfd holding the nonce until the guard takes it), and what the
+// step must add to carry the guard.
 class MainGuard {
  public:
   // Throws std::runtime_error when no channel can be made.
   explicit MainGuard(std::filesystem::path library);
-  // KEY=VALUE entries that hand the program the channel; the step preloads library().
+  // The KEY=VALUE entry that names the channel's descriptor (never the nonce); the step
+  // preloads library() and keeps fd().
   std::vector<std::string> env() const;
   int fd() const { return channel_.fd(); }
+  const std::string& nonce() const { return channel_.nonce(); }
   const std::filesystem::path& library() const { return library_; }
   // main_return_problem on what the channel holds now.
   std::optional<std::string> problem(int exit_code) const;
