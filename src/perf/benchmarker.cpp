@@ -110,6 +110,15 @@ TimedRun Benchmarker::time_once(const Problem& problem, const fs::path& workspac
     out.failure = e.what();
     return out;
   }
+  if (channel && words) {
+    // The profiler would never take its channel, and the nonce in it would be the program's to
+    // read and sign a record of its own with.
+    if (std::string why = preload_ignored(workspace, words->front()); !why.empty()) {
+      out.failure = "the profiler cannot be preloaded into " + words->front() + " (" + why +
+                    "): its channel would be the program's to write";
+      return out;
+    }
+  }
   if (channel) {
     const std::string lib = preload_path(opt_.step, opt_.profiler).string();
     extras.env.push_back("NVTX_INJECTION64_PATH=" + lib);

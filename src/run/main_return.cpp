@@ -53,6 +53,14 @@ std::string main_guard_unfit(const fs::path& workspace, const std::string& argv0
   return dynamic_elf_problem(file);
 }
 
+std::string preload_ignored(const fs::path& workspace, const std::string& argv0) {
+  const std::string why = main_guard_unfit(workspace, argv0);
+  return why == "statically linked" || why == "not an ELF64 program" ||
+                 why == "its program headers are cut"
+             ? why
+             : "";
+}
+
 std::optional<int> parse_main_return(const std::string& text, const std::string& nonce) {
   if (text.empty()) return std::nullopt;
   const std::string head = "kjudge-main " + nonce + " returned ";

@@ -26,6 +26,13 @@ std::filesystem::path locate_main_guard();
 // interpreter is not the test, and a system program run by the command is not either).
 std::string main_guard_unfit(const std::filesystem::path& workspace, const std::string& argv0);
 
+// Why the loader would not preload a library into `argv0`, the program of a simple command run in
+// `workspace`: a file of the workspace that is an ELF but no dynamically linked ELF64 program
+// (static, 32-bit, cut). "" otherwise: a script's interpreter, a program on PATH or outside the
+// workspace take a preload. A channel handed to a program that loads no judge's library holds
+// its nonce for the program to read.
+std::string preload_ignored(const std::filesystem::path& workspace, const std::string& argv0);
+
 // What the guard's channel said. nullopt: nothing (main never returned). Throws
 // std::runtime_error when the text is not one well-formed line with this nonce.
 std::optional<int> parse_main_return(const std::string& text, const std::string& nonce);
