@@ -160,6 +160,31 @@ TEST_F(BenchStage, ABenchmarkRunThatEndsBeforeMainReturnsIsNotTimed) {
       << perf[0].dump(2);
 }
 
+// A statically linked benchmark program takes no preloaded library: the profiler's channel, nonce
+// inside, would be the program's to write (issue 31). Not timed, and the reason says so.
+TEST_F(BenchStage, AProgramTheProfilerCannotLoadIntoIsNotTimed) {
+  testing::TempDir probe;
+  testing::write_text(probe / "m.c", "int main(void) { return 0; }\n");
+  if (sh("cc -static -o " + (probe / "m").string() + " " + (probe / "m.c").string()).rc != 0)
+    GTEST_SKIP() << "no static C library here";
+  testing::write_text(dir_ / "fake_profiler.so", "not a library\n");
+  write_problem(dir_ / "problems/static", "bench/static", "{type: process}", "./test.out --perf",
+                "usleep(1000);");
+  std::string spec = testing::read_text(dir_ / "problems/static/problem-spec.yaml");
+  spec.replace(spec.find("cc -O1"), 6, "cc -O1 -static");
+  testing::write_text(dir_ / "problems/static/problem-spec.yaml", spec);
+  write_solution(dir_ / "solutions/static", "bench/static", 0, "return 42;", "usleep(1000);");
+  int rc = -1;
+  std::string out =
+      run("--runs 2 --warmups 0 --profiler " + (dir_ / "fake_profiler.so").string(), &rc);
+  ASSERT_EQ(rc, 0) << out;
+  auto perf = read_jsonl(dir_ / "run/perf.jsonl");
+  ASSERT_EQ(perf.size(), 1u);
+  EXPECT_TRUE(perf[0]["speedup"].is_null()) << perf[0].dump(2);
+  EXPECT_NE(perf[0]["not_timed"].get<std::string>().find("statically linked"), std::string::npos)
+      << perf[0].dump(2);
+}
+
 // The profiler's own record, from inside the sandbox: process mode times the whole program.
 TEST_F(BenchStage, ProcessModeIsTimedByTheProfiler) {
   const fs::path lib = fs::path(kBin).parent_path() / "libkjudge_profiler.so";
@@ -188,11 +213,16 @@ TEST_F(BenchStage, ProcessModeIsTimedByTheProfiler) {
 TEST_F(BenchStage, ARegionTheHostSpendsMuchLongerInIsFlagged) {
   testing::write_text(dir_ / "fake_profiler.so", "not a library\n");
   auto record = [](const std::string& region_end, const std::string& kernel_end) {
+    // The nonce is the channel's first line, taken and emptied as the real profiler does.
     return "char* getenv(const char*); int atoi(const char*); "
-           "dprintf(atoi(getenv(\"KJUDGE_PROFILE_FD\")), \"KJPROF 1 %s\\nAPP 1 100000000\\n"
+           "int fd = atoi(getenv(\"KJUDGE_PROFILE_FD\")); char n[64] = {0}; "
+           "if (pread(fd, n, 63, 0) < 0) return; "
+           "for (int i = 0; n[i]; ++i) if (n[i] == '\\n') n[i] = 0; "
+           "if (ftruncate(fd, 0) != 0) return; "
+           "dprintf(fd, \"KJPROF 1 %s\\nAPP 1 100000000\\n"
            "R 1000000 " +
            region_end + " 5 bench_region\\nK 2000000 " + kernel_end +
-           " 1500000 5 0 1 7 1 k\\nDROPPED 0\\nEND 2\\n\", getenv(\"KJUDGE_PROFILE_NONCE\"));";
+           " 1500000 5 0 1 7 1 k\\nDROPPED 0\\nEND 2\\n\", n);";
   };
   write_problem(dir_ / "problems/region", "bench/region",
                 "{type: region, include: [bench_region], time_type: kernel}", "./test.out --perf",

@@ -7,6 +7,7 @@
 // can see, so an unexpected `pass` is a breach. Writes whose landing place only the host can see
 // always answer wrong, and their markers are looked for on the host.
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -34,6 +35,11 @@ const fs::path kCorpus = fs::path(KJUDGE_SOURCE_DIR) / "tests/hostile";
 constexpr const char* kSiblingSecret = "sibling-secret-7f3a";
 constexpr const char* kJournalSecret = "journal-secret-91bc";
 constexpr const char* kEnvSecret = "env-secret-c04d";
+// What the judge's own process holds open when grading starts, inheritable (inherited_fds*): a
+// host file on descriptor 77 and a secret on 78.
+constexpr const char* kFdSecret = "kjhostile-fd-secret-5e19";
+constexpr const char* kFdHostText = "kjhostile-fd-host\n";
+constexpr int kHostFd = 77, kSecretFd = 78;
 constexpr double kTimeout = 3;
 
 bool contains(const std::string& haystack, const std::string& needle) {
@@ -132,6 +138,22 @@ const std::vector<Case>& cases() {
       {"include_shadow", {V::build_error}, build_log_has("No such file")},
       {"include_shared", {V::build_error}, build_log_has("No such file")},
       {"include_sibling", {V::build_error}},
+      // Issue 31: the judge's own inherited descriptors, the main guard's nonce, and judge code
+      // inside the test program redirected by the solution's own definitions of libc's names.
+      // Each forges "returned 0" and exits 0 if it finds what it looks for: a pass is a breach.
+      {"inherited_fds", {V::test_fail}},
+      {"inherited_fds_shell", {V::test_fail}},
+      {"nonce_cmdline", {V::test_fail}, test_log_lacks("forged with")},
+      {"nonce_environ", {V::test_fail}, test_log_lacks("forged with")},
+      {"nonce_fds", {V::test_fail}, test_log_lacks("forged with")},
+      {"nonce_memory", {V::test_fail}, test_log_lacks("forged with")},
+      {"define_getenv", {V::test_fail}, test_log_has("getenv saw: channel -1, nonce ''")},
+      {"define_write", {V::test_fail}},
+      {"define_snprintf", {V::test_fail}},
+      {"define_close", {V::test_fail}},
+      {"define_getpid", {V::test_fail}},
+      {"define_strtol", {V::test_fail}, test_log_has("strtol saw: channel -1, nonce ''")},
+      {"define_fcntl", {V::test_fail}, test_log_has("fcntl saw: channel -1, nonce ''")},
   };
   return table;
 }
@@ -199,6 +221,18 @@ class HostileCorpus : public ::testing::Test {
                         std::string("{\"log\": \"") + kJournalSecret + "\"}\n");
     fs::create_directories(opt_.cache_dir / "builds");
     setenv("KJ_SECRET", kEnvSecret, 1);
+    // dup2 leaves the copies inheritable, as a parent's `77>>file 78<file` would.
+    testing::write_text(dir_ / "kjhostile-fd-host.txt", kFdHostText);
+    testing::write_text(dir_ / "kjhostile-fd-secret.txt", kFdSecret);
+    const int host =
+        open((dir_ / "kjhostile-fd-host.txt").c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    const int secret = open((dir_ / "kjhostile-fd-secret.txt").c_str(), O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(host, 0);
+    ASSERT_GE(secret, 0);
+    ASSERT_EQ(dup2(host, kHostFd), kHostFd);
+    ASSERT_EQ(dup2(secret, kSecretFd), kSecretFd);
+    close(host);
+    close(secret);
     listener_ = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     ASSERT_GE(listener_, 0);
     sockaddr_in addr{};
@@ -213,6 +247,8 @@ class HostileCorpus : public ::testing::Test {
 
   void TearDown() override {
     unsetenv("KJ_SECRET");
+    close(kHostFd);
+    close(kSecretFd);
     if (listener_ >= 0) close(listener_);
   }
 
@@ -294,7 +330,7 @@ TEST_F(HostileCorpus, EveryAttackIsContained) {
         << g.build.log.substr(0, 2000) << "\ntest log:\n"
         << g.test.log.substr(0, 2000);
     // No secret reaches any log, whatever the verdict.
-    for (const char* secret : {kSiblingSecret, kJournalSecret, kEnvSecret}) {
+    for (const char* secret : {kSiblingSecret, kJournalSecret, kEnvSecret, kFdSecret}) {
       EXPECT_FALSE(contains(g.build.log, secret)) << secret;
       EXPECT_FALSE(contains(g.test.log, secret)) << secret;
     }
@@ -313,6 +349,8 @@ TEST_F(HostileCorpus, EveryAttackIsContained) {
     EXPECT_FALSE(fs::exists(p)) << p << " was written by a sandboxed step";
   }
   EXPECT_EQ(testing::read_text(dir_ / "sibling-ws/secret.txt"), kSiblingSecret);
+  EXPECT_EQ(testing::read_text(dir_ / "kjhostile-fd-host.txt"), kFdHostText)
+      << "a step wrote through a descriptor the judge inherited";
   EXPECT_FALSE(contains(testing::read_text("/etc/passwd"), "kjhostile"));
   EXPECT_EQ(accepted_connections(), 0) << "a step reached the host's 127.0.0.1:" << port_;
   std::vector<std::string> left = leftovers(opt_.work_root);

@@ -178,8 +178,9 @@ TEST_F(MainGuardRun, AnHonestProgramPassesAndEveryEarlyExitIsCaught) {
 }
 
 // A solution whose own .preinit_array entry runs before the guard's constructor (the loader
-// runs the program's entries first), keeps the channel and nonce it finds in the environment,
-// and later forges the guard's line and exits 0 (tests/cheats/computeeval/…/forge_main_preinit).
+// runs the program's entries first), keeps the channel named in the environment and the nonce
+// still in it, and later forges the guard's line and exits 0
+// (tests/cheats/computeeval/…/forge_main_preinit).
 const char* kPreinitForge = R"(#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,12 +189,14 @@ static int channel = -1;
 static char nonce[128];
 static void early(int argc, char** argv, char** envp) {
   (void)argc; (void)argv;
-  const char *fd = NULL, *n = NULL;
-  for (char** e = envp; *e; ++e) {
+  const char* fd = NULL;
+  for (char** e = envp; *e; ++e)
     if (!strncmp(*e, "KJUDGE_MAIN_FD=", 15)) fd = *e + 15;
-    if (!strncmp(*e, "KJUDGE_MAIN_NONCE=", 18)) n = *e + 18;
-  }
-  if (fd && n) { channel = dup(atoi(fd)); snprintf(nonce, sizeof nonce, "%s", n); }
+  if (!fd) return;
+  channel = dup(atoi(fd));
+  ssize_t got = pread(channel, nonce, sizeof nonce - 1, 0);
+  nonce[got > 0 ? got : 0] = 0;
+  if (strchr(nonce, '\n')) *strchr(nonce, '\n') = 0;
 }
 __attribute__((section(".preinit_array"), used)) static void (*entry)(int, char**, char**) = early;
 int solve(void) {
@@ -235,6 +238,92 @@ TEST_F(MainGuardRun, WorksInsideTheSandbox) {
   EXPECT_EQ(honest.problem, std::nullopt) << *honest.problem;
   auto early = run("./test.out exit", true);
   EXPECT_TRUE(early.problem);
+}
+
+// Issue 31: a solution that defines a name of libc's (getenv, write, snprintf, fcntl, close,
+// getpid, strtol) replaces libc's for the guard too, wherever the guard calls it through the
+// dynamic linker. The hostile corpus's define_* probes, built with the hostile problem's own test
+// (solve() must return 42; each answers wrong and forges "returned 0" if its hook got what it
+// wanted), fail with and without the sandbox: the guard calls nothing of libc's but dlsym. Its
+// nonce_* probes, which look for the nonce in command lines, environments, descriptors and other
+// processes' memory, fail in the sandbox and find nothing to forge with there. (Without the
+// sandbox a step sees the whole host, the judge's own memory included: no secret is safe there,
+// and `--sandbox none` says so in every report.)
+TEST_F(MainGuardRun, ASolutionsOwnLibcNamesCannotForgeTheGuardsLine) {
+  const fs::path corpus = fs::path(KJUDGE_SOURCE_DIR) / "tests/hostile";
+  testing::write_text(dir_ / "main.c", kTestMain);
+  SandboxPolicy probe;
+  probe.workspace = dir_.path();
+  const bool boxed = sandbox_available(probe);
+  for (const std::string name : {"define_getenv", "define_write", "define_snprintf", "define_close",
+                                 "define_getpid", "define_strtol", "define_fcntl", "nonce_cmdline",
+                                 "nonce_environ", "nonce_fds", "nonce_memory"}) {
+    SCOPED_TRACE(name);
+    build_c(dir_.path(), "test.out", testing::read_text(corpus / name / "solution.c"),
+            (dir_ / "main.c").string());
+    for (bool sandbox : {false, true}) {
+      if ((sandbox && !boxed) || (!sandbox && name.rfind("nonce_", 0) == 0)) continue;
+      auto o = run("./test.out", sandbox);
+      EXPECT_TRUE(o.r.exit_code != 0 || o.problem)
+          << (sandbox ? "sandboxed" : "plain") << ": the forged line passed\n"
+          << o.r.output;
+      EXPECT_EQ(o.r.output.find("forged with"), std::string::npos) << o.r.output;
+    }
+  }
+}
+
+// A solution cannot rewrite the guard's line after main returned either: the guard seals its
+// channel once written, and a program that sealed or mapped it first makes the guard end the
+// process with status 111 instead. (A thread that rewrites the line in the microseconds between
+// the guard's write and its seal, then exits, is not tried here: it is as strong as reading the
+// nonce out of the guard's memory, the in-process limit docs/notes-i31-secrets.md records.)
+const char* kRewriteAtExit = R"(#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+static int channel = -1;
+static const char* how = "";
+static void rewrite(void) {
+  char text[256] = {0};
+  if (channel < 0 || pread(channel, text, sizeof text - 1, 0) <= 0) return;
+  char* code = strstr(text, " returned ");
+  if (!code) return;
+  strcpy(code, " returned 0\n");
+  if (ftruncate(channel, 0) == 0 && pwrite(channel, text, strlen(text), 0) > 0) _exit(0);
+}
+__attribute__((constructor)) static void find(void) {
+  for (int fd = 3; fd < 1024 && channel < 0; ++fd) {
+    char path[64], link[256];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(path, link, sizeof link - 1);
+    if (n > 0 && (link[n] = 0, strstr(link, "kjudge-main"))) {
+      snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+      channel = open(path, O_RDWR);
+    }
+  }
+}
+int solve(void) {
+  how = getenv("HOW") ? getenv("HOW") : "";
+  if (!strcmp(how, "atexit")) atexit(rewrite);
+  if (!strcmp(how, "seal")) fcntl(channel, F_ADD_SEALS, F_SEAL_SEAL);
+  if (!strcmp(how, "map")) mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, channel, 0);
+  return 0;
+}
+)";
+
+TEST_F(MainGuardRun, TheLineCannotBeRewrittenAfterMainReturns) {
+  testing::write_text(dir_ / "main.c", kTestMain);
+  build_c(dir_.path(), "test.out", kRewriteAtExit, (dir_ / "main.c").string());
+  for (const char* how : {"atexit", "seal", "map"}) {
+    SCOPED_TRACE(how);
+    setenv("HOW", how, 1);
+    auto o = run("./test.out");
+    unsetenv("HOW");
+    EXPECT_TRUE(o.r.exit_code != 0 || o.problem) << "a rewritten line passed\n" << o.r.output;
+  }
 }
 
 TEST_F(MainGuardRun, OnlyTheWorkspacesOwnDynamicProgramCarriesIt) {

@@ -56,6 +56,25 @@ TEST(SandboxCommand, RejectsARelativeWorkspaceAndABadEnvEntry) {
   EXPECT_THROW(sandbox_command(p, {"true"}), std::invalid_argument);
 }
 
+// bwrap's options (issue 31) go through a descriptor: the command it is started with names only
+// `--args FD`, "--" and the step's own words; the descriptor holds every option, each word
+// NUL-terminated, in order, "--" left out (bwrap drops what follows one inside an args file).
+TEST(SandboxCommand, OptionsGoThroughADescriptor) {
+  SandboxPolicy p;
+  p.workspace = "/tmp/ws";
+  p.env = {"SECRET_LOOKING=value"};
+  const std::vector<std::string> cmd = sandbox_command(p, {"./test.out", "--perf"}, 7);
+  const ArgsThroughFd t = args_through_fd(cmd, 9);
+  EXPECT_EQ(t.argv,
+            (std::vector<std::string>{cmd.front(), "--args", "9", "--", "./test.out", "--perf"}));
+  std::string want;
+  for (std::size_t i = 1; i + 3 < cmd.size(); ++i) want += cmd[i] + std::string(1, '\0');
+  EXPECT_EQ(t.data, want);
+  EXPECT_TRUE(contains(t.data, std::string("--setenv\0SECRET_LOOKING\0value\0", 30)));
+  for (const auto& word : t.argv) EXPECT_FALSE(contains(word, "SECRET_LOOKING")) << word;
+  EXPECT_THROW(args_through_fd({"bwrap", "--unshare-pid"}, 9), std::invalid_argument);
+}
+
 TEST(SeccompFilter, ExportsAProgram) {
   // A classic-BPF instruction is 8 bytes; a filter denying ~30 syscalls has dozens of them.
   const std::string& prog = seccomp_bpf_program();

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "kjudge/call_marks.h"
+#include "perf/profiler_channel.h"
 
 namespace kjudge {
 namespace {
@@ -347,9 +348,10 @@ TEST(TaskCupti, UnplacedActivitiesAreCountedNotJudged) {
 }
 
 // The profiler library itself (built beside kjudge where CUPTI is installed), preloaded into
-// programs on this machine (no GPU needed): with KJUDGE_PROFILE_EARLY_HEADER=1 its header is
-// written as it starts, so a process that ends without its exit handlers leaves the header
-// alone, and one that exits normally leaves one whole record (the header once).
+// programs on this machine (no GPU needed), its channel a file that holds the nonce as the
+// judge's memfd does (perf/profiler_channel.h): with KJUDGE_PROFILE_EARLY_HEADER=1 its start line
+// (no nonce) is written as it starts, so a process that ends without its exit handlers leaves
+// that line alone, and one that exits normally leaves one whole record (one header, the nonce's).
 class ProfilerLibrary : public testing::Test {
  protected:
   void SetUp() override {
@@ -362,10 +364,9 @@ class ProfilerLibrary : public testing::Test {
   // `program`: /bin/true returns from main (exit handlers run); a shell killed by SIGKILL runs
   // none (nor does dash's own `exit`, which calls _exit).
   std::string run(const std::string& early, const std::string& program) {
-    std::filesystem::remove(out_);
-    const std::string cmd = "LD_PRELOAD=" + lib_.string() +
-                            " KJUDGE_PROFILE_FILE=" + out_.string() +
-                            " KJUDGE_PROFILE_NONCE=n0nce" + early + " " + program + " 2>/dev/null";
+    std::ofstream(out_) << "n0nce\n";
+    const std::string cmd = "LD_PRELOAD=" + lib_.string() + " KJUDGE_PROFILE_FD=7" + early + " " +
+                            program + " 7<>" + out_.string() + " 2>/dev/null";
     (void)std::system(cmd.c_str());
     std::ifstream in(out_);
     std::stringstream s;
@@ -382,14 +383,21 @@ TEST_F(ProfilerLibrary, EarlyHeaderThenTheRestAtExit) {
   EXPECT_EQ(r.nonce, "n0nce");
   EXPECT_EQ(whole.rfind("KJPROF 1 n0nce\n", 0), 0u);
 
+  // The start line carries no nonce: the program can read its channel while it runs.
   const std::string killed = run(" KJUDGE_PROFILE_EARLY_HEADER=1", kKilled);
-  EXPECT_EQ(killed, "KJPROF 1 n0nce\n");
-  TaskCupti c = task_cupti_from_record(killed, "n0nce", report_with({1}, "absent"), kNames);
+  EXPECT_EQ(killed, "KJPROF 1 -\n");
+  EXPECT_EQ(killed.find("n0nce"), std::string::npos);
+  TaskCupti c = task_cupti_from_record(profile_channel_text(killed, "n0nce"), "n0nce",
+                                       report_with({1}, "absent"), kNames);
   EXPECT_EQ(checks(c), std::vector<std::string>{"cupti_record"});
+  EXPECT_TRUE(c.unfinished);
 
-  // Without the variable (the ComputeEval path), nothing before the exit.
+  // Without the variable (the ComputeEval path), nothing before the exit: the nonce taken, the
+  // file emptied.
   EXPECT_EQ(run("", kKilled), "");
   EXPECT_NO_THROW(parse_profile_record(run("", "/bin/true"), "n0nce"));
+  // A profiler that never loaded leaves the judge's nonce line: no record at all.
+  EXPECT_EQ(profile_channel_text("n0nce\n", "n0nce"), "");
 }
 
 }  // namespace

@@ -83,11 +83,13 @@ w end 11
 )SH";
 
 // The profiler's record as the stand-in writes it: three timed calls whose kernels (on a stream
-// of their own) span 800 µs each, as tests/cheats/task/side_stream.cu's do.
+// of their own) span 800 µs each, as tests/cheats/task/side_stream.cu's do. The nonce is the
+// channel's first line, as the real profiler takes it (perf/profiler_channel.h).
 const char* kSideStreamProfile = R"SH(
 p=/proc/self/fd/$KJUDGE_PROFILE_FD
+n=$(head -n 1 $p)
 {
-echo "KJPROF 1 $KJUDGE_PROFILE_NONCE"
+echo "KJPROF 1 $n"
 echo "APP 1 9000000"
 for r in 0 1 2; do
   t=$(( (r + 1) * 1000000 ))
@@ -272,9 +274,8 @@ TEST(TaskRun, AReportFromAProcessThatSkippedItsExitHandlersIsRefused) {
   for (const char* said : {"absent", "loaded"}) {
     std::string report = kBenchmarkReport;
     report.replace(report.find("w profiler loaded"), 17, std::string("w profiler ") + said);
-    TaskBuild b = fake_harness(
-        dir.path(),
-        "echo \"KJPROF 1 $KJUDGE_PROFILE_NONCE\" > /proc/self/fd/$KJUDGE_PROFILE_FD\n" + report);
+    TaskBuild b = fake_harness(dir.path(),
+                               "echo \"KJPROF 1 -\" > /proc/self/fd/$KJUDGE_PROFILE_FD\n" + report);
     TaskRunOptions o = plain();
     o.profiler = fake_profiler(dir.path());
     ModeRun r = run_task_mode(small_task(), b, "leaderboard", o);
@@ -414,8 +415,9 @@ TEST(TaskRun, AnIsolatedRunsWorkerGetsTheProfiler) {
   const std::string worker_record = R"SH(
 env > env.txt
 p=/proc/self/fd/$KJUDGE_WORKER_PROFILE_FD
+n=$(head -n 1 $p)
 {
-echo "KJPROF 1 $KJUDGE_WORKER_PROFILE_NONCE"
+echo "KJPROF 1 $n"
 echo "APP 1 9000000"
 for r in 0 1 2; do
   t=$(( (r + 1) * 1000000 ))
@@ -455,9 +457,7 @@ echo "END 12"
   TempDir cut_dir;
   o.profiler = fake_profiler(cut_dir.path());
   TaskBuild cut = fake_isolated(
-      cut_dir.path(),
-      "echo \"KJPROF 1 $KJUDGE_WORKER_PROFILE_NONCE\" > /proc/self/fd/$KJUDGE_WORKER_PROFILE_FD\n" +
-          report);
+      cut_dir.path(), "echo \"KJPROF 1 -\" > /proc/self/fd/$KJUDGE_WORKER_PROFILE_FD\n" + report);
   r = run_task_mode(small_task(), cut, "benchmark", o);
   ASSERT_TRUE(r.completed) << r.failure << r.log;
   EXPECT_FALSE(r.channel_refused);

@@ -577,10 +577,12 @@ TEST(TritonCuptiLibrary, TheRunnersClockAndFinishThroughCtypes) {
       "print(int(a > 0 and b >= a), l.kjudge_profiler_finish(), l.kjudge_profiler_finish(), a, "
       "t)\n"
       "os._exit(0)\n";
+  // The channel holds the nonce, as the judge's memfd does (perf/profiler_channel.h).
+  std::ofstream(out) << "n0nce\n";
   const std::string cmd =
-      "LD_PRELOAD=" + lib.string() + " KJUDGE_PROFILE_FILE=" + out.string() +
-      " KJUDGE_PROFILE_NONCE=n0nce KJUDGE_PROFILE_EARLY_HEADER=1 /usr/bin/python3 -c '" + script +
-      "' 2>/dev/null";
+      "LD_PRELOAD=" + lib.string() +
+      " KJUDGE_PROFILE_FD=7 KJUDGE_PROFILE_EARLY_HEADER=1 /usr/bin/python3 -c '" + script +
+      "' 7<>" + out.string() + " 2>/dev/null";
   FILE* pipe = ::popen(cmd.c_str(), "r");
   ASSERT_NE(pipe, nullptr);
   char buf[256] = {};

@@ -100,8 +100,9 @@ TEST(WorkerLink, TheWorkerTalksOnThreeAndFourWithoutTheJudgesVariables) {
 
 // The judge's profiler for the worker: taken out of the checker's environment (the variables
 // gone), handed to the worker alone as the profiler reads it (LD_PRELOAD, its record channel on
-// descriptor 5, the nonce, the early header), the checker keeping no copy of the descriptor.
-// Ending the link lets the worker exit on its own; one that will not is killed.
+// descriptor 5 with the nonce inside, never in a variable, the early header), the checker
+// keeping no copy of the descriptor and never reading it. Ending the link lets the worker exit
+// on its own; one that will not is killed.
 TEST(WorkerLink, TheProfilerGoesToTheWorkerAloneAndTheWorkerMayFinish) {
   kjudge::testing::TempDir dir;
   const std::string out = (dir.path() / "record.txt").string();
@@ -110,24 +111,25 @@ TEST(WorkerLink, TheProfilerGoesToTheWorkerAloneAndTheWorkerMayFinish) {
              "read line <&3\n"
              "echo \"$LD_PRELOAD|$NVTX_INJECTION64_PATH|$KJUDGE_PROFILE_FD|$KJUDGE_PROFILE_NONCE|"
              "$KJUDGE_PROFILE_EARLY_HEADER|${KJUDGE_WORKER_PROFILER:-none}\" >&4\n"
-             "echo \"KJPROF 1 $KJUDGE_PROFILE_NONCE\" >&5\n"
+             "n=$(head -n 1 /proc/self/fd/5)\n"
+             "echo \"KJPROF 1 $n\" >&5\n"
              "while read line <&3; do :; done\n"
              "echo finished >&5\n");
   const int rc = in_child([&] {
-    const int fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);  // inheritable, as
-    if (fd < 0) return 1;                                                  // the judge's is
+    const int fd = open(out.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0600);  // inheritable, as
+    if (fd < 0) return 1;                                                // the judge's is
+    if (pwrite(fd, "n0nce\n", 6, 0) != 6) return 1;                      // the judge's write_nonce
     setenv("KJUDGE_WORKER_PROFILER", "/lib/libkjudge_profiler.so", 1);
     setenv("KJUDGE_WORKER_PROFILE_FD", std::to_string(fd).c_str(), 1);
-    setenv("KJUDGE_WORKER_PROFILE_NONCE", "n0nce", 1);
     std::optional<kj::WorkerProfiler> prof = kj::take_worker_profiler();
-    if (!prof || prof->fd != fd || prof->nonce != "n0nce") return 2;
+    if (!prof || prof->fd != fd) return 2;
     if (getenv("KJUDGE_WORKER_PROFILER") || getenv("KJUDGE_WORKER_PROFILE_FD")) return 3;
     kj::WorkerProcess p = kj::start_worker(w, {}, &*prof);
     if (p.pid < 0) return fprintf(stderr, "%s\n", p.error.c_str()), 4;
     if (fcntl(fd, F_GETFD) >= 0) return fprintf(stderr, "the checker kept the descriptor\n"), 5;
     p.link.send("hello");
     auto env = p.link.receive(10000);
-    const std::string want = "/lib/libkjudge_profiler.so|/lib/libkjudge_profiler.so|5|n0nce|1|none";
+    const std::string want = "/lib/libkjudge_profiler.so|/lib/libkjudge_profiler.so|5||1|none";
     if (!env || *env != want) return fprintf(stderr, "env: %s\n", env ? env->c_str() : "-"), 6;
     const std::string ending = kj::end_worker(p, 10000);
     if (ending != "exit 0") return fprintf(stderr, "ending: %s\n", ending.c_str()), 7;
@@ -138,7 +140,7 @@ TEST(WorkerLink, TheProfilerGoesToTheWorkerAloneAndTheWorkerMayFinish) {
   std::string all((std::istreambuf_iterator<char>(in)), {});
   EXPECT_EQ(all, "KJPROF 1 n0nce\nfinished\n") << "the worker wrote after the link ended";
 
-  // Without the three variables, nothing is handed on.
+  // Without the two variables, nothing is handed on.
   EXPECT_EQ(in_child([] { return kj::take_worker_profiler() ? 1 : 0; }), 0);
   // A worker that ignores the end of its link is killed when the wait is over.
   const std::string stubborn = script(dir, "trap '' TERM\nwhile :; do sleep 1; done\n");
@@ -189,6 +191,37 @@ TEST(WorkerLink, TheWorkerCannotReadTheCheckersProcessFiles) {
     return 0;
   });
   EXPECT_EQ(rc, 0);
+}
+
+// The worker gets descriptors 0-4 (and 5, the profiler's) and nothing else of the checker's,
+// close-on-exec or not: here 77 on a host file and 78 on a secret, left open and inheritable as
+// a careless parent would leave them.
+TEST(WorkerLink, TheWorkerInheritsOnlyItsOwnDescriptors) {
+  kjudge::testing::TempDir dir;
+  kjudge::testing::write_text(dir.path() / "host.txt", "host\n");
+  kjudge::testing::write_text(dir.path() / "secret.txt", "worker-fd-secret\n");
+  const std::string w = script(dir,
+                               "for n in 3 4 5 6 77 78; do\n"
+                               "  if [ -e /proc/$$/fd/$n ]; then printf '%s ' $n >&4; fi\n"
+                               "done\n"
+                               "echo >&4\n"
+                               "cat /proc/$$/fd/78 >&4 2>/dev/null; echo gone >&4\n"
+                               "echo planted 2>/dev/null >> /proc/$$/fd/77\n"
+                               "exit 0\n");
+  const std::string host = (dir.path() / "host.txt").string();
+  const std::string secret = (dir.path() / "secret.txt").string();
+  const int rc = in_child([&] {
+    const int a = open(host.c_str(), O_WRONLY | O_APPEND), b = open(secret.c_str(), O_RDONLY);
+    if (a < 0 || b < 0 || dup2(a, 77) != 77 || dup2(b, 78) != 78) return 1;
+    kj::WorkerProcess p = kj::start_worker(w, {});
+    if (p.pid < 0) return fprintf(stderr, "%s\n", p.error.c_str()), 2;
+    auto fds = p.link.receive(10000), after = p.link.receive(10000);
+    if (!fds || *fds != "3 4 ") return fprintf(stderr, "fds: %s\n", fds ? fds->c_str() : "-"), 3;
+    if (!after || *after != "gone") return fprintf(stderr, "read: %s\n", after->c_str()), 4;
+    return kj::end_worker(p, 10000) == "exit 0" ? 0 : 5;
+  });
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(kjudge::testing::read_text(host), "host\n") << "the worker wrote the host's file";
 }
 
 TEST(WorkerLink, AProgramThatCannotStartSaysWhy) {

@@ -8,6 +8,7 @@
 // the sandbox's seccomp filter) reaches it from a process of the same user.
 //
 // Plain C++ and POSIX, no CUDA: the judge's tests run it on machines without a GPU.
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -157,15 +158,15 @@ struct WorkerProcess {
 };
 
 // The judge's CUPTI profiler for the worker (task_run.cpp, benchmark and leaderboard modes): the
-// judge hands the checker the library, a channel descriptor and its nonce, and the checker hands
-// them to the worker only, the one process with the submission's GPU work. The checker itself
-// runs without the profiler. The worker gets them as the profiler reads them (LD_PRELOAD,
-// KJUDGE_PROFILE_FD on descriptor 5, KJUDGE_PROFILE_NONCE, the early header), and the
-// checker keeps no copy of the descriptor.
+// judge hands the checker the library and a channel descriptor, which holds the run's nonce
+// until a profiler takes it, and the checker hands them to the worker only, the one process
+// with the submission's GPU work. The checker itself runs without the profiler and never reads
+// the descriptor. The worker gets them as the profiler reads them (LD_PRELOAD,
+// KJUDGE_PROFILE_FD on descriptor 5, the early header), and the checker keeps no copy of the
+// descriptor.
 struct WorkerProfiler {
   std::string library;
   int fd = -1;
-  std::string nonce;
 };
 
 // The variable's value, taken out of this process's environment (and blanked in place, as the
@@ -179,14 +180,13 @@ inline std::string take_env(const char* name) {
   return copy;
 }
 
-// KJUDGE_WORKER_PROFILER, KJUDGE_WORKER_PROFILE_FD and KJUDGE_WORKER_PROFILE_NONCE, taken;
-// nullopt unless all three name something usable.
+// KJUDGE_WORKER_PROFILER and KJUDGE_WORKER_PROFILE_FD, taken; nullopt unless both name
+// something usable.
 inline std::optional<WorkerProfiler> take_worker_profiler() {
   WorkerProfiler p;
   p.library = take_env("KJUDGE_WORKER_PROFILER");
   const std::string fd = take_env("KJUDGE_WORKER_PROFILE_FD");
-  p.nonce = take_env("KJUDGE_WORKER_PROFILE_NONCE");
-  if (p.library.empty() || fd.empty() || p.nonce.empty()) return std::nullopt;
+  if (p.library.empty() || fd.empty()) return std::nullopt;
   char* end = nullptr;
   const long n = std::strtol(fd.c_str(), &end, 10);
   if (end == fd.c_str() || *end != '\0' || n < 0 || n > 1 << 20) return std::nullopt;
@@ -198,12 +198,35 @@ inline std::optional<WorkerProfiler> take_worker_profiler() {
 // The profiler's descriptor in the worker.
 inline constexpr int kWorkerProfileFd = 5;
 
+// Adds to `fa` the closing of every descriptor from `first` up. glibc 2.34 has it as one
+// action; before that, each descriptor open now (a spawn from a threaded process may still race
+// a descriptor opened meanwhile, which close-on-exec, the judge's and the harness's rule,
+// covers).
+inline int close_from(posix_spawn_file_actions_t& fa, int first) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+  return posix_spawn_file_actions_addclosefrom_np(&fa, first);
+#else
+  DIR* dir = opendir("/proc/self/fd");
+  if (dir == nullptr) return errno;
+  const int own = dirfd(dir);
+  std::vector<int> fds;
+  while (const dirent* e = readdir(dir)) {
+    const int fd = std::atoi(e->d_name);
+    if (e->d_name[0] != '.' && fd >= first && fd != own) fds.push_back(fd);
+  }
+  closedir(dir);
+  for (int fd : fds)
+    if (int err = posix_spawn_file_actions_addclose(&fa, fd); err != 0) return err;
+  return 0;
+#endif
+}
+
 // Starts `program` with its link on descriptors 3 (from the checker) and 4 (to the checker),
 // argv {program, "3", "4", extra...}, and the environment of this process minus every
 // KJUDGE_* variable and LD_PRELOAD (nothing of the judge's channels). This process is made
 // non-dumpable first: the worker, running as the same user, can then read neither its memory
-// nor its descriptors through /proc. Every other descriptor of this process is close-on-exec
-// (the judge's and the harness's rule), so the worker inherits none of them.
+// nor its descriptors through /proc. Every other descriptor of this process is closed in the
+// worker (close_from), so it inherits none of them, close-on-exec or not.
 inline WorkerProcess start_worker(const std::string& program, const std::vector<std::string>& extra,
                                   const WorkerProfiler* profiler = nullptr) {
   WorkerProcess w;
@@ -261,7 +284,6 @@ inline WorkerProcess start_worker(const std::string& program, const std::vector<
     env.push_back("LD_PRELOAD=" + profiler->library);
     env.push_back("NVTX_INJECTION64_PATH=" + profiler->library);
     env.push_back("KJUDGE_PROFILE_FD=" + std::to_string(kWorkerProfileFd));
-    env.push_back("KJUDGE_PROFILE_NONCE=" + profiler->nonce);
     env.push_back("KJUDGE_PROFILE_EARLY_HEADER=1");
   }
   std::vector<char*> envp;
@@ -273,6 +295,20 @@ inline WorkerProcess start_worker(const std::string& program, const std::vector<
   posix_spawn_file_actions_adddup2(&fa, to_worker[0], 3);
   posix_spawn_file_actions_adddup2(&fa, from_worker[1], 4);
   if (profile_fd >= 0) posix_spawn_file_actions_adddup2(&fa, profile_fd, kWorkerProfileFd);
+  // Nothing else of this process's: every descriptor past the link's (and the profiler's) is
+  // closed in the worker, close-on-exec or not (a CUDA driver's, one the judge's own parent
+  // left open).
+  const int first_closed = profile_fd >= 0 ? kWorkerProfileFd + 1 : 5;
+  if (int err = close_from(fa, first_closed); err != 0) {
+    posix_spawn_file_actions_destroy(&fa);
+    close(to_worker[0]);
+    close(to_worker[1]);
+    close(from_worker[0]);
+    close(from_worker[1]);
+    if (profile_fd >= 0) close(profile_fd);
+    w.error = std::string("cannot plan the worker's descriptors: ") + std::strerror(err);
+    return w;
+  }
   const int rc = posix_spawn(&w.pid, program.c_str(), &fa, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&fa);
   close(to_worker[0]);

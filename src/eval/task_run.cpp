@@ -12,6 +12,7 @@
 #include "kjudge/seeds.h"
 #include "perf/benchmarker.h"
 #include "perf/ncu_summary.h"
+#include "perf/profiler_channel.h"
 #include "run/cloexec_file.h"
 #include "run/result_channel.h"
 
@@ -231,26 +232,25 @@ ModeRun run_task_mode(const TaskSpec& task, const TaskBuild& build, const std::s
                       "CUDA events and the host clock only";
     } else {
       try {
-        profile_channel.emplace("kjudge-profile");
+        profile_channel.emplace(open_profiler_channel("kjudge-profile"));
       } catch (const std::exception& e) {
         run.failure = e.what();
         return run;
       }
       if (run.isolated) {
         // The checker hands it to the worker, the process with the submission's GPU work
-        // (harness/kjudge/worker_link.h); the checker runs without it.
+        // (harness/kjudge/worker_link.h); the checker runs without it, and never reads the
+        // nonce the descriptor holds: the worker's profiler takes it.
         extras.env.insert(extras.env.end(),
                           {"KJUDGE_WORKER_PROFILER=" + lib.string(),
-                           "KJUDGE_WORKER_PROFILE_FD=" + std::to_string(profile_channel->fd()),
-                           "KJUDGE_WORKER_PROFILE_NONCE=" + profile_channel->nonce()});
+                           "KJUDGE_WORKER_PROFILE_FD=" + std::to_string(profile_channel->fd())});
       } else {
         extras.env.insert(extras.env.end(),
-                          {"LD_PRELOAD=" + lib.string(), "NVTX_INJECTION64_PATH=" + lib.string(),
-                           "KJUDGE_PROFILE_FD=" + std::to_string(profile_channel->fd()),
-                           "KJUDGE_PROFILE_NONCE=" + profile_channel->nonce(),
-                           // A header alone then tells a profiler that never finished its record
-                           // (an _exit) from one that never loaded (task_cupti.h).
-                           "KJUDGE_PROFILE_EARLY_HEADER=1"});
+                          {"LD_PRELOAD=" + lib.string(), "NVTX_INJECTION64_PATH=" + lib.string()});
+        // The start line at once: a record that stops there tells a profiler that never
+        // finished its record (an _exit) from one that never loaded (task_cupti.h).
+        for (std::string& e : profiler_channel_env(*profile_channel, true))
+          extras.env.push_back(std::move(e));
       }
       // Bound at its host path, not through StepExtras::preload: in an isolated run the checker
       // is not to load it, only to hand its path on to the worker it starts.
@@ -338,11 +338,12 @@ ModeRun run_task_mode(const TaskSpec& task, const TaskBuild& build, const std::s
       // The record is the worker's: "loaded" where the checker says it handed the profiler on.
       HarnessReport worker = run.report;
       worker.profiler = run.report.worker_profiler == "passed" ? "loaded" : "absent";
-      run.cupti = task_cupti_from_record(profile_channel->read_all(), profile_channel->nonce(),
-                                         worker, names, "the worker's process (the submission's)");
+      run.cupti =
+          task_cupti_from_record(profile_channel_text(*profile_channel), profile_channel->nonce(),
+                                 worker, names, "the worker's process (the submission's)");
     } else {
-      run.cupti = task_cupti_from_record(profile_channel->read_all(), profile_channel->nonce(),
-                                         run.report, names);
+      run.cupti = task_cupti_from_record(profile_channel_text(*profile_channel),
+                                         profile_channel->nonce(), run.report, names);
     }
   }
   // Isolated, the report is the checker's, whatever the worker's profiler shows (a flag then).

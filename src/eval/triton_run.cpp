@@ -17,6 +17,7 @@
 #include "core/input_error.h"
 #include "core/sha256.h"
 #include "eval/python_bytecode.h"
+#include "perf/profiler_channel.h"
 #include "run/cloexec_file.h"
 #include "run/result_channel.h"
 
@@ -947,15 +948,13 @@ TritonRunOutcome execute(const TritonRunner& runner, const TritonRunFiles& f, in
   std::optional<ResultChannel> profile;
   if (!runner.profiler.empty()) {
     try {
-      profile.emplace("kjudge-triton-profile");
+      profile.emplace(open_profiler_channel("kjudge-triton-profile"));
     } catch (const std::exception& e) {
       out.status = TritonRunStatus::judge_error;
       out.detail = std::string("judge: cannot make the profiler's channel: ") + e.what();
       return out;
     }
-    extras.env.insert(extras.env.end(), {"KJUDGE_PROFILE_FD=" + std::to_string(profile->fd()),
-                                         "KJUDGE_PROFILE_NONCE=" + profile->nonce(),
-                                         "KJUDGE_PROFILE_EARLY_HEADER=1"});
+    for (std::string& e : profiler_channel_env(*profile, true)) extras.env.push_back(std::move(e));
     extras.preload.push_back(runner.profiler);
     extras.inherit_fds.push_back(profile->fd());
   }
@@ -966,7 +965,7 @@ TritonRunOutcome execute(const TritonRunner& runner, const TritonRunFiles& f, in
   fill_from_process(r, out);
   if (profile) {
     out.profiled = true;
-    out.profile = profile->read_all();
+    out.profile = profile_channel_text(*profile);
     out.profile_nonce = profile->nonce();
   }
 

@@ -10,6 +10,7 @@
 #include "perf/gpu_conditions.h"
 #include "perf/interleave.h"
 #include "perf/profile_record.h"
+#include "perf/profiler_channel.h"
 #include "perf/timing_select.h"
 #include "run/beside_binary.h"
 #include "run/main_return.h"
@@ -102,24 +103,32 @@ TimedRun Benchmarker::time_once(const Problem& problem, const fs::path& workspac
   std::optional<ResultChannel> channel;
   std::optional<MainGuard> guard;
   try {
-    if (needs_profiler(mode)) channel.emplace("kjudge-profile");
+    if (needs_profiler(mode)) channel.emplace(open_profiler_channel("kjudge-profile"));
     // An early exit(0) would end the timed run before its work: it must come back from main().
     guard = attach_main_guard(*opt_.main_guard, workspace, words, extras);
   } catch (const std::exception& e) {
     out.failure = e.what();
     return out;
   }
+  if (channel && words) {
+    // The profiler would never take its channel, and the nonce in it would be the program's to
+    // read and sign a record of its own with.
+    if (std::string why = preload_ignored(workspace, words->front()); !why.empty()) {
+      out.failure = "the profiler cannot be preloaded into " + words->front() + " (" + why +
+                    "): its channel would be the program's to write";
+      return out;
+    }
+  }
   if (channel) {
     const std::string lib = preload_path(opt_.step, opt_.profiler).string();
-    extras.env.insert(extras.env.end(), {"NVTX_INJECTION64_PATH=" + lib,
-                                         "KJUDGE_PROFILE_FD=" + std::to_string(channel->fd()),
-                                         "KJUDGE_PROFILE_NONCE=" + channel->nonce()});
+    extras.env.push_back("NVTX_INJECTION64_PATH=" + lib);
+    for (std::string& e : profiler_channel_env(*channel, false)) extras.env.push_back(std::move(e));
     extras.preload.push_back(opt_.profiler);
     extras.inherit_fds.push_back(channel->fd());
   }
   ProcessResult r =
       run_step(opt_.step, machine_, command, workspace, problem.timeout_or_default(), extras);
-  const std::string record_text = channel ? channel->read_all() : "";
+  const std::string record_text = channel ? profile_channel_text(*channel) : "";
 
   if (!r.started) {
     out.failure = "judge: could not start the benchmark: " + r.error;

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "run/close_fds.h"
 #include "run/process.h"
 
 namespace kjudge {
@@ -154,6 +155,7 @@ GpuWatcher::GpuWatcher(int gpu, int period_ms) {
     dup2(fds[1], STDOUT_FILENO);
     int devnull = open("/dev/null", O_WRONLY);
     if (devnull >= 0) dup2(devnull, STDERR_FILENO);
+    close_fds_except(nullptr, 0);  // nvidia-smi needs none of the judge's descriptors
     execlp("nvidia-smi", "nvidia-smi", query.c_str(), "--format=csv,noheader,nounits", "-i",
            id.c_str(), "-lms", lms.c_str(), static_cast<char*>(nullptr));
     _exit(127);

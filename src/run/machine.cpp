@@ -14,6 +14,8 @@
 #include <sstream>
 #include <thread>
 
+#include "run/close_fds.h"
+
 namespace kjudge {
 namespace {
 
@@ -86,6 +88,7 @@ std::optional<std::string> capture_stdout(const std::vector<std::string>& argv, 
       dup2(devnull, STDIN_FILENO);
       dup2(devnull, STDERR_FILENO);
     }
+    close_fds_except(nullptr, 0);  // a tool of the machine's needs none of the judge's
     execvp(args[0], args.data());
     _exit(127);
   }

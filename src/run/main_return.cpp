@@ -53,6 +53,14 @@ std::string main_guard_unfit(const fs::path& workspace, const std::string& argv0
   return dynamic_elf_problem(file);
 }
 
+std::string preload_ignored(const fs::path& workspace, const std::string& argv0) {
+  const std::string why = main_guard_unfit(workspace, argv0);
+  return why == "statically linked" || why == "not an ELF64 program" ||
+                 why == "its program headers are cut"
+             ? why
+             : "";
+}
+
 std::optional<int> parse_main_return(const std::string& text, const std::string& nonce) {
   if (text.empty()) return std::nullopt;
   const std::string head = "kjudge-main " + nonce + " returned ";
@@ -86,15 +94,25 @@ std::optional<std::string> main_return_problem(const std::string& text, const st
   return std::nullopt;
 }
 
-MainGuard::MainGuard(fs::path library) : library_(std::move(library)), channel_("kjudge-main") {}
+MainGuard::MainGuard(fs::path library) : library_(std::move(library)), channel_("kjudge-main") {
+  // The nonce travels in the descriptor, never in the environment: bwrap's command line and
+  // /proc/<pid>/environ are readable inside the sandbox. The guard takes it and empties the file
+  // before any code of the program runs.
+  channel_.write_nonce();
+}
 
 std::vector<std::string> MainGuard::env() const {
-  return {"KJUDGE_MAIN_FD=" + std::to_string(channel_.fd()),
-          "KJUDGE_MAIN_NONCE=" + channel_.nonce()};
+  return {"KJUDGE_MAIN_FD=" + std::to_string(channel_.fd())};
 }
 
 std::optional<std::string> MainGuard::problem(int exit_code) const {
-  return main_return_problem(channel_.read_all(), channel_.nonce(), exit_code);
+  std::string text = channel_.read_all();
+  // The nonce still there alone: the guard never took its channel (it did not load), so the run
+  // says nothing about main; as with an empty channel, only a zero exit is questioned.
+  if (exit_code == 0 && text == channel_.nonce() + "\n")
+    return "the program exited with code 0, but the main guard never took its channel (it was "
+           "not loaded into the program)";
+  return main_return_problem(text, channel_.nonce(), exit_code);
 }
 
 }  // namespace kjudge

@@ -26,6 +26,13 @@ std::filesystem::path locate_main_guard();
 // interpreter is not the test, and a system program run by the command is not either).
 std::string main_guard_unfit(const std::filesystem::path& workspace, const std::string& argv0);
 
+// Why the loader would not preload a library into `argv0`, the program of a simple command run in
+// `workspace`: a file of the workspace that is an ELF but no dynamically linked ELF64 program
+// (static, 32-bit, cut). "" otherwise: a script's interpreter, a program on PATH or outside the
+// workspace take a preload. A channel handed to a program that loads no judge's library holds
+// its nonce for the program to read.
+std::string preload_ignored(const std::filesystem::path& workspace, const std::string& argv0);
+
 // What the guard's channel said. nullopt: nothing (main never returned). Throws
 // std::runtime_error when the text is not one well-formed line with this nonce.
 std::optional<int> parse_main_return(const std::string& text, const std::string& nonce);
@@ -35,14 +42,17 @@ std::optional<int> parse_main_return(const std::string& text, const std::string&
 std::optional<std::string> main_return_problem(const std::string& text, const std::string& nonce,
                                                int exit_code);
 
-// One guarded run: the channel, and what the step must add to carry the guard.
+// One guarded run: the channel (a memfd holding the nonce until the guard takes it), and what the
+// step must add to carry the guard.
 class MainGuard {
  public:
   // Throws std::runtime_error when no channel can be made.
   explicit MainGuard(std::filesystem::path library);
-  // KEY=VALUE entries that hand the program the channel; the step preloads library().
+  // The KEY=VALUE entry that names the channel's descriptor (never the nonce); the step
+  // preloads library() and keeps fd().
   std::vector<std::string> env() const;
   int fd() const { return channel_.fd(); }
+  const std::string& nonce() const { return channel_.nonce(); }
   const std::filesystem::path& library() const { return library_; }
   // main_return_problem on what the channel holds now.
   std::optional<std::string> problem(int exit_code) const;

@@ -15,6 +15,8 @@
 #include <iterator>
 #include <set>
 
+#include "run/close_fds.h"
+
 extern char** environ;
 
 namespace kjudge {
@@ -149,6 +151,8 @@ const char* prepare_child(const ProcessSpec& spec, const std::vector<const char*
     int flags = fcntl(fd, F_GETFD);
     if (flags >= 0) fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC);
   }
+  // Close-on-exec covers what the judge opens; this covers everything else in its process.
+  close_fds_except(spec.inherit_fds.data(), spec.inherit_fds.size());
   return nullptr;
 }
 

@@ -34,8 +34,9 @@ struct ProcessSpec {
   std::size_t output_cap = 64 * 1024;  // bytes kept: half from the start, half from the end
   std::optional<Limits> limits;
   // Descriptors the child keeps across exec (their FD_CLOEXEC is cleared in the child only), e.g.
-  // the seccomp program handed to bwrap as `--seccomp FD`. Everything else the judge opens is
-  // CLOEXEC, so nothing else leaks into the step.
+  // the seccomp program handed to bwrap as `--seccomp FD`. Every other descriptor from 3 up is
+  // closed in the child before exec (close_fds.h), close-on-exec or not: whatever the judge's
+  // own process inherited or a library left open never reaches the step.
   std::vector<int> inherit_fds;
   // Cgroup directories (v1: one per hierarchy; v2: one) the child joins before exec, so every
   // descendant is counted from its first instruction (StepCgroup, cgroup.h). Empty: stay where

@@ -1,8 +1,10 @@
 #include "run/sandbox.h"
 
 #include <signal.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <fstream>
@@ -136,6 +138,20 @@ std::vector<std::string> sandbox_command(const SandboxPolicy& policy,
   return cmd;
 }
 
+ArgsThroughFd args_through_fd(const std::vector<std::string>& command, int fd) {
+  ArgsThroughFd out;
+  auto dashes = std::find(command.begin(), command.end(), std::string("--"));
+  if (command.empty() || dashes == command.end())
+    throw std::invalid_argument("not a bwrap command: no \"--\" before the step's own words");
+  for (auto it = command.begin() + 1; it != dashes; ++it) {
+    out.data += *it;
+    out.data.push_back('\0');
+  }
+  out.argv = {command.front(), "--args", std::to_string(fd)};
+  out.argv.insert(out.argv.end(), dashes, command.end());
+  return out;
+}
+
 ProcessResult run_sandboxed(const SandboxPolicy& policy, const std::vector<std::string>& argv,
                             double timeout_s, std::size_t output_cap) {
   ProcessResult failed;
@@ -147,22 +163,32 @@ ProcessResult run_sandboxed(const SandboxPolicy& policy, const std::vector<std::
     return failed;
   }
   ProcessSpec spec;
+  int args_fd = -1;
   try {
-    spec.argv = sandbox_command(policy, argv, seccomp_fd);
+    std::vector<std::string> command = sandbox_command(policy, argv, seccomp_fd);
+    // The step's PATH is not the judge's: a bare "bwrap" is found here, where the judge looks.
+    if (!policy.bwrap.has_parent_path()) command[0] = locate_bwrap().string();
+    // bwrap reads from the descriptor's offset to its end: pwrite leaves the offset at 0.
+    args_fd = memfd_create("kjudge-bwrap-args", MFD_CLOEXEC);
+    if (args_fd < 0) throw std::runtime_error("judge: cannot create a memfd for bwrap's options");
+    ArgsThroughFd through = args_through_fd(command, args_fd);
+    if (pwrite(args_fd, through.data.data(), through.data.size(), 0) !=
+        static_cast<ssize_t>(through.data.size()))
+      throw std::runtime_error("judge: cannot write bwrap's options");
+    spec.argv = std::move(through.argv);
   } catch (const std::exception& e) {
     close(seccomp_fd);
+    if (args_fd >= 0) close(args_fd);
     failed.error = e.what();
     return failed;
   }
-  // The step's PATH is not the judge's: a bare "bwrap" is found here, where the judge looks.
-  if (!policy.bwrap.has_parent_path()) spec.argv[0] = locate_bwrap().string();
   spec.cwd = policy.workspace;
   // bwrap's own environment: just enough to find it; the step's comes from --setenv.
   spec.env = std::vector<std::string>{"PATH=/usr/bin:/bin"};
   spec.timeout_s = timeout_s;
   spec.output_cap = output_cap;
   spec.limits = policy.limits;
-  spec.inherit_fds = {seccomp_fd};
+  spec.inherit_fds = {seccomp_fd, args_fd};
   spec.inherit_fds.insert(spec.inherit_fds.end(), policy.keep_fds.begin(), policy.keep_fds.end());
   spec.watch_dir = policy.workspace;
   spec.watch_dir_max_bytes = policy.workspace_bytes;
@@ -174,6 +200,7 @@ ProcessResult run_sandboxed(const SandboxPolicy& policy, const std::vector<std::
     spec.limits->data_bytes = static_cast<long>(policy.memory_bytes);
   ProcessResult result = run_process(spec);
   close(seccomp_fd);
+  close(args_fd);
   if (cgroup) {
     if (auto peak = cgroup->memory_peak()) result.memory_peak_bytes = *peak;
     if (cgroup->oom_killed() && result.limit_exceeded.empty() && !result.timed_out)

@@ -50,6 +50,17 @@ struct SandboxPolicy {
 std::vector<std::string> sandbox_command(const SandboxPolicy& policy,
                                          const std::vector<std::string>& argv, int seccomp_fd = -1);
 
+// The command sandbox_command() gave, as bwrap is started: its options (every word between
+// bwrap and "--") go through descriptor `fd` as NUL-terminated words (`--args FD`, which bwrap
+// reads and closes before it builds the sandbox), so no path, variable or value the judge passes
+// shows in bwrap's command line, which /proc/1/cmdline exposes inside the sandbox (bwrap's init
+// is pid 1 there). `data` is what the descriptor must hold.
+struct ArgsThroughFd {
+  std::vector<std::string> argv;  // bwrap --args FD -- <the step's own argv>
+  std::string data;
+};
+ArgsThroughFd args_through_fd(const std::vector<std::string>& command, int fd);
+
 // Runs `argv` in the sandbox: seccomp filter, limits, a step cgroup where available. A step the
 // kernel killed for memory gets limit_exceeded saying so. A failure to
 // set the sandbox up is a judge fault: started = false, `error` says why.

@@ -2,7 +2,7 @@
 # GPU check of the CUPTI profiler (issue 4), on the GPU machine after scripts/gpu-bundle: builds
 # tests/gpu/profiler/check.cu, runs it under bundle/lib/libkjudge_profiler.so as ComputeEval
 # injects its profiler (LD_PRELOAD + NVTX_INJECTION64_PATH), and prints the profiler's kernel
-# and copy durations beside cudaEvent timings, the NVTX ranges it saw, the judge's pipe channel
+# and copy durations beside cudaEvent timings, the NVTX ranges it saw, the judge's memfd channel
 # at work, a program without CUDA, and the overhead (median of 5 runs with and without).
 # Usage: tests/gpu/run-profiler-check.sh   (files under $OUT/profiler, else /tmp/profiler)
 set -uo pipefail
@@ -173,16 +173,14 @@ for m in rec["M"]:
     print(f"  {m['kind']:7} {m['bytes']:>10} B {dur:9.1f} us ({gbs:6.1f} GB/s) event {ev:9.1f} "
           f"launch {'yes' if m['launch'] else 'no'} tid {'main' if m['tid'] == main_tid else m['tid']}")
 
-print("\n== 2. the judge's channel: a pipe and a nonce (KJUDGE_PROFILE_FD)")
-read_end, write_end = os.pipe()
+print("\n== 2. the judge's channel: a sealable memfd holding the nonce (KJUDGE_PROFILE_FD)")
+fd = os.memfd_create("kjudge-profile", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
 nonce = secrets.token_hex(16)
-p, _ = run([check, "env"], profile="", pass_fds=(write_end,),
-           env_extra={"KJUDGE_PROFILE_FD": str(write_end), "KJUDGE_PROFILE_NONCE": nonce})
-os.close(write_end)
-data = b""
-while chunk := os.read(read_end, 1 << 16):
-    data += chunk
-os.close(read_end)
+os.pwrite(fd, (nonce + "\n").encode(), 0)
+os.set_inheritable(fd, True)
+p, _ = run([check, "env"], profile="", pass_fds=(fd,), env_extra={"KJUDGE_PROFILE_FD": str(fd)})
+data = os.pread(fd, 1 << 26, 0)
+os.close(fd)
 print(p.stdout.strip())
 rec2 = parse(data.decode())
 print(summary(rec2), f"nonce matches: {rec2['head'] == 'KJPROF 1 ' + nonce}")

@@ -1,12 +1,16 @@
 #pragma once
-// The one clock of the profile: CUPTI's, so NVTX ranges and the application's span line up with
-// the kernel and copy timestamps that CUPTI writes into its activity records.
+// The one clock of the profile: CLOCK_REALTIME, the clock CUPTI reads on Linux for every
+// timestamp of its activity records (cupti_activity.h), so NVTX ranges and the application's
+// span line up with kernels and copies. Read without libc: CUPTI's own reading goes through
+// libc's clock_gettime, which a program may define (a clock a tenth as fast shrank a 60 ms
+// region to 6 ms, tests/preload_interposition_test.cpp); start_tracing hands CUPTI this clock
+// instead (cuptiActivityRegisterTimestampCallback).
 #include <cstdint>
 
 namespace kjudge::profiler {
 
-// Nanoseconds on CUPTI's clock (cuptiGetTimestamp); CLOCK_REALTIME if CUPTI cannot say, which
-// is what CUPTI itself reads on Linux.
+// Nanoseconds of CLOCK_REALTIME, from the vDSO's clock_gettime (found through the auxiliary
+// vector, called directly) or, where there is none, the system call.
 std::uint64_t now_ns();
 
 // The calling thread's OS id (gettid), the id CUPTI reports once told to use system ids.

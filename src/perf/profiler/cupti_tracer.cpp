@@ -6,6 +6,8 @@
 #include <cstring>
 #include <vector>
 
+#include "clock.h"
+
 namespace kjudge::profiler {
 
 namespace {
@@ -137,12 +139,18 @@ void CUPTIAPI buffer_completed(CUcontext context, std::uint32_t stream, std::uin
   if (g_tracing_store != nullptr) g_tracing_store->merge(batch);
 }
 
+std::uint64_t CUPTIAPI cupti_timestamp() { return now_ns(); }
+
 }  // namespace
 
 bool start_tracing(Store& store) {
   g_runtime_launches = launching_calls(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE);
   g_driver_launches = launching_calls(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE);
   g_tracing_store = &store;
+  // CUPTI's timestamps (its activity records', and the conversion of the GPU's into host time)
+  // come from our clock, not from libc's clock_gettime, which the program may define (clock.h).
+  // Before any kind is enabled, as CUPTI asks. An older CUPTI without it keeps its own.
+  cuptiActivityRegisterTimestampCallback(cupti_timestamp);
   if (cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed) != CUPTI_SUCCESS) {
     return false;
   }

@@ -60,10 +60,10 @@ struct StartedRanges {
   std::unordered_map<nvtxRangeId_t, OpenRange> open;
   std::atomic<nvtxRangeId_t> next_id{1};
 };
-StartedRanges& started() {
-  static auto* ranges = new StartedRanges;
-  return *ranges;
-}
+// Made as the library loads, before any NVTX call: a function-local static would need the C++
+// runtime's guard, which waits through libc's syscall(), a name the program may define.
+StartedRanges* const g_started = new StartedRanges;
+StartedRanges& started() { return *g_started; }
 
 std::string utf8(const wchar_t* text) {
   std::string out;

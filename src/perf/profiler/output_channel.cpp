@@ -1,85 +1,65 @@
 #include "output_channel.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
-
-#include <charconv>
-
-#include "run/high_fd.h"
+#include "run/preload_channel.h"
 
 namespace kjudge::profiler {
 
-namespace {
+namespace raw = kjudge::raw;
 
-// The value, with its bytes in the process's environment block overwritten: /proc/self/environ
-// reads that block, not what unsetenv leaves in `environ`.
-std::optional<std::string> take_variable(const char* name) {
-  char* value = getenv(name);
-  if (value == nullptr) return std::nullopt;
-  std::string copy = value;
-  memset(value, 0, copy.size());
-  unsetenv(name);
-  return copy;
-}
-
-// Hex digits in practice; anything that would break the line format is dropped.
-std::string clean_nonce(const std::string& nonce) {
-  std::string out;
-  for (char c : nonce) {
-    if (c > ' ' && c < 0x7F) out += c;
-  }
-  return out.empty() ? "-" : out;
-}
-
-}  // namespace
-
-std::optional<OutputChannel> take_output_channel() {
-  std::optional<std::string> fd_text = take_variable("KJUDGE_PROFILE_FD");
-  std::optional<std::string> file = take_variable("KJUDGE_PROFILE_FILE");
-  std::optional<std::string> nonce = take_variable("KJUDGE_PROFILE_NONCE");
-  std::optional<std::string> early = take_variable("KJUDGE_PROFILE_EARLY_HEADER");
+bool take_output_channel(char** envp, OutputChannel& out) {
+  char fd_text[16], file[4096], early[8];
+  const bool named_fd = raw::take_env(envp, "KJUDGE_PROFILE_FD", fd_text, sizeof fd_text);
+  const bool named_file = raw::take_env(envp, "KJUDGE_PROFILE_FILE", file, sizeof file);
+  const bool named_early = raw::take_env(envp, "KJUDGE_PROFILE_EARLY_HEADER", early, sizeof early);
   int fd = -1;
-  if (fd_text) {
-    int parsed = -1;
-    auto [end, error] = std::from_chars(fd_text->data(), fd_text->data() + fd_text->size(), parsed);
-    if (error == std::errc() && end == fd_text->data() + fd_text->size() && parsed >= 0 &&
-        fcntl(parsed, F_GETFD) >= 0) {
-      fd = parsed;
+  if (named_fd) {
+    const long n = raw::parse_decimal(fd_text);
+    if (n < 0 || !raw::is_open(static_cast<int>(n))) return false;
+    fd = static_cast<int>(n);
+    // A descriptor without a nonce (a pipe, by hand) writes a record the judge refuses.
+    if (raw::take_nonce(fd, out.nonce, sizeof out.nonce) == 0) {
+      out.nonce[0] = '-';
+      out.nonce[1] = '\0';
     }
-  } else if (file && !file->empty()) {
-    fd = open(file->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  } else if (named_file && file[0] != '\0') {
+    const long opened = raw::openat(AT_FDCWD, file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (opened < 0) return false;
+    fd = static_cast<int>(opened);
+  } else {
+    return false;
   }
-  if (fd < 0) return std::nullopt;
-  return OutputChannel{move_fd_high(fd), clean_nonce(nonce.value_or("")), early == "1"};
+  out.fd = raw::move_fd_high(fd);
+  out.stream = raw::lseek(out.fd, 0, SEEK_CUR) == -ESPIPE;
+  out.early_header = named_early && early[0] == '1' && early[1] == '\0';
+  return true;
 }
 
-bool write_all(int fd, std::string_view data) {
-  // A judge that stopped reading must not turn the program's exit into a death by SIGPIPE.
-  sigset_t pipe_only, previous;
-  sigemptyset(&pipe_only);
-  sigaddset(&pipe_only, SIGPIPE);
-  pthread_sigmask(SIG_BLOCK, &pipe_only, &previous);
-  bool ok = true;
-  while (!data.empty()) {
-    ssize_t n = write(fd, data.data(), data.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      ok = false;
-      break;
-    }
-    data.remove_prefix(static_cast<std::size_t>(n));
+void write_start_line(const OutputChannel& channel) {
+  constexpr std::size_t n = sizeof kStartLine - 1;
+  if (channel.stream) {
+    raw::write_stream(channel.fd, kStartLine, n);
+  } else {
+    raw::pwrite(channel.fd, kStartLine, n, 0);
   }
-  if (!ok && errno == EPIPE) {
-    timespec zero{};
-    sigtimedwait(&pipe_only, nullptr, &zero);  // discard the SIGPIPE this thread now has pending
+}
+
+void finish_output(const OutputChannel& channel, const char* record, std::size_t n) {
+  if (channel.stream && channel.early_header) {
+    // The start line went first and stays (a pipe has no going back): the record's own header
+    // line, with the same "-" for a nonce, is left out.
+    std::size_t skip = 0;
+    while (skip < n && record[skip] != '\n') ++skip;
+    skip = skip < n ? skip + 1 : n;
+    record += skip;
+    n -= skip;
   }
-  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
-  return ok;
+  const raw::Finish done = raw::finish_report(channel.fd, record, n);
+  raw::close(channel.fd);
+  if (done == raw::Finish::kTampered) {
+    static const char msg[] =
+        "libkjudge_profiler: something else wrote to or sealed the profiler's channel\n";
+    raw::die_tampered(msg, sizeof msg - 1);
+  }
 }
 
 }  // namespace kjudge::profiler

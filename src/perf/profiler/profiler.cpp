@@ -1,26 +1,27 @@
 // The library's life: set up when the loader runs its constructor (LD_PRELOAD), write the
 // record when the process exits normally. Nothing here runs unless the judge (or a person)
-// named an output channel, so the processes a profiled program starts are left alone.
+// named an output channel, so the processes a profiled program starts are left alone. The
+// channel is handled on raw system calls (output_channel.h): the program's own write, getpid or
+// close never sees the record.
 #include <pthread.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
-#include <optional>
 #include <string>
-#include <string_view>
-#include <utility>
 
 #include "clock.h"
 #include "cupti_tracer.h"
 #include "output_channel.h"
 #include "record_writer.h"
+#include "run/raw_syscall.h"
 #include "store.h"
 
 namespace kjudge::profiler {
 
 namespace {
+
+namespace raw = kjudge::raw;
 
 // Plain pointers, never freed: CUPTI may still call back while the process tears down, after
 // any destructor of ours would have run.
@@ -28,22 +29,19 @@ OutputChannel* g_channel = nullptr;
 Store* g_store = nullptr;
 bool g_tracing = false;
 std::uint64_t g_app_start = 0;
-pid_t g_pid = 0;
+int g_pid = 0;
 std::atomic<bool> g_written{false};
 
 // True when this call wrote the record; false when it was written already (or belongs to
 // another process), so a caller can tell that someone finished it first.
 bool write_record_once() {
-  if (g_channel == nullptr || getpid() != g_pid || g_written.exchange(true)) return false;
+  if (g_channel == nullptr || raw::getpid() != g_pid || g_written.exchange(true)) return false;
   std::uint64_t app_end = now_ns();
   if (g_tracing) flush_tracing(*g_store);
   Profile profile = g_store->take();
   set_active_store(nullptr);
-  std::string record = format_record(g_channel->nonce, g_app_start, app_end, profile);
-  // The header went out at start (start_profiler); the rest follows it.
-  if (g_channel->early_header) record.erase(0, record.find('\n') + 1);
-  write_all(g_channel->fd, record);
-  close(g_channel->fd);
+  const std::string record = format_record(g_channel->nonce, g_app_start, app_end, profile);
+  finish_output(*g_channel, record.data(), record.size());
   return true;
 }
 
@@ -53,20 +51,17 @@ void write_record() { (void)write_record_once(); }
 void forget_in_child() {
   set_active_store(nullptr);
   g_written.store(true);
-  if (g_channel != nullptr) close(g_channel->fd);
+  if (g_channel != nullptr) raw::close(g_channel->fd);
 }
 
-__attribute__((constructor)) void start_profiler() {
-  std::optional<OutputChannel> channel = take_output_channel();
-  if (!channel) return;
+// glibc hands every constructor the process's argc, argv and environment.
+__attribute__((constructor)) void start_profiler(int, char**, char** envp) {
+  OutputChannel channel;
+  if (!take_output_channel(envp, channel)) return;
   g_app_start = now_ns();
-  g_pid = getpid();
-  g_channel = new OutputChannel(std::move(*channel));
-  if (g_channel->early_header) {
-    Profile none;
-    std::string header = format_record(g_channel->nonce, 0, 0, none);
-    write_all(g_channel->fd, std::string_view(header).substr(0, header.find('\n') + 1));
-  }
+  g_pid = raw::getpid();
+  g_channel = new OutputChannel(channel);
+  if (g_channel->early_header) write_start_line(*g_channel);
   g_store = new Store;
   set_active_store(g_store);
   g_tracing = start_tracing(*g_store);

@@ -9,71 +9,63 @@
 // comes back; the judge passes a run only when that line is there and agrees with the exit
 // status (src/run/main_return.h). Any other way out leaves no line.
 //
-// The channel (KJUDGE_MAIN_FD, KJUDGE_MAIN_NONCE) is taken in the library's constructor,
-// before any constructor of the program runs, and erased from the environment so that neither
-// getenv nor /proc/self/environ shows it to the program or to what it starts.
+// The channel is taken in the library's constructor, before any constructor of the program
+// runs: its number from the environment block the loader hands the constructor
+// (KJUDGE_MAIN_FD, then taken out of the block), the nonce from the descriptor itself, which
+// is emptied at once (run/preload_channel.h). Nothing here calls libc after that but dlsym,
+// once, for the real __libc_start_main: the program may define write, snprintf, getpid, close
+// or getenv, and every libc call of this library would then be the program's (issue 31). The
+// line is written, sealed and read back on raw system calls.
 #include <dlfcn.h>
-#include <fcntl.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
-#include "run/high_fd.h"
+#include "run/preload_channel.h"
 
 namespace {
 
-using kjudge::move_fd_high;
+namespace raw = kjudge::raw;
 
 int g_fd = -1;
-char g_nonce[80] = "-";
-pid_t g_pid = 0;
+char g_nonce[80];
+int g_pid = 0;
 int (*g_main)(int, char**, char**) = nullptr;
 
-// The value; the whole entry in the environment block (what /proc/self/environ reads) is then
-// overwritten with 'X's, so no '=' is left and it is no variable to getenv, to the program or
-// to what it starts.
-bool take_variable(const char* name, char* out, size_t size) {
-  char* value = getenv(name);
-  if (value == nullptr) return false;
-  snprintf(out, size, "%s", value);
-  char* entry = value - strlen(name) - 1;
-  memset(entry, 'X', strlen(entry));
-  return true;
+// glibc hands every constructor the process's argc, argv and environment.
+__attribute__((constructor)) void take_channel(int, char**, char** envp) {
+  char fd_text[16];
+  if (!raw::take_env(envp, "KJUDGE_MAIN_FD", fd_text, sizeof fd_text)) return;
+  const long fd = raw::parse_decimal(fd_text);
+  if (fd < 0 || !raw::is_open(static_cast<int>(fd))) return;
+  if (raw::take_nonce(static_cast<int>(fd), g_nonce, sizeof g_nonce) == 0) {
+    // No nonce, no line the judge could take: the program keeps no descriptor of the judge's.
+    raw::close(static_cast<int>(fd));
+    return;
+  }
+  g_fd = raw::move_fd_high(static_cast<int>(fd));
+  g_pid = raw::getpid();
 }
 
-__attribute__((constructor)) void take_channel() {
-  char fd_text[32] = "", nonce[sizeof g_nonce] = "";
-  const bool named = take_variable("KJUDGE_MAIN_FD", fd_text, sizeof fd_text);
-  take_variable("KJUDGE_MAIN_NONCE", nonce, sizeof nonce);
-  if (!named) return;
-  char* end = nullptr;
-  long fd = strtol(fd_text, &end, 10);
-  if (end == fd_text || *end != '\0' || fd < 0 || fd > 1 << 20 || fcntl(int(fd), F_GETFD) < 0)
-    return;
-  size_t k = 0;
-  for (const char* p = nonce; *p && k + 1 < sizeof g_nonce; ++p)
-    if (*p > ' ' && *p < 0x7F) g_nonce[k++] = *p;
-  g_nonce[k ? k : 1] = '\0';
-  g_fd = move_fd_high(int(fd));
-  g_pid = getpid();
+std::size_t append(char* out, std::size_t at, const char* text) {
+  while (*text != '\0') out[at++] = *text++;
+  return at;
 }
 
 void report(int code) {
   // Only the process the judge started: a forked child that returns from main is not the test.
-  if (g_fd < 0 || getpid() != g_pid) return;
+  if (g_fd < 0 || raw::getpid() != g_pid) return;
   char line[160];
-  int n = snprintf(line, sizeof line, "kjudge-main %s returned %d\n", g_nonce, code);
-  // A judge that stopped reading must not turn the program's end into a death by SIGPIPE.
-  signal(SIGPIPE, SIG_IGN);
-  for (int off = 0; n > 0 && off < n;) {
-    ssize_t w = write(g_fd, line + off, size_t(n - off));
-    if (w <= 0) break;
-    off += int(w);
-  }
-  close(g_fd);
+  std::size_t n = append(line, 0, "kjudge-main ");
+  n = append(line, n, g_nonce);
+  n = append(line, n, " returned ");
+  n += raw::format_decimal(line + n, static_cast<long long>(code));
+  line[n++] = '\n';
+  const raw::Finish done = raw::finish_report(g_fd, line, n);
+  raw::close(g_fd);
   g_fd = -1;
+  if (done == raw::Finish::kTampered) {
+    static const char msg[] =
+        "libkjudge_main_guard: something else wrote to or sealed the judge's channel\n";
+    raw::die_tampered(msg, sizeof msg - 1);
+  }
 }
 
 int guarded_main(int argc, char** argv, char** envp) {
@@ -95,8 +87,8 @@ extern "C" __attribute__((visibility("default"))) int __libc_start_main(
   auto real = reinterpret_cast<StartMain>(dlsym(RTLD_NEXT, "__libc_start_main"));
   if (real == nullptr) {
     static const char msg[] = "libkjudge_main_guard: __libc_start_main not found\n";
-    (void)!write(2, msg, sizeof msg - 1);
-    _exit(127);
+    raw::write(2, msg, sizeof msg - 1);
+    raw::exit_group(127);
   }
   g_main = main;
   return real(guarded_main, argc, argv, init, fini, rtld_fini, stack_end);
