@@ -1435,7 +1435,8 @@ class CallStream:
 
       key S N                     -> k HEX    the new content of timed call N of site S
       done S N STREAM_MS DEVICE_MS -> s HEX    after the call: the positions its sample keeps
-      kept S N SHA256                         what was kept of its output (the report must match)
+      kept S N SHA256             -> a N      what was kept of its output (the report must match);
+                                               awaited, so the next launch follows the judge's time
       call I                      -> s HEX    test mode: the positions a sampled entry call keeps
       rec I SHA256|-                          test mode: what entry call I left (CallRecorder)
 
@@ -1484,7 +1485,10 @@ class CallStream:
         return self._reply("s")
 
     def kept(self, site, rep, digest):
+        # Answered, and awaited: the runner's next launch (the next call's new inputs) comes
+        # after the judge took this message's time, never inside the read-back window.
         self._send("kept %d %d %s\n" % (site, rep, digest))
+        self._reply("a")
 
     def recorded(self, index, digest):
         self._send("rec %d %s\n" % (index, digest or "-"))

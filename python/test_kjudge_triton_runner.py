@@ -1444,6 +1444,8 @@ class FakeJudge:
                     self.judge.sendall(("k %s\n" % self.key(int(words[1]), int(words[2]))).encode())
                 elif words[0] == "done":
                     self.judge.sendall(("s %s\n" % self.key(int(words[1]), int(words[2]), "s")).encode())
+                elif words[0] == "kept":
+                    self.judge.sendall(("a %x\n" % int(words[2])).encode())
                 elif words[0] == "call":
                     self.judge.sendall(("s %s\n" % self.key(0, int(words[1]), "s")).encode())
 
