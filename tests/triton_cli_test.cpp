@@ -217,7 +217,7 @@ TEST_F(TritonEvalCli, CuptiWatchesTheTimingProcesses) {
   std::vector<json> results = lines("results.jsonl");
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results[0]["cupti"]["used"], true) << results[0].dump();
-  EXPECT_FALSE(results[0].contains("timing_flags"));
+  EXPECT_FALSE(results[0].contains("timing_flags")) << results[0]["timing_flags"].dump();
   std::ifstream run_json(dir_ / "run" / "run.json");
   const json run = json::parse(run_json);
   EXPECT_EQ(run["identity"]["timing"]["cupti"], true);
