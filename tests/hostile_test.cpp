@@ -67,6 +67,15 @@ Check build_log_has(const std::string& text) {
       [text](const GradedSolution& g) { EXPECT_TRUE(contains(g.build.log, text)) << g.build.log; };
 }
 
+// Refused before it ran, for the name it defines, and the test program never started.
+Check refused_for_defining(const std::string& name) {
+  return [name](const GradedSolution& g) {
+    EXPECT_TRUE(contains(g.detail, "refused:")) << g.detail;
+    EXPECT_TRUE(contains(g.detail, "defines '" + name + "'")) << g.detail;
+    EXPECT_FALSE(g.test.ran);
+  };
+}
+
 // The step was killed at the limit, not left to finish; wall_s is of the final attempt alone.
 void killed_at_timeout(const GradedSolution& g) {
   EXPECT_TRUE(g.test.timed_out);
@@ -147,13 +156,16 @@ const std::vector<Case>& cases() {
       {"nonce_environ", {V::test_fail}, test_log_lacks("forged with")},
       {"nonce_fds", {V::test_fail}, test_log_lacks("forged with")},
       {"nonce_memory", {V::test_fail}, test_log_lacks("forged with")},
-      {"define_getenv", {V::test_fail}, test_log_has("getenv saw: channel -1, nonce ''")},
-      {"define_write", {V::test_fail}},
-      {"define_snprintf", {V::test_fail}},
-      {"define_close", {V::test_fail}},
-      {"define_getpid", {V::test_fail}},
-      {"define_strtol", {V::test_fail}, test_log_has("strtol saw: channel -1, nonce ''")},
-      {"define_fcntl", {V::test_fail}, test_log_has("fcntl saw: channel -1, nonce ''")},
+      // The define_* probes are refused at build now (symbol_scan.h): the test program defines a
+      // name the guard and the C library rely on. The guard's own stand against them, with the
+      // scan out of the way, is main_return_test's ASolutionsOwnLibcNamesCannotForgeTheGuardsLine.
+      {"define_getenv", {V::build_error}, refused_for_defining("getenv")},
+      {"define_write", {V::build_error}, refused_for_defining("write")},
+      {"define_snprintf", {V::build_error}, refused_for_defining("snprintf")},
+      {"define_close", {V::build_error}, refused_for_defining("close")},
+      {"define_getpid", {V::build_error}, refused_for_defining("getpid")},
+      {"define_strtol", {V::build_error}, refused_for_defining("strtol")},
+      {"define_fcntl", {V::build_error}, refused_for_defining("fcntl")},
   };
   return table;
 }
