@@ -13,6 +13,7 @@
 #include <mutex>
 #include <thread>
 
+#include "eval/hidden_lines.h"
 #include "eval/pass_at_k.h"
 #include "run/sandbox.h"
 #include "test_util.h"
@@ -265,6 +266,45 @@ TEST_F(EvaluatorTest, SolutionsThatBreakTheirOwnWorkspaceAreCharged) {
   EXPECT_EQ(counted, 5);
   EXPECT_DOUBLE_EQ(pass_at_k(counted, passed, 1), 0.2);
   EXPECT_NE(r[K("w/a", 4)].detail.find("200000000 bytes"), std::string::npos);
+}
+
+// Issue 32: a solution that prints the hidden test (at run time, or through the compiler's
+// quotes) gets none of its lines back. Its program finds no test source to read after the
+// build, and any line it prints that reproduces one (however indented) is replaced in the log.
+TEST_F(EvaluatorTest, NoLogCarriesALineOfTheHiddenTests) {
+  Problem p = shell_problem("h/leak");
+  const std::string secret1 = "int expected_secret_value(int i) { return 7 * i + 3; }";
+  const std::string secret2 = "assert(out[i] == expected_secret_value(i));";
+  p.test_files = {{"test/test_main.cu", "#include <cassert>\n" + secret1 + "\nint main() {\n  " +
+                                            secret2 + "\n  return 0;\n}\n"},
+                  {"test/data.txt", "kept-42\n"}};
+  // The "compiler" quotes the test's lines when the solution asks it to fail.
+  p.build_command =
+      "if grep -q QUOTE solution.sh; then cat test/test_main.cu >&2; exit 1; fi; "
+      "cp solution.sh run.sh";
+  const std::string print_test =
+      "cat test/test_main.cu; ls test; cat test/data.txt; echo '  int   expected_secret_value(int "
+      "i)   {  return 7 * i + 3; }'; echo 'tail: " +
+      secret2 + "'; echo own line stays; exit 1";
+  auto r = run({p}, {sol("h/leak", print_test, 0), sol("h/leak", "# QUOTE\nexit 0", 1)});
+  const auto& ran = r[K("h/leak", 0)];
+  EXPECT_EQ(ran.verdict, Verdict::test_fail);
+  EXPECT_EQ(ran.test.log.find("expected_secret_value"), std::string::npos) << ran.test.log;
+  EXPECT_NE(ran.test.log.find(kHiddenLineMarker), std::string::npos) << ran.test.log;
+  // The source is gone; a data file the test would read at run time is not.
+  EXPECT_NE(ran.test.log.find("test/test_main.cu: No such file"), std::string::npos)
+      << ran.test.log;
+  EXPECT_NE(ran.test.log.find("\ndata.txt\n"), std::string::npos) << ran.test.log;
+  EXPECT_NE(ran.test.log.find("kept-42"), std::string::npos) << ran.test.log;
+  EXPECT_NE(ran.test.log.find("own line stays"), std::string::npos) << ran.test.log;
+  const auto& built = r[K("h/leak", 1)];
+  EXPECT_EQ(built.verdict, Verdict::build_error);
+  EXPECT_EQ(built.build.log.find("expected_secret_value"), std::string::npos) << built.build.log;
+  EXPECT_EQ(built.detail.find("expected_secret_value"), std::string::npos) << built.detail;
+  // The build cache keeps only the redacted log: a second run, from the cache, shows no more.
+  auto again = run({p}, {sol("h/leak", "# QUOTE\nexit 0", 1)});
+  EXPECT_TRUE(again[K("h/leak", 1)].build.cached);
+  EXPECT_EQ(again[K("h/leak", 1)].build.log.find("expected_secret_value"), std::string::npos);
 }
 
 TEST_F(EvaluatorTest, SandboxedStepsSeeOnlyTheirWorkspace) {

@@ -22,6 +22,7 @@
 #include "eval/start_code_scan.h"
 #include "eval/static_flags.h"
 #include "eval/step_runner.h"
+#include "eval/hidden_lines.h"
 #include "eval/symbol_scan.h"
 #include "eval/workspace.h"
 #include "run/beside_binary.h"
@@ -123,6 +124,8 @@ bool ended_built_only(bool build_only, GradedSolution& g) {
 // After a successful build, fresh or cached: whether the job goes on to its test.
 bool goes_on_after_build(const Problem& p, const fs::path& workspace,
                          const std::set<std::string>& relied, bool build_only, GradedSolution& g) {
+  // Built: what runs next (the test, a benchmark) has no hidden source left to print.
+  remove_hidden_sources(workspace, p);
   return !start_code_refused(p, workspace, relied, g) && !ended_built_only(build_only, g);
 }
 
@@ -658,14 +661,14 @@ bool Evaluator::check_and_build(Task& t, bool quiet) {
         g.build.ran = true;
         g.build.cached = true;
         g.build.exit_code = hit->exit_code;
-        g.build.log = hit->log;
+        g.build.log = HiddenLines(p).redact(hit->log);
         g.build.log_truncated = hit->log_truncated;
         g.build.log_bytes = hit->log_bytes;
         g.build.wall_s = 0;
         g.build.attempts = 1;
         if (hit->exit_code != 0) {
           g.verdict = Verdict::build_error;
-          g.detail = "build failed (cached): " + first_line(hit->log);
+          g.detail = "build failed (cached): " + first_line(g.build.log);
           return false;
         }
         return goes_on_after_build(p, t.workspace, relied_names_, t.build_only, g);
@@ -679,6 +682,7 @@ bool Evaluator::check_and_build(Task& t, bool quiet) {
   ProcessResult r = run_step(*p.build_command, t.workspace, timeout, StepExtras{});
   bool loaded = end_step(load);
   g.build = to_record(r, t.attempt);
+  g.build.log = HiddenLines(p).redact(g.build.log);
   g.build.quiet_retry = quiet;
 
   if (!r.started) {
@@ -710,7 +714,7 @@ bool Evaluator::check_and_build(Task& t, bool quiet) {
   if (r.exit_code != 0 || r.signal != 0) {
     g.verdict = Verdict::build_error;
     g.detail = r.signal ? "the compiler was killed by " + describe_signal(r.signal)
-                        : "build failed: " + first_line(r.output);
+                        : "build failed: " + first_line(g.build.log);
     return false;
   }
   return goes_on_after_build(p, t.workspace, relied_names_, t.build_only, g);
@@ -741,6 +745,7 @@ void Evaluator::run_test(Task& t, int gpu, bool quiet) {
   ProcessResult r = run_step(p.test_command, t.workspace, timeout, extras);
   bool loaded = end_step(load);
   g.test = to_record(r, t.attempt);
+  g.test.log = HiddenLines(p).redact(g.test.log);
   g.test.quiet_retry = quiet;
   if (r.wall_s > 0) costs_->observe(p.task_id, -1, r.wall_s);
 

@@ -1,49 +1,8 @@
 #include "gen/feedback.h"
 
-#include <set>
 #include <sstream>
 
 namespace kjudge {
-
-namespace {
-
-std::string trim(const std::string& s) {
-  const std::size_t a = s.find_first_not_of(" \t\r");
-  if (a == std::string::npos) return "";
-  return s.substr(a, s.find_last_not_of(" \t\r") - a + 1);
-}
-
-constexpr std::size_t kMinLine = 12;  // shorter lines ("}", "return 0;") reveal nothing
-
-}  // namespace
-
-std::string redact_test_source(const std::string& log, const Problem& problem) {
-  std::set<std::string> secret;
-  for (const auto& f : problem.test_files) {
-    std::istringstream in(f.content);
-    std::string line;
-    while (std::getline(in, line)) {
-      std::string t = trim(line);
-      if (t.size() >= kMinLine) secret.insert(t);
-    }
-  }
-  std::istringstream in(log);
-  std::string line, out;
-  bool first = true;
-  while (std::getline(in, line)) {
-    bool leaks = false;
-    for (const auto& s : secret)
-      if (line.find(s) != std::string::npos) {
-        leaks = true;
-        break;
-      }
-    if (!first) out += "\n";
-    out += leaks ? "[a line of the hidden tests was removed]" : line;
-    first = false;
-  }
-  if (!log.empty() && log.back() == '\n') out += "\n";
-  return out;
-}
 
 std::string judge_feedback(const GradedSolution& g, const Problem& problem, std::size_t cap) {
   std::string what, log;

@@ -1,19 +1,16 @@
 #pragma once
 // What the model is told after a failed turn (`--turns`): the compiler's errors or the test's
 // output, never the hidden tests themselves. Compilers quote the offending source line, and a
-// failing assert prints its expression, so every line of the log that reproduces a line of a
-// test file is replaced by a marker before the text leaves the judge.
+// failing assert prints its expression: the log is redacted (eval/hidden_lines.h) before the
+// text leaves the judge.
 #include <cstddef>
 #include <string>
 
 #include "core/problem.h"
 #include "eval/graded.h"
+#include "eval/hidden_lines.h"  // redact_test_source
 
 namespace kjudge {
-
-// `log` with each line that contains a test file's line (of 12 characters or more, ignoring
-// leading and trailing spaces) replaced by "[a line of the hidden tests was removed]".
-std::string redact_test_source(const std::string& log, const Problem& problem);
 
 // The user message for the next turn: what failed (build, test, timeout, crash, ...), the
 // redacted log cut to its last `cap` bytes, and the request to answer again with complete

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <thread>
 
+#include "eval/hidden_lines.h"
 #include "perf/gpu_conditions.h"
 #include "perf/interleave.h"
 #include "perf/profile_record.h"
@@ -141,7 +142,7 @@ TimedRun Benchmarker::time_once(const Problem& problem, const fs::path& workspac
     out.failure =
         "the benchmark failed (" +
         (r.signal ? "signal " + std::to_string(r.signal) : "exit " + std::to_string(r.exit_code)) +
-        "): " + first_output_line(r.output);
+        "): " + first_output_line(HiddenLines(problem).redact(r.output));
   }
   if (out.failure.empty() && guard) {
     if (std::optional<std::string> early = guard->problem(r.exit_code))
