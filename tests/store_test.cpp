@@ -161,6 +161,36 @@ TEST_P(StoreTest, ConcurrentClaimersNeverShareAJob) {
   EXPECT_EQ(std::set<std::int64_t>(got.begin(), got.end()).size(), 60u) << "a job taken twice";
 }
 
+// A worker without a usable GPU claims around task jobs (board/task_gpu.h), and puts back one
+// whose run the machine failed: queued again, its runs gone.
+TEST_P(StoreTest, AWorkerWithoutAGpuClaimsAroundTasksAndRequeuesOne) {
+  auto s = open();
+  auto u = s->create_user("u", "user");
+  const auto task = s->submit({u, std::nullopt, "task:x", "test", "s.cu", "t", std::nullopt, 9});
+  const auto pack =
+      s->submit({u, std::nullopt, "pack:p#CUDA/1", "judge", "s.cu", "p", std::nullopt, 0});
+  auto j = s->claim("cpu/0", /*with_tasks=*/false);
+  ASSERT_TRUE(j);
+  EXPECT_EQ(j->submission_id, pack) << "the task comes first by priority, and is passed over";
+  EXPECT_FALSE(s->claim("cpu/1", false));
+  auto t = s->claim("gpu/0");
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->submission_id, task);
+  board::Run r;
+  r.submission_id = task;
+  r.mode = "test";
+  s->add_run(r);
+  EXPECT_TRUE(s->requeue(t->id));
+  EXPECT_FALSE(s->requeue(t->id)) << "no longer running";
+  EXPECT_EQ(s->submission(task)->status, "queued");
+  EXPECT_TRUE(s->runs_of(task).empty());
+  EXPECT_EQ(s->submission(pack)->status, "running") << "another job is untouched";
+  auto again = s->claim("gpu/1");
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->id, t->id);
+  EXPECT_EQ(again->attempts, 2);
+}
+
 TEST_P(StoreTest, LeaderboardsAndRankingPerGpu) {
   auto s = open();
   auto admin = s->create_user("admin", "admin");

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -11,6 +12,7 @@
 #include "eval/task_build.h"
 #include "eval/task_run.h"
 #include "run/gpu_lock.h"
+#include "run/machine_fault.h"
 
 namespace kjudge::board {
 
@@ -57,6 +59,13 @@ JudgeService::JudgeService(Store& store, JudgeServiceOptions options, MachineInf
   store_.requeue_running(opt_.worker_id + "/");
   if (!opt_.process) return;
   evaluator_ = std::make_unique<Evaluator>(opt_.eval, machine_);
+  TaskGpuOptions tg;
+  tg.step = opt_.step;
+  tg.probe = opt_.eval.gpu_probe;
+  tg.probe_command = opt_.eval.gpu_probe_command;
+  tg.cache_dir = opt_.eval.cache_dir;
+  tg.work_root = opt_.eval.work_root;
+  task_gpu_ = std::make_unique<TaskGpu>(tg, machine_);
   eval_thread_ = std::thread([this] {
     evaluator_->run(feed_, [this](const GradedSolution& g) {
       if (dropping() || (opt_.stopping && died_of_sigterm(g) && stopping_soon())) return;
@@ -133,6 +142,10 @@ std::string JudgeService::check_target(const std::string& target) const {
   if (target.rfind("task:", 0) == 0) {
     if (!opt_.tasks.count(target.substr(5)))
       return "no task named '" + target.substr(5) + "' is loaded";
+    // On SQLite this instance is the only judge there is: a task it cannot run would wait
+    // forever. On PostgreSQL another instance's worker may take it.
+    if (std::string why = task_refusal(); !why.empty() && store_.dialect() == std::string("sqlite"))
+      return "this service cannot judge tasks: " + why;
     return "";
   }
   return "a target is pack:NAME#TASK_ID or task:NAME";
@@ -140,14 +153,23 @@ std::string JudgeService::check_target(const std::string& target) const {
 
 void JudgeService::dispatch_loop() {
   int n = 0;
+  // Asked once before any job, then again a minute after each refusal (a driver put right).
+  bool tasks = task_gpu_->usable();
+  auto asked = std::chrono::steady_clock::now();
+  if (!tasks)
+    std::fprintf(stderr, "kjudge serve: task jobs refused: %s\n", task_gpu_->why().c_str());
   while (!stop_.load()) {
+    if (!tasks && std::chrono::steady_clock::now() - asked > std::chrono::seconds(60)) {
+      tasks = task_gpu_->recheck();
+      asked = std::chrono::steady_clock::now();
+    }
     if (in_flight_.load() >= opt_.max_in_flight || timing_.load() > 0) {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
       continue;
     }
     std::optional<Job> job;
     try {
-      job = store_.claim(opt_.worker_id + "/" + std::to_string(n++ % 1000));
+      job = store_.claim(opt_.worker_id + "/" + std::to_string(n++ % 1000), tasks);
     } catch (const std::exception&) {
       job.reset();  // the database is busy or away: try again shortly
     }
@@ -207,7 +229,11 @@ void JudgeService::dispatch_loop() {
       // start meanwhile (this loop is their only feeder).
       while (sub->mode != "test" && in_flight_.load() > 0 && !stop_.load())
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      judge_task(*job, *sub);
+      if (!judge_task(*job, *sub)) {
+        tasks = false;
+        asked = std::chrono::steady_clock::now();
+        std::fprintf(stderr, "kjudge serve: task jobs refused: %s\n", task_gpu_->why().c_str());
+      }
     }
   }
 }
@@ -288,10 +314,10 @@ void JudgeService::bench_loop() {
   }
 }
 
-void JudgeService::judge_task(const Job& job, const Submission& sub) {
+bool JudgeService::judge_task(const Job& job, const Submission& sub) {
   const std::int64_t t0 = now_us();
   auto fail = [&](const std::string& why) {
-    if (dropping()) return;  // left running: abandon() requeues it
+    if (dropping()) return true;  // left running: abandon() requeues it
     Run r;
     r.submission_id = sub.id;
     r.mode = sub.mode;
@@ -302,6 +328,7 @@ void JudgeService::judge_task(const Job& job, const Submission& sub) {
     store_.set_status(sub.id, "done");
     store_.finish(job.id, true);
     ++judged_;
+    return true;
   };
   TaskSpec task;
   try {
@@ -369,7 +396,14 @@ void JudgeService::judge_task(const Job& job, const Submission& sub) {
     // A harness that did not run to its end may have died of the job's SIGTERM.
     if (dropping() || (opt_.stopping && !mr.completed && stopping_soon())) {
       fs::remove_all(ws);
-      return;  // left running: abandon() requeues it
+      return true;  // left running: abandon() requeues it
+    }
+    // Its output names a machine fault and the judge's own probe agrees: the machine's, not the
+    // submitter's. Nothing is recorded; the job waits for a worker with a GPU that works.
+    if (!mr.passed && !machine_fault(mr.failure + "\n" + mr.log).empty() && !task_gpu_->recheck()) {
+      fs::remove_all(ws);
+      store_.requeue(job.id);
+      return false;
     }
     json j = to_json(mr, task);
     j["compilation"] = compile;
@@ -391,6 +425,7 @@ void JudgeService::judge_task(const Job& job, const Submission& sub) {
   store_.set_status(sub.id, "done");
   store_.finish(job.id, true);
   ++judged_;
+  return true;
 }
 
 }  // namespace kjudge::board

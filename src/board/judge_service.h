@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "board/store.h"
+#include "board/task_gpu.h"
 #include "core/problem.h"
 #include "core/task_spec.h"
 #include "eval/evaluator.h"
@@ -75,11 +76,16 @@ class JudgeService {
   // `"code"` can be named; "" when the problem's solution has several files (or none to copy).
   static std::string solution_file_name(const Problem& problem);
   const JudgeServiceOptions& options() const { return opt_; }
+  // Why this instance takes no task jobs (no usable GPU: board/task_gpu.h); "" when it does, or
+  // before its GPU was asked.
+  std::string task_refusal() const { return task_gpu_ ? task_gpu_->why() : ""; }
   std::int64_t judged() const { return judged_.load(); }
 
  private:
   void dispatch_loop();
-  void judge_task(const Job& job, const Submission& sub);
+  // False when the machine, not the submission, failed it (its GPU is unusable): the job went
+  // back to the queue and this worker takes no task job until its GPU answers again.
+  bool judge_task(const Job& job, const Submission& sub);
   struct Pending {
     std::int64_t job_id = 0, submission_id = 0;
     const Problem* problem = nullptr;
@@ -96,6 +102,7 @@ class JudgeService {
   JudgeServiceOptions opt_;
   MachineInfo machine_;
   std::unique_ptr<Evaluator> evaluator_;
+  std::unique_ptr<TaskGpu> task_gpu_;  // only while judging
   JobFeed feed_;
   std::thread eval_thread_, dispatch_thread_;
   std::atomic<bool> stop_{false};

@@ -256,7 +256,7 @@ void Store::set_status(std::int64_t submission_id, const std::string& status) {
   db_->query("UPDATE submissions SET status = ? WHERE id = ?", {v(status), v(submission_id)});
 }
 
-std::optional<Job> Store::claim(const std::string& worker) {
+std::optional<Job> Store::claim(const std::string& worker, bool with_tasks) {
   std::lock_guard<std::mutex> lock(mu_);
   const bool pg = std::string(db_->dialect()) == "postgresql";
   Transaction tx(*db_);
@@ -265,9 +265,11 @@ std::optional<Job> Store::claim(const std::string& worker) {
   // claimers pass over each other's pick.
   auto rows = db_->query(
       std::string("UPDATE jobs SET status = 'running', worker = ?, started_us = ?, attempts = "
-                  "attempts + 1 WHERE id = (SELECT id FROM jobs WHERE status = 'queued' ORDER BY "
-                  "priority DESC, id LIMIT 1") +
-          (pg ? " FOR UPDATE SKIP LOCKED" : "") +
+                  "attempts + 1 WHERE id = (SELECT id FROM jobs WHERE status = 'queued'") +
+          (with_tasks ? ""
+                      : " AND NOT EXISTS (SELECT 1 FROM submissions s WHERE s.id = "
+                        "jobs.submission_id AND s.target LIKE 'task:%')") +
+          " ORDER BY priority DESC, id LIMIT 1" + (pg ? " FOR UPDATE SKIP LOCKED" : "") +
           ") RETURNING id, submission_id, priority, attempts",
       {v(worker), v(now_us())});
   if (rows.empty()) {
@@ -285,6 +287,22 @@ void Store::finish(std::int64_t job_id, bool ok) {
   std::lock_guard<std::mutex> lock(mu_);
   db_->query("UPDATE jobs SET status = ?, finished_us = ? WHERE id = ?",
              {v(std::string(ok ? "done" : "failed")), v(now_us()), v(job_id)});
+}
+
+bool Store::requeue(std::int64_t job_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Transaction tx(*db_);
+  auto rows = db_->query(
+      "UPDATE jobs SET status = 'queued', worker = NULL WHERE status = 'running' AND id = ? "
+      "RETURNING submission_id",
+      {v(job_id)});
+  // Judged again from the start: the runs it recorded go, as in requeue_running.
+  for (const auto& r : rows) {
+    db_->query("UPDATE submissions SET status = 'queued' WHERE id = ?", {v(r.integer(0))});
+    db_->query("DELETE FROM runs WHERE submission_id = ?", {v(r.integer(0))});
+  }
+  tx.commit();
+  return !rows.empty();
 }
 
 int Store::requeue_running(const std::string& worker_prefix) {

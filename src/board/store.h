@@ -139,12 +139,16 @@ class Store {
 
   // The next queued job, highest priority first, then oldest; marked running by `worker`.
   // PostgreSQL: SKIP LOCKED, so instances sharing the database never take one job twice.
-  std::optional<Job> claim(const std::string& worker);
+  // `with_tasks` false: only jobs whose target is not a task (a worker without a usable GPU
+  // leaves those to one with).
+  std::optional<Job> claim(const std::string& worker, bool with_tasks = true);
   void finish(std::int64_t job_id, bool ok);
   // Jobs left running by workers that are gone (a restarted service, a dead instance) go back
   // to the queue, their submissions' partial runs deleted (they are judged again from the
   // start). Returns how many.
   int requeue_running(const std::string& worker_prefix = "");
+  // The same for one running job (its worker found the machine, not the code, at fault).
+  bool requeue(std::int64_t job_id);
   int queued();
 
   std::int64_t add_run(const Run& r);

@@ -15,6 +15,7 @@
 
 #include "eval/build_cache.h"
 #include "eval/cost_model.h"
+#include "eval/hidden_lines.h"
 #include "eval/schedule.h"
 #include "eval/skip_rules.h"
 #include "eval/solution_rules.h"
@@ -22,12 +23,12 @@
 #include "eval/start_code_scan.h"
 #include "eval/static_flags.h"
 #include "eval/step_runner.h"
-#include "eval/hidden_lines.h"
 #include "eval/symbol_scan.h"
 #include "eval/workspace.h"
 #include "run/beside_binary.h"
 #include "run/cloexec_file.h"
 #include "run/gpu_probe.h"
+#include "run/machine_fault.h"
 #include "run/main_return.h"
 #include "run/process.h"
 #include "run/sandbox.h"
@@ -38,26 +39,6 @@ namespace fs = std::filesystem;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// Messages with which the CUDA runtime reports that the machine, not the program, failed. A
-// test that dies with one of these is retried, and if it keeps failing, reported as a
-// judge_error rather than charged to the model.
-constexpr const char* kMachineFaultMarkers[] = {
-    "no CUDA-capable device is detected",
-    "CUDA driver version is insufficient for CUDA runtime version",
-    "all CUDA-capable devices are busy or unavailable",
-    "cudaErrorDevicesUnavailable",
-    "cudaErrorNoDevice",
-    "cudaErrorInsufficientDriver",
-    "CUDA_ERROR_NO_DEVICE",
-    "system has unsupported display driver / cuda driver combination",
-};
-
-std::string machine_fault(const std::string& log) {
-  for (const char* m : kMachineFaultMarkers)
-    if (log.find(m) != std::string::npos) return m;
-  return {};
-}
 
 // What makes a built test or benchmark program unfit to carry the judge's code, one reason per
 // finding. Only the programs that would carry the guard are read: a simple command's dynamically
