@@ -191,6 +191,34 @@ TEST_P(StoreTest, AWorkerWithoutAGpuClaimsAroundTasksAndRequeuesOne) {
   EXPECT_EQ(again->attempts, 2);
 }
 
+// Issue 32: a user's stored code is bounded; refused code is not kept; admins are exempt.
+TEST_P(StoreTest, AStorageQuotaPerUser) {
+  auto s = open();
+  s->set_storage_quota(1000);
+  auto u = s->create_user("u", "user");
+  auto root = s->create_user("root", "admin");
+  const std::string big(600, 'a');
+  s->submit({u, std::nullopt, "task:x", "test", "s.cu", big, std::nullopt, 0});
+  try {
+    s->submit({u, std::nullopt, "task:x", "test", "s.cu", std::string(500, 'b'), std::nullopt, 0});
+    ADD_FAILURE() << "over the quota";
+  } catch (const OverLimit& e) {
+    EXPECT_EQ(e.limit(), 1000);
+    EXPECT_NE(std::string(e.what()).find("600 used"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(s->submissions_of(u, std::nullopt).size(), 1u);
+  // The refused text was never stored: storing it now makes a new code row.
+  s->submit({root, std::nullopt, "task:x", "test", "s.cu", std::string(500, 'b'), std::nullopt, 0});
+  // Up to the quota exactly; the same text again counts again (each submission is charged).
+  s->submit({u, std::nullopt, "task:x", "test", "s.cu", std::string(400, 'c'), std::nullopt, 0});
+  EXPECT_THROW(s->submit({u, std::nullopt, "task:x", "test", "s.cu", "x", std::nullopt, 0}),
+               OverLimit);
+  for (int i = 0; i < 3; ++i)
+    s->submit({root, std::nullopt, "task:x", "test", "s.cu", big, std::nullopt, 0});
+  s->set_storage_quota(0);
+  s->submit({u, std::nullopt, "task:x", "test", "s.cu", big, std::nullopt, 0});
+}
+
 TEST_P(StoreTest, LeaderboardsAndRankingPerGpu) {
   auto s = open();
   auto admin = s->create_user("admin", "admin");

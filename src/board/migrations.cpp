@@ -117,6 +117,14 @@ ALTER TABLE runs ADD COLUMN reviewer_id BIGINT REFERENCES users(id);
 ALTER TABLE runs ADD COLUMN reviewed_us BIGINT;
 CREATE INDEX runs_review ON runs (review);
 )SQL"},
+      // Issue 32: a per-user storage quota. What each user's submissions brought (their code's
+      // bytes, counted per submission), kept as one number so a submission checks it in one
+      // read. Existing users get what they already stored.
+      {4, "per-user storage quota: users.stored_bytes", R"SQL(
+ALTER TABLE users ADD COLUMN stored_bytes BIGINT NOT NULL DEFAULT 0;
+UPDATE users SET stored_bytes = (SELECT COALESCE(SUM(LENGTH(c.code)), 0) FROM submissions s
+  JOIN code_files c ON c.id = s.code_id WHERE s.user_id = users.id);
+)SQL"},
   };
   return m;
 }

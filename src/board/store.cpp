@@ -194,7 +194,6 @@ bool Store::delete_leaderboard(const std::string& name) {
 }
 
 std::int64_t Store::submit(const NewSubmission& s, bool* created) {
-  const std::int64_t code_id = put_code(s.code);
   std::lock_guard<std::mutex> lock(mu_);
   Transaction tx(*db_);
   if (s.idempotency_key) {
@@ -213,6 +212,24 @@ std::int64_t Store::submit(const NewSubmission& s, bool* created) {
         {v(s.user_id)});
     if (n.at(0).integer(0) >= s.max_unfinished) throw OverLimit(s.max_unfinished);
   }
+  // The quota is checked, and the code stored, inside the transaction: code refused is never
+  // kept, and two submissions at once cannot both pass on one reading.
+  const auto size = static_cast<std::int64_t>(s.code.size());
+  if (const std::int64_t quota = storage_quota_.load(); quota > 0) {
+    auto u = db_->query("SELECT stored_bytes, role FROM users WHERE id = ?", {v(s.user_id)});
+    if (!u.empty() && u[0].text(1) != "admin" && u[0].integer(0) + size > quota)
+      throw OverLimit("this submission (" + std::to_string(size) + " bytes) would take your " +
+                          "stored code past your quota of " + std::to_string(quota) + " bytes (" +
+                          std::to_string(u[0].integer(0)) + " used)",
+                      quota);
+  }
+  const std::string h = sha256_hex(s.code);
+  db_->query("INSERT INTO code_files (sha256, code) VALUES (?, ?) ON CONFLICT (sha256) DO NOTHING",
+             {v(h), v(s.code)});
+  const std::int64_t code_id =
+      db_->query("SELECT id FROM code_files WHERE sha256 = ?", {v(h)}).at(0).integer(0);
+  db_->query("UPDATE users SET stored_bytes = stored_bytes + ? WHERE id = ?",
+             {v(size), v(s.user_id)});
   const std::int64_t t = now_us();
   auto rows = db_->query(
       "INSERT INTO submissions (user_id, leaderboard_id, target, mode, file_name, code_id, "

@@ -3,6 +3,7 @@
 // their API tokens (only a token's sha256 is kept), leaderboards with their GPU types,
 // submissions with their code (deduplicated by sha256), the work queue, runs and rankings.
 // Thread-safe: one connection, one operation at a time.
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -43,17 +44,19 @@ struct NewSubmission {
   int max_unfinished = 0;
 };
 
-// Store::submit refuses a submission over the user's limit of unfinished ones.
+// Store::submit refuses a submission over one of the user's limits: unfinished submissions, or
+// bytes stored (the API answers 429 with the limit).
 class OverLimit : public std::runtime_error {
  public:
   explicit OverLimit(int limit)
       : std::runtime_error("you have " + std::to_string(limit) +
                            " unfinished submissions, the most allowed; wait for some to finish"),
         limit_(limit) {}
-  int limit() const { return limit_; }
+  OverLimit(const std::string& why, std::int64_t limit) : std::runtime_error(why), limit_(limit) {}
+  std::int64_t limit() const { return limit_; }
 
  private:
-  int limit_;
+  std::int64_t limit_;
 };
 
 struct Submission {
@@ -108,6 +111,9 @@ class Store {
  public:
   // Opens the database and brings its schema up to date.
   explicit Store(std::unique_ptr<Db> db);
+  // The most bytes of code a user (not an admin) may store over all their submissions; past
+  // it, submit() throws OverLimit. 0: no limit. `kjudge serve --max-stored`.
+  void set_storage_quota(std::int64_t bytes) { storage_quota_ = bytes; }
   int schema_version();
   const char* dialect() const { return db_->dialect(); }
 
@@ -172,6 +178,7 @@ class Store {
   std::optional<Leaderboard> find_leaderboard(const char* where, const Value& key);
   std::mutex mu_;
   std::unique_ptr<Db> db_;
+  std::atomic<std::int64_t> storage_quota_{0};
 };
 
 }  // namespace kjudge::board

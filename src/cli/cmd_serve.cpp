@@ -17,6 +17,7 @@
 #include "cli/slurm_executor.h"
 #include "cli/slurm_workers.h"
 #include "cli/step_options.h"
+#include "core/byte_size.h"
 #include "core/datapack.h"
 #include "eval/build_cache.h"
 #include "perf/benchmarker.h"
@@ -30,6 +31,7 @@ namespace {
 struct ServeArgs {
   std::string db = "kjudge-board.db", host = "127.0.0.1", worker_id, gpu_type, cache_dir;
   int port = 8080, max_in_flight = 8, max_runs = 0, bench_runs = 5, max_queued = 0;
+  std::string max_stored = "4G";  // --max-stored: code bytes per user
   double max_time = 0;
   std::vector<std::string> packs, tasks;
   bool no_judge = false;
@@ -127,7 +129,14 @@ int serve(const ServeArgs& a) {
                 : machine.gpus.empty() ? "host"
                                        : machine.gpus[0].name;
 
+  const std::optional<std::uint64_t> quota = parse_byte_size(a.max_stored);
+  if (!quota || *quota > static_cast<std::uint64_t>(INT64_MAX)) {
+    fmt::print(stderr, "kjudge serve: --max-stored '{}' is not a size (e.g. 4G, 512M, 0)\n",
+               a.max_stored);
+    return exit_code::usage;
+  }
   board::Store store(board::open_db(a.db));
+  store.set_storage_quota(static_cast<std::int64_t>(*quota));
   if (a.workers_only) {
     // Before the first claim: a worker cancelled at once must still drop what it took.
     std::signal(SIGINT, on_stop_signal);
@@ -178,6 +187,9 @@ void add_serve_commands(CLI::App& app, int& rc) {
                 "Unfinished (queued or running) submissions one user may have; more get HTTP "
                 "429 (default 0: no limit; admins have none)")
       ->check(CLI::NonNegativeNumber);
+  c->add_option("--max-stored", a->max_stored,
+                "Bytes of code one user may store over all their submissions; past it a "
+                "submission gets HTTP 429 (default 4G; 0: no limit; admins have none)");
   c->add_option("--max-time", a->max_time,
                 "Task benchmarks: seconds of timed calls per benchmark at most (default 10; 30 "
                 "ranked), as `task run --max-time`")
