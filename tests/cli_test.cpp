@@ -404,5 +404,24 @@ TEST(CliInputs, EmptyInputsExitNonZeroNamingThem) {
   EXPECT_NE(r.out.find("TritonBench_G_v1.json"), std::string::npos) << r.out;
 }
 
+TEST(CliInputs, NumericOptionsOutOfRangeAreRefused) {
+  const std::string eval = kBin + " evaluate --problems examples/pack --solutions x ";
+  const std::string task = kBin + " task run examples/tasks/vectoradd x.cu ";
+  const std::pair<std::string, std::string> cases[] = {
+      {"--workers", eval + "--workers=-3"},
+      {"-k", eval + "-k 1,0"},
+      {"--retries", eval + "--retries 1e9"},
+      {"--tests-per-gpu", eval + "--tests-per-gpu 0"},
+      {"--max-time", task + "--max-time nan"},
+      {"--gpu-wait", task + "--gpu-wait 1e308"},
+      {"--target-error", task + "--target-error inf"},
+      {"--max-runs", task + "--max-runs=-1"}};
+  for (const auto& [option, cmd] : cases) {
+    auto r = sh(cmd);
+    EXPECT_EQ(r.rc, 2) << cmd << "\n" << r.out;
+    EXPECT_NE(r.out.find(option), std::string::npos) << cmd << "\n" << r.out;
+  }
+}
+
 }  // namespace
 }  // namespace kjudge
