@@ -364,7 +364,8 @@ TEST(CliInputs, AFifoOrAliasBombConfigIsRefusedBounded) {
     for (int k = 0; k < 10; ++k) bomb += (k ? ", *l" : "*l") + std::to_string(i - 1);
     bomb += "]\n";
   }
-  testing::write_text(d / "bomb.yaml", "problems:\n  list:\n    difficulty: *l8\n" + bomb);
+  // Anchors come before their aliases.
+  testing::write_text(d / "bomb.yaml", bomb + "problems:\n  list:\n    difficulty: *l8\n");
   r = sh("ulimit -v 2000000; timeout 20 " + kBin + " --config " + (d / "bomb.yaml").string() +
          " problems list examples/pack");
   EXPECT_EQ(r.rc, 2) << r.out;
