@@ -572,9 +572,11 @@ TEST(ReadAny, Solutions) {
 // ---- hostile and empty inputs (issue 32) ----
 
 struct Entry {
+  Entry(std::string n, std::string d, unsigned t = AE_IFREG, std::string l = "")
+      : name(std::move(n)), data(std::move(d)), type(t), link(std::move(l)) {}
   std::string name;
   std::string data;
-  unsigned type = AE_IFREG;
+  unsigned type;
   std::string link;  // for AE_IFLNK
 };
 

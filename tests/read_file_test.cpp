@@ -49,6 +49,8 @@ TEST(ReadInputFile, ALinkToDevZeroIsRefusedNotReadForever) {
   const BoundedResult r = read_bounded(tmp / "zero.json");
   ASSERT_EQ(r.outcome, BoundedResult::Outcome::input_error) << r.message;
   EXPECT_NE(r.message.find("zero.json"), std::string::npos) << r.message;
+  // Refused for what it is, not only stopped by the size cap.
+  EXPECT_NE(r.message.find("not a regular file"), std::string::npos) << r.message;
 }
 
 TEST(ReadInputFile, AFileOverTheCapIsRefused) {
