@@ -121,7 +121,7 @@ std::map<std::string, std::string> read_tar_gz(const fs::path& path,
     // Packs made with the tar tool carry "./" prefixes; Python's tarfile writes none.
     while (name.rfind("./", 0) == 0) name.erase(0, 2);
     if (!wanted.contains(name)) continue;
-    // The tar tool writes "./" as a directory entry; a wanted name must be a plain file.
+    // Other members may be folders (the tar tool writes "./"); a wanted one must be a file.
     if (archive_entry_filetype(entry) != AE_IFREG)
       throw InputError(where, 0, "",
                        "archive member " + name +
