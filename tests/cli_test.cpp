@@ -416,7 +416,9 @@ TEST(CliInputs, NumericOptionsOutOfRangeAreRefused) {
       {"--max-time", task + "--max-time nan"},
       {"--gpu-wait", task + "--gpu-wait 1e308"},
       {"--target-error", task + "--target-error inf"},
-      {"--max-runs", task + "--max-runs=-1"}};
+      {"--max-runs", task + "--max-runs=-1"},
+      {"--slurm-poll", eval + "--slurm-poll nan"},
+      {"--log-bytes", kBin + " report x --log-bytes=-1"}};
   for (const auto& [option, cmd] : cases) {
     auto r = sh(cmd);
     EXPECT_EQ(r.rc, 2) << cmd << "\n" << r.out;
