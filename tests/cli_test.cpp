@@ -2,6 +2,7 @@
 // on the host) packed, verified, validated and evaluated; kill -9 and --resume; bad input.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -323,7 +324,106 @@ TEST(CliErrors, YamlConfigSetsOptionsAndTheCommandLineWins) {
   testing::write_text(d / "bad.yaml", "problems: [unclosed\n");
   auto b = sh(kBin + " --config " + (d / "bad.yaml").string() + " problems list examples/pack");
   EXPECT_EQ(b.rc, 2);
-  EXPECT_NE(b.out.find("line"), std::string::npos) << b.out;
+  EXPECT_NE(b.out.find((d / "bad.yaml").string() + ":2: invalid YAML"), std::string::npos) << b.out;
+}
+
+// ---- bad and empty inputs on the command line (issue 32) ----
+
+TEST(CliInputs, UnknownOrEmptyConfigIsAnErrorNamingFileAndKey) {
+  testing::TempDir d;
+  const std::string cfg = (d / "cfg.yaml").string();
+  testing::write_text(cfg, "problems:\n  list:\n    jsno: true\n");
+  auto r = sh(kBin + " --config " + cfg + " problems list examples/pack");
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find(cfg), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("unknown key 'problems.list.jsno'"), std::string::npos) << r.out;
+
+  testing::write_text(cfg, "");
+  r = sh(kBin + " --config " + cfg + " problems list examples/pack");
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find(cfg + ": the config file is empty"), std::string::npos) << r.out;
+
+  testing::write_text(cfg, "problems:\n  list:\n    json: [[1]]\n");
+  r = sh(kBin + " --config=" + cfg + " problems list examples/pack");
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find(cfg + ":3"), std::string::npos) << r.out;
+}
+
+TEST(CliInputs, AFifoOrAliasBombConfigIsRefusedBounded) {
+  testing::TempDir d;
+  const std::string fifo = (d / "fifo.yaml").string();
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  // `timeout` turns a hang into rc 124, which fails the rc check.
+  auto r = sh("timeout 20 " + kBin + " --config " + fifo + " problems list examples/pack");
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("not a regular file"), std::string::npos) << r.out;
+
+  std::string bomb = "l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i < 9; ++i) {
+    bomb += "l" + std::to_string(i) + ": &l" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) bomb += (k ? ", *l" : "*l") + std::to_string(i - 1);
+    bomb += "]\n";
+  }
+  // Anchors come before their aliases.
+  testing::write_text(d / "bomb.yaml", bomb + "problems:\n  list:\n    difficulty: *l8\n");
+  r = sh("ulimit -v 2000000; timeout 20 " + kBin + " --config " + (d / "bomb.yaml").string() +
+         " problems list examples/pack");
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("aliases"), std::string::npos) << r.out;
+}
+
+TEST(CliInputs, PackingRefusesLinksAndNeverPacksTheirTarget) {
+  testing::TempDir d;
+  ASSERT_EQ(sh("cp -r examples/pack/saxpy " + (d / "p").string()).rc, 0);
+  testing::write_text(d / "secret", "root:$6$not-for-packs:19000::::::\n");
+  fs::create_symlink(d / "secret", d / "p" / "context" / "shadow");
+  const std::string out = (d / "out.tar.gz").string();
+  auto r = sh(kBin + " problems pack " + (d / "p").string() + " -o " + out);
+  EXPECT_NE(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find((d / "p" / "context" / "shadow").string()), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("symbolic link"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(out)) << "nothing loaded, so nothing is packed";
+
+  fs::remove(d / "p" / "context" / "shadow");
+  r = sh(kBin + " problems pack " + (d / "p").string() + " -o " + out);
+  EXPECT_EQ(r.rc, 0) << r.out;
+}
+
+TEST(CliInputs, EmptyInputsExitNonZeroNamingThem) {
+  testing::TempDir d;
+  testing::write_text(d / "empty.tar.gz", "");
+  auto r = sh(kBin + " problems list " + (d / "empty.tar.gz").string());
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find((d / "empty.tar.gz").string() + ": the file is empty"), std::string::npos)
+      << r.out;
+  fs::create_directories(d / "nothing");
+  r = sh(kBin + " problems pack " + (d / "nothing").string() + " -o " + (d / "o.tar.gz").string());
+  EXPECT_NE(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find((d / "nothing").string()), std::string::npos) << r.out;
+  r = sh(kBin + " triton list " + (d / "nothing").string());
+  EXPECT_NE(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("TritonBench_G_v1.json"), std::string::npos) << r.out;
+}
+
+TEST(CliInputs, NumericOptionsOutOfRangeAreRefused) {
+  const std::string eval = kBin + " evaluate --problems examples/pack --solutions x ";
+  const std::string task = kBin + " task run examples/tasks/vectoradd x.cu ";
+  const std::pair<std::string, std::string> cases[] = {
+      {"--workers", eval + "--workers=-3"},
+      {"-k", eval + "-k 1,0"},
+      {"--retries", eval + "--retries 1e9"},
+      {"--tests-per-gpu", eval + "--tests-per-gpu 0"},
+      {"--max-time", task + "--max-time nan"},
+      {"--gpu-wait", task + "--gpu-wait 1e308"},
+      {"--target-error", task + "--target-error inf"},
+      {"--max-runs", task + "--max-runs=-1"},
+      {"--slurm-poll", eval + "--slurm-poll nan"},
+      {"--log-bytes", kBin + " report x --log-bytes=-1"}};
+  for (const auto& [option, cmd] : cases) {
+    auto r = sh(cmd);
+    EXPECT_EQ(r.rc, 2) << cmd << "\n" << r.out;
+    EXPECT_NE(r.out.find(option), std::string::npos) << cmd << "\n" << r.out;
+  }
 }
 
 }  // namespace

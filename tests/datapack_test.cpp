@@ -3,6 +3,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "bounded_child.h"
 #include "core/md5.h"
 #include "core/problem_dir.h"
 #include "core/problem_json.h"
@@ -565,6 +567,148 @@ TEST(ReadAny, Solutions) {
   const auto from_dirs = read_solutions_any(tmp / "dirs", nullptr);
   ASSERT_EQ(from_dirs.size(), 2u);
   EXPECT_EQ(from_dirs[1].sample, 1);
+}
+
+// ---- hostile and empty inputs (issue 32) ----
+
+struct Entry {
+  Entry(std::string n, std::string d, unsigned t = AE_IFREG, std::string l = "")
+      : name(std::move(n)), data(std::move(d)), type(t), link(std::move(l)) {}
+  std::string name;
+  std::string data;
+  unsigned type;
+  std::string link;  // for AE_IFLNK
+};
+
+void make_tar_entries(const fs::path& path, const std::vector<Entry>& entries) {
+  archive* a = archive_write_new();
+  archive_write_add_filter_gzip(a);
+  archive_write_set_format_pax_restricted(a);
+  ASSERT_EQ(archive_write_open_filename(a, path.c_str()), ARCHIVE_OK);
+  for (const Entry& en : entries) {
+    archive_entry* e = archive_entry_new();
+    archive_entry_set_pathname(e, en.name.c_str());
+    archive_entry_set_filetype(e, en.type);
+    archive_entry_set_perm(e, 0644);
+    if (en.type == AE_IFLNK) archive_entry_set_symlink(e, en.link.c_str());
+    archive_entry_set_size(e, static_cast<la_int64_t>(en.type == AE_IFREG ? en.data.size() : 0));
+    archive_write_header(a, e);
+    if (en.type == AE_IFREG) archive_write_data(a, en.data.data(), en.data.size());
+    archive_entry_free(e);
+  }
+  archive_write_close(a);
+  archive_write_free(a);
+}
+
+TEST(PackMembers, AnOverflowingNumberNamesTheMemberAndLine) {
+  TempDir tmp;
+  json big = problem_to_json(make_problem("CUDA/2"));
+  std::string line = big.dump();
+  line.replace(line.find("\"timeout_seconds\":30.0"), 23, "\"timeout_seconds\":1e999");
+  const fs::path path = tmp / "p.tar.gz";
+  make_problem_pack(path, {line_of(make_problem("CUDA/1")), line + "\n"});
+  LoadReport report;
+  const auto problems = read_problems_any(path, &report);
+  EXPECT_EQ(problems.size(), 1u) << "the other problems still load";
+  ASSERT_EQ(report.errors.size(), 1u);
+  EXPECT_EQ(report.errors[0].file(), path.string() + ":problems.jsonl");
+  EXPECT_EQ(report.errors[0].line(), 2);
+  EXPECT_TRUE(contains(report.errors[0].reason(), "1e999")) << report.errors[0].reason();
+}
+
+TEST(PackMembers, TimeoutOutOfRangeNamesMemberLineAndField) {
+  TempDir tmp;
+  json p = problem_to_json(make_problem("CUDA/1"));
+  p["timeout_seconds"] = 1e308;
+  write_file(tmp / "problems.jsonl", "\n" + p.dump() + "\n");
+  const auto e = expect_input_error([&] { read_problems_any(tmp / "problems.jsonl", nullptr); });
+  EXPECT_EQ(e.file(), (tmp / "problems.jsonl").string());
+  EXPECT_EQ(e.line(), 2);
+  EXPECT_EQ(e.field(), "timeout_seconds");
+}
+
+TEST(PackMembers, UnsafeOrOddMembersAreRefused) {
+  TempDir tmp;
+  const std::string meta = metadata_for({}, 1);
+  const std::string lines = line_of(make_problem("CUDA/1"));
+  struct Case {
+    std::vector<Entry> entries;
+    std::string expect;
+  };
+  std::vector<Case> cases = {
+      {{{"metadata.json", meta}, {"problems.jsonl", lines}, {"../evil", "x"}}, "\"..\""},
+      {{{"metadata.json", meta}, {"problems.jsonl", lines}, {"/etc/evil", "x"}}, "absolute"},
+      {{{"metadata.json", "", AE_IFLNK, "/etc/shadow"}, {"problems.jsonl", lines}},
+       "not a regular file"},
+      {{{"metadata.json", meta}, {"problems.jsonl", lines}, {"problems.jsonl", lines}}, "twice"},
+  };
+  std::vector<Entry> many = {{"metadata.json", meta}, {"problems.jsonl", lines}};
+  for (int i = 0; i < 1001; ++i) many.push_back({"junk/" + std::to_string(i), ""});
+  cases.push_back({many, "more than 1000"});
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const fs::path path = tmp / ("c" + std::to_string(i) + ".tar.gz");
+    make_tar_entries(path, cases[i].entries);
+    const auto e = expect_input_error([&] { read_problem_pack(path, nullptr); });
+    EXPECT_EQ(e.file(), path.string()) << i;
+    EXPECT_TRUE(contains(e.reason(), cases[i].expect)) << i << ": " << e.reason();
+  }
+  // The same pack without the odd member loads.
+  make_tar_entries(tmp / "ok.tar.gz", {{"metadata.json", meta}, {"problems.jsonl", lines}});
+  EXPECT_EQ(read_problem_pack(tmp / "ok.tar.gz", nullptr).problems.size(), 1u);
+}
+
+TEST(EmptyInputs, AreErrorsNamingTheInput) {
+  TempDir tmp;
+  write_file(tmp / "empty.tar.gz", "");
+  auto e = expect_input_error([&] { read_problems_any(tmp / "empty.tar.gz", nullptr); });
+  EXPECT_EQ(e.file(), (tmp / "empty.tar.gz").string());
+  EXPECT_TRUE(contains(e.reason(), "empty")) << e.reason();
+  e = expect_input_error([&] { read_solutions_any(tmp / "empty.tar.gz", nullptr); });
+  EXPECT_TRUE(contains(e.reason(), "empty")) << e.reason();
+
+  write_file(tmp / "blank.jsonl", "\n\n");
+  e = expect_input_error([&] { read_problems_any(tmp / "blank.jsonl", nullptr); });
+  EXPECT_TRUE(contains(e.reason(), "holds no problems")) << e.reason();
+
+  write_problem_pack(tmp / "none.tar.gz", "2025-3", std::nullopt, {});
+  LoadReport report;
+  e = expect_input_error([&] { read_problems_any(tmp / "none.tar.gz", &report); });
+  EXPECT_EQ(e.file(), (tmp / "none.tar.gz").string() + ":problems.jsonl");
+  EXPECT_TRUE(contains(e.reason(), "holds no problems")) << e.reason();
+
+  write_solution_pack(tmp / "none-solutions.tar.gz", "r", std::nullopt, std::nullopt, {});
+  e = expect_input_error([&] { read_solutions_any(tmp / "none-solutions.tar.gz", nullptr); });
+  EXPECT_TRUE(contains(e.reason(), "holds no solutions")) << e.reason();
+
+  fs::create_directories(tmp / "empty-dir");
+  e = expect_input_error([&] { read_problems_any(tmp / "empty-dir", nullptr); });
+  EXPECT_EQ(e.file(), (tmp / "empty-dir").string());
+}
+
+TEST(EmptyInputs, AllBadLinesAreReportedNotCalledEmpty) {
+  TempDir tmp;
+  write_file(tmp / "bad.jsonl", "{oops\n");
+  LoadReport report;
+  EXPECT_TRUE(read_problems_any(tmp / "bad.jsonl", &report).empty());
+  ASSERT_EQ(report.errors.size(), 1u);
+  EXPECT_EQ(report.errors[0].line(), 1);
+}
+
+TEST(PackMembers, AFifoGivenAsAPackIsRefusedNotWaitedOn) {
+  TempDir tmp;
+  ASSERT_EQ(mkfifo((tmp / "p.tar.gz").c_str(), 0600), 0);
+  for (int solutions = 0; solutions < 2; ++solutions) {
+    const auto r = testing::run_bounded(
+        [&] {
+          if (solutions)
+            read_solutions_any(tmp / "p.tar.gz", nullptr);
+          else
+            read_problems_any(tmp / "p.tar.gz", nullptr);
+        },
+        std::size_t{1} << 30, 10);
+    ASSERT_EQ(r.outcome, testing::BoundedResult::Outcome::input_error) << r.message;
+    EXPECT_TRUE(contains(r.message, "not a regular file")) << r.message;
+  }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "core/problem_dir.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "bounded_child.h"
 #include "core/problem_json.h"
 #include "test_util.h"
 
@@ -359,6 +361,84 @@ TEST(SolutionDirs, WriteThenLoad) {
                 Solution{"CUDA/9", 2, {{"a/b/c.h", ""}, {"solution.cu", "int x;\n"}}, ""}));
   s.files.push_back({"solution-spec.yaml", "clash"});
   EXPECT_THROW(write_solution_dir(s, tmp / "t"), InputError);
+}
+
+// ---- links, FIFOs and numbers out of range (issue 32) ----
+
+// A problem folder that loads, with one context file.
+fs::path good_problem(const TempDir& tmp) {
+  std::string spec = kGoodSpec;
+  spec.replace(spec.find("host_only: yes"), 14, "host_only: false");
+  write_file(tmp / "p" / "problem-spec.yaml", spec);
+  write_file(tmp / "p" / "context" / "k.h", "void k();\n");
+  return tmp / "p";
+}
+
+TEST(ProblemDirLinks, ALinkedFileIsRefusedByItsPath) {
+  TempDir tmp;
+  const fs::path dir = good_problem(tmp);
+  EXPECT_NO_THROW(load_problem_dir(dir));
+  write_file(tmp / "secret", "root:$6$hash:19000:0:99999:7:::\n");
+  fs::create_symlink(tmp / "secret", dir / "context" / "shadow");
+  InputError e = expect_input_error([&] { load_problem_dir(dir); });
+  EXPECT_EQ(e.file(), (dir / "context" / "shadow").string());
+  EXPECT_NE(e.reason().find("symbolic link"), std::string::npos) << e.reason();
+}
+
+TEST(ProblemDirLinks, ALinkedFolderOrSpecIsRefused) {
+  TempDir tmp;
+  const fs::path dir = good_problem(tmp);
+  write_file(tmp / "elsewhere" / "x.cu", "int x;\n");
+  fs::create_symlink(tmp / "elsewhere", dir / "test");
+  InputError e = expect_input_error([&] { load_problem_dir(dir); });
+  EXPECT_EQ(e.file(), (dir / "test").string());
+  fs::remove(dir / "test");
+  fs::create_symlink(tmp / "elsewhere", dir / "context" / "more");
+  e = expect_input_error([&] { load_problem_dir(dir); });
+  EXPECT_EQ(e.file(), (dir / "context" / "more").string());
+  fs::remove(dir / "context" / "more");
+
+  fs::rename(dir / "problem-spec.yaml", tmp / "spec.yaml");
+  fs::create_symlink(tmp / "spec.yaml", dir / "problem-spec.yaml");
+  e = expect_input_error([&] { load_problem_dir(dir); });
+  EXPECT_NE(e.reason().find("symbolic link"), std::string::npos) << e.reason();
+}
+
+TEST(ProblemDirLinks, AFifoInAProblemFolderIsRefusedNotWaitedOn) {
+  TempDir tmp;
+  const fs::path dir = good_problem(tmp);
+  fs::create_directories(dir / "test");
+  ASSERT_EQ(mkfifo((dir / "test" / "pipe.cu").c_str(), 0600), 0);
+  const auto r = testing::run_bounded([&] { load_problem_dir(dir); }, std::size_t{1} << 30, 10);
+  ASSERT_EQ(r.outcome, testing::BoundedResult::Outcome::input_error) << r.message;
+  EXPECT_NE(r.message.find("pipe.cu"), std::string::npos) << r.message;
+}
+
+TEST(ProblemDirLinks, ALinkInASolutionFolderIsRefused) {
+  TempDir tmp;
+  write_file(tmp / "s" / "solution-spec.yaml", "task_id: CUDA/5\nsample: 0\n");
+  write_file(tmp / "s" / "solution.cu", "void k() {}\n");
+  EXPECT_NO_THROW(load_solution_dir(tmp / "s"));
+  write_file(tmp / "secret", "token\n");
+  fs::create_symlink(tmp / "secret", tmp / "s" / "notes.txt");
+  InputError e = expect_input_error([&] { load_solution_dir(tmp / "s"); });
+  EXPECT_EQ(e.file(), (tmp / "s" / "notes.txt").string());
+}
+
+TEST(ProblemDirNumbers, TimeoutOutOfRangeNamesFileLineAndField) {
+  TempDir tmp;
+  const fs::path dir = good_problem(tmp);
+  for (const char* bad : {"1e308", "86401", "-1", "0"}) {
+    std::string spec = read_file(dir / "problem-spec.yaml");
+    const size_t at = spec.find("timeout_seconds: ");
+    spec.replace(at, spec.find('\n', at) - at, std::string("timeout_seconds: ") + bad);
+    write_file(dir / "problem-spec.yaml", spec);
+    InputError e = expect_input_error([&] { load_problem_dir(dir); });
+    EXPECT_EQ(e.file(), (dir / "problem-spec.yaml").string()) << bad;
+    EXPECT_EQ(e.line(), 14) << bad;
+    EXPECT_EQ(e.field(), "timeout_seconds") << bad;
+    EXPECT_NE(e.reason().find("at most 86400"), std::string::npos) << e.reason();
+  }
 }
 
 }  // namespace

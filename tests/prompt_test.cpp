@@ -1,10 +1,12 @@
 #include "gen/prompt.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <stdexcept>
 #include <string>
 
+#include "bounded_child.h"
 #include "core/input_error.h"
 #include "test_util.h"
 
@@ -178,6 +180,16 @@ TEST(Prompt, BadTemplateFilesAreInputErrors) {
       [&] { load_templates("cuda_cpp", std::nullopt, dir / "typo.txt"); });
   EXPECT_EQ(e.file(), (dir / "typo.txt").string());
   EXPECT_NE(e.reason().find("{{build_cmd}}"), std::string::npos) << e.reason();
+}
+
+TEST(Prompt, AFifoTemplateIsRefusedNotWaitedOn) {
+  TempDir dir;
+  ASSERT_EQ(mkfifo((dir / "system.txt").c_str(), 0600), 0);
+  const auto r =
+      testing::run_bounded([&] { load_templates("cuda_cpp", dir / "system.txt", std::nullopt); },
+                           std::size_t{1} << 30, 10);
+  ASSERT_EQ(r.outcome, testing::BoundedResult::Outcome::input_error) << r.message;
+  EXPECT_NE(r.message.find("system.txt"), std::string::npos) << r.message;
 }
 
 TEST(ExpectedSolutionPath, FromTheBuildCommand) {

@@ -93,6 +93,24 @@ TEST_F(BadTask, ErrorsNameTheLineAndKey) {
   EXPECT_NE(e.find("last, mean or geom"), std::string::npos) << e;
 }
 
+TEST_F(BadTask, NumbersOutOfRangeNameLineAndField) {
+  int line = 0;
+  std::string field;
+  std::string e =
+      error_of("lang: cu\n" + files + "tests:\n  - {size: 3, seed: 1}\n" + "test_timeout: 1e308\n",
+               &line, &field);
+  EXPECT_EQ(line, 8) << e;
+  EXPECT_EQ(field, "test_timeout");
+  EXPECT_NE(e.find("at most 86400"), std::string::npos) << e;
+  EXPECT_EQ(error_of("lang: cu\n" + files + "tests:\n  - {size: 3}\nranked_timeout: 86400\n"), "");
+
+  e = error_of("lang: cu\n" + files + "tests:\n  - {size: 99999999999999999999, seed: 1}\n", &line,
+               &field);
+  EXPECT_EQ(line, 7) << e;
+  EXPECT_EQ(field, "tests[0].size");
+  EXPECT_NE(e.find("64-bit"), std::string::npos) << e;
+}
+
 TEST_F(BadTask, EachMistakeIsCaught) {
   const std::string tests = "tests:\n  - {size: 3, seed: 1}\n";
   struct Case {
@@ -117,7 +135,7 @@ TEST_F(BadTask, EachMistakeIsCaught) {
       {"lang: cu\n" + files + tests + "config:\n  defines: {\"1X\": 2}\n", "not an identifier"},
       {"lang: cu\n" + files + tests + "multi_gpu: maybe\n", "true or false"},
       {"lang: cu\n" + files + tests + "libraries: [\"m; rm -rf /\"]\n", "not a library name"},
-      {"lang: [cu\n", "not valid YAML"},
+      {"lang: [cu\n", "invalid YAML"},
   };
   for (const auto& c : cases) {
     std::string e = error_of(c.yml);

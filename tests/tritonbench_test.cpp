@@ -3,12 +3,14 @@
 #include "core/tritonbench.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 
+#include "bounded_child.h"
 #include "core/input_error.h"
 #include "core/triton_split.h"
 #include "schema_validator.h"
@@ -316,6 +318,39 @@ TEST(TritonBenchLoad, MissingFolderOrFile) {
   MiniBench().write(dir.path());
   fs::remove(dir / tritonbench_files::kTComplex);
   EXPECT_THROW(load_tritonbench(dir.path()), InputError);
+}
+
+// A data folder is read file by file: a FIFO or a link to a device in it is refused by name in
+// a bounded child (it used to block forever, or read /dev/zero until memory ran out).
+TEST(TritonBenchLoad, AFifoOrADeviceLinkIsRefusedNotRead) {
+  for (const bool fifo : {true, false}) {
+    TempDir dir;
+    MiniBench().write(dir.path());
+    const fs::path victim = dir / tritonbench_files::kOperatorFiles;
+    fs::remove(victim);
+    if (fifo)
+      ASSERT_EQ(mkfifo(victim.c_str(), 0600), 0);
+    else
+      fs::create_symlink("/dev/zero", victim);
+    const auto r =
+        testing::run_bounded([&] { load_tritonbench(dir.path()); }, std::size_t{1} << 30, 10);
+    ASSERT_EQ(r.outcome, testing::BoundedResult::Outcome::input_error) << fifo << r.message;
+    EXPECT_NE(r.message.find(tritonbench_files::kOperatorFiles), std::string::npos) << r.message;
+    EXPECT_NE(r.message.find("not a regular file"), std::string::npos) << r.message;
+  }
+}
+
+TEST(TritonBenchLoad, AnEmptyFolderOrFileIsAnError) {
+  TempDir empty;
+  InputError e = testing::expect_input_error([&] { load_tritonbench(empty.path()); });
+  EXPECT_NE(std::string(e.what()).find(tritonbench_files::kGStatistics), std::string::npos)
+      << e.what();
+  TempDir dir;
+  MiniBench().write(dir.path());
+  std::ofstream(dir / tritonbench_files::kTStatistics, std::ios::trunc).close();
+  e = testing::expect_input_error([&] { load_tritonbench(dir.path()); });
+  EXPECT_EQ(e.file(), tritonbench_files::kTStatistics);
+  EXPECT_NE(e.reason().find("empty"), std::string::npos) << e.reason();
 }
 
 // ---- the command line ----

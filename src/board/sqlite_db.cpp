@@ -1,6 +1,8 @@
 // The embedded database: one file, WAL (readers never wait for the writer), a busy timeout
 // so concurrent writers queue instead of failing, foreign keys on.
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include "board/db.h"
 
@@ -8,9 +10,21 @@ namespace kjudge::board {
 
 namespace {
 
+// The database holds password hashes and session tokens, so nobody but its owner may read it.
+// SQLite would create it 0644 (less the umask); made here first with 0600, it gets that mode,
+// and SQLite gives its -wal, -shm and -journal files the database file's own mode.
+void create_private(const std::string& path) {
+  if (path.empty() || path == ":memory:" || path.rfind("file:", 0) == 0) return;
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  // EEXIST: an existing database keeps the mode its owner gave it. Any other failure is
+  // reported by sqlite3_open_v2 below, in its words.
+  if (fd >= 0) ::close(fd);
+}
+
 class SqliteDb : public Db {
  public:
   explicit SqliteDb(const std::string& path) {
+    create_private(path);
     int rc = sqlite3_open_v2(path.c_str(), &db_,
                              SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
                              nullptr);

@@ -8,6 +8,8 @@
 #include "cli/exit_codes.h"
 #include "cli/yaml_config.h"
 #include "core/input_error.h"
+#include "core/read_file.h"
+#include "core/yaml_load.h"
 
 namespace kjudge {
 
@@ -16,7 +18,11 @@ int run_cli(int argc, char** argv) {
                "kjudge"};
   app.set_version_flag("--version", std::string("kjudge ") + KJUDGE_VERSION);
   app.require_subcommand(1);
-  app.config_formatter(std::make_shared<YamlConfig>());
+  const std::string config_file = config_file_in(argc, argv);
+  app.config_formatter(std::make_shared<YamlConfig>(config_file));
+  // A key no option has is a typo that would silently drop a setting. Subcommands copy this
+  // mode when they are created, so it is set before any is added.
+  app.allow_config_extras(CLI::config_extras_mode::error);
   app.set_config("--config", "",
                  "YAML file with options; nested maps name the subcommand "
                  "(evaluate: {workers: 8}); the command line wins");
@@ -32,7 +38,18 @@ int run_cli(int argc, char** argv) {
   add_report_command(app, rc);
   add_triton_commands(app, rc);
   try {
+    // CLI11 opens the file with an ifstream, which blocks on a FIFO: it is checked first.
+    if (!config_file.empty()) read_input_file(config_file, YamlBounds{}.max_bytes);
     app.parse(argc, argv);
+  } catch (const CLI::ConfigError& e) {
+    // CLI11 words an unknown key for INI files ("INI was not able to parse evaluate.x").
+    std::string what = e.what();
+    const std::string extras = "INI was not able to parse ";
+    if (what.starts_with(extras))
+      what = "unknown key '" + what.substr(extras.size()) +
+             "' (no such option for that command; nested maps name subcommands)";
+    fmt::print(stderr, "kjudge: error: {}: {}\n", config_file, what);
+    return exit_code::usage;
   } catch (const CLI::ParseError& e) {
     int r = app.exit(e);
     return r == 0 ? 0 : exit_code::usage;

@@ -171,6 +171,8 @@ void cmd_pack_problems(const PackArgs& a, int& rc) {
     all.insert(all.end(), ps.begin(), ps.end());
   }
   int bad = print_load_errors(report);
+  // An empty pack is never what was asked for (every input failed, or held nothing).
+  if (all.empty()) throw InputError(a.out, 0, "", "nothing to pack: no problem was loaded");
   write_problem_pack(
       a.out, a.release,
       a.description.empty() ? std::nullopt : std::optional<std::string>(a.description), all);
@@ -197,6 +199,7 @@ void cmd_pack_solutions(const PackArgs& a, int& rc) {
     all.insert(all.end(), ss.begin(), ss.end());
   }
   int bad = print_load_errors(report);
+  if (all.empty()) throw InputError(a.out, 0, "", "nothing to pack: no solution was loaded");
   write_solution_pack(
       a.out, a.release,
       a.description.empty() ? std::nullopt : std::optional<std::string>(a.description),

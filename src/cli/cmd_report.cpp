@@ -84,7 +84,8 @@ void add_report_command(CLI::App& app, int& rc) {
                 "Where the run's solutions are now, for their files (default: as run.json names "
                 "them)");
   c->add_option("--log-bytes", a->log_bytes,
-                "Bytes of each build or test log shown in the HTML, head and tail (default 8192)");
+                "Bytes of each build or test log shown in the HTML, head and tail (default 8192)")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 30));
   c->callback([a, &rc] { rc = run_report(*a); });
 }
 

@@ -19,6 +19,7 @@
 #include "cli/exit_codes.h"
 #include "cli/generation_session.h"
 #include "cli/load.h"
+#include "cli/option_ranges.h"
 #include "cli/progress.h"
 #include "cli/run_args.h"
 #include "cli/run_exit.h"
@@ -506,14 +507,18 @@ int run_jobs(const std::string& command, const RunArgs& a0) {
 }
 
 void add_run_options(CLI::App* c, RunArgs& a) {
-  c->add_option("-k", a.ks, "pass@k values, e.g. -k 1,3,10")->delimiter(',');
+  c->add_option("-k", a.ks, "pass@k values, e.g. -k 1,3,10")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 1000000));
   c->add_option("--out", a.out,
                 "Run directory (results.jsonl, summary.json, run.json); "
                 "default kjudge-runs/<command>-<time>");
   c->add_flag("--resume", a.resume, "Finish the run in --out: grade only what its journal lacks");
   add_filter_options(c, a.filter);
-  c->add_option("--workers", a.workers, "Parallel builds (default: one per CPU)");
-  c->add_option("--tests-per-gpu", a.tests_per_gpu, "Correctness runs sharing one GPU (default 4)");
+  c->add_option("--workers", a.workers, "Parallel builds (default: one per CPU)")
+      ->check(CLI::Range(0, 4096));
+  c->add_option("--tests-per-gpu", a.tests_per_gpu, "Correctness runs sharing one GPU (default 4)")
+      ->check(CLI::Range(1, 256));
   c->add_option("--gpus", a.gpus, "GPU indices to use (default: all)")->delimiter(',');
   c->add_flag("--no-cache", a.no_cache, "Build everything; neither read nor write the build cache");
   c->add_option("--cache-dir", a.cache_dir,
@@ -523,8 +528,10 @@ void add_run_options(CLI::App* c, RunArgs& a) {
   c->add_flag("--skip-env-check", a.skip_env_check, "Run even if `kjudge doctor` finds a failure");
   c->add_flag("--json", a.json, "Print the summary JSON on stdout");
   c->add_flag("-q,--quiet", a.quiet, "No progress and no summary table on stderr");
-  c->add_option("--log-cap", a.log_cap, "Bytes of each build/test log kept (default 16384)");
-  c->add_option("--retries", a.retries, "Retries of a judge_error (default 2)");
+  c->add_option("--log-cap", a.log_cap, "Bytes of each build/test log kept (default 16384)")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 30));
+  c->add_option("--retries", a.retries, "Retries of a judge_error (default 2)")
+      ->check(CLI::Range(0, 100));
   add_step_options(c, a.steps);
   add_slurm_options(c, a.slurm);
   c->add_flag("--build-only", a.build_only,

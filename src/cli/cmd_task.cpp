@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/option_ranges.h"
 #include "cli/step_options.h"
 #include "core/input_error.h"
 #include "core/read_file.h"
@@ -358,20 +359,25 @@ void add_task_commands(CLI::App& app, int& rc) {
   add_common(run, *run_args);
   run->add_option("--mode", run_args->mode, "test (default), benchmark, leaderboard or profile")
       ->check(CLI::IsMember({"test", "benchmark", "leaderboard", "profile"}));
-  run->add_option("--gpu", run_args->gpu, "GPU index (default 0)");
+  run->add_option("--gpu", run_args->gpu, "GPU index (default 0)")->check(CLI::Range(0, 1023));
   run->add_option("--secret-seed", run_args->secret_seed,
                   "Leaderboard mode: the secret combined with every case's seed (default: random)");
   run->add_option("--max-time", run_args->max_time,
-                  "Seconds of timed calls per benchmark before stopping (default 10; 30 ranked)");
+                  "Seconds of timed calls per benchmark before stopping (default 10; 30 ranked)")
+      ->check(finite_range(0, 86400));
   run->add_option("--target-error", run_args->target_error,
-                  "Stop a benchmark once its standard error / mean is below this (default 0.001)");
+                  "Stop a benchmark once its standard error / mean is below this (default 0.001)")
+      ->check(finite_range(0, 1));
   run->add_option("--max-runs", run_args->max_runs,
-                  "Timed calls per benchmark at most (default 1000)");
+                  "Timed calls per benchmark at most (default 1000)")
+      ->check(CLI::Range(0, 1000000));
   run->add_option("--min-runs", run_args->min_runs,
                   "Timed calls per benchmark at least, whatever the error (default 10; the "
-                  "wall budget still ends a very slow kernel's benchmark sooner)");
+                  "wall budget still ends a very slow kernel's benchmark sooner)")
+      ->check(CLI::Range(0, 1000000));
   run->add_option("--profile-case", run_args->profile_case,
-                  "Profile mode: which benchmark (0-based; default the last)");
+                  "Profile mode: which benchmark (0-based; default the last)")
+      ->check(CLI::Range(-1, 1000000));
   run->add_option("--timing", run_args->timing,
                   "Benchmark mode: kjudge (default) or gpumode: GPU MODE's CUDA harness timing "
                   "(host clock, one input, no L2 flush), for comparison only")
@@ -382,7 +388,8 @@ void add_task_commands(CLI::App& app, int& rc) {
       ->check(CLI::IsMember({"malloc", "arena"}));
   run->add_option("--ncu", run_args->ncu, "The Nsight Compute CLI (default ncu on PATH)");
   run->add_option("--gpu-wait", run_args->gpu_wait,
-                  "Seconds to wait for a GPU another kjudge is timing on (default 600)");
+                  "Seconds to wait for a GPU another kjudge is timing on (default 600)")
+      ->check(finite_range(0, 86400));
   run->callback([run_args, &rc] { rc = task_command(*run_args, false); });
 
   auto build_args = std::make_shared<TaskArgs>();

@@ -85,6 +85,9 @@ fs::path triton_solutions_file(const fs::path& path) {
                            " (what kjudge generate --tritonbench writes)");
     return path / kPackFile;
   }
+  // Before is_gzip opens it: opening a FIFO would block.
+  if (!fs::is_regular_file(path, ec))
+    throw InputError(path.string(), 0, "--solutions", "not a regular file (a FIFO or device)");
   if (is_gzip(path))
     throw InputError(path.string(), 0, "--solutions",
                      "a .tar.gz is a ComputeEval solutions pack; a TritonBench folder is judged "

@@ -12,6 +12,7 @@
 #include "cli/exit_codes.h"
 #include "core/input_error.h"
 #include "core/llm_generated.h"
+#include "core/read_file.h"
 #include "core/sha256.h"
 #include "core/tritonbench.h"
 #include "gen/oneshot_retrieval.h"
@@ -61,9 +62,7 @@ std::string corpus_fingerprint(const std::string& path) {
   if (path.empty()) return "";
   std::error_code ec;
   if (fs::is_directory(path, ec)) return "dir:" + fs::weakly_canonical(path, ec).string();
-  std::ifstream in(path, std::ios::binary);
-  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return "file:" + Sha256().update(data).hex();
+  return "file:" + Sha256().update(read_input_file(path)).hex();
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "cli/option_ranges.h"
 #include "cli/slurm_array.h"
 #include "cli/slurm_merge.h"
 #include "run/slurm_shards.h"
@@ -42,7 +43,7 @@ void add_slurm_options(CLI::App* c, SlurmArgs& a) {
                 "judge_error (default 3)")
       ->check(CLI::Range(0, 100));
   c->add_option("--slurm-poll", a.poll_s, "Seconds between squeue/scontrol polls (default 2)")
-      ->check(CLI::Range(0.1, 3600.0));
+      ->check(finite_range(0.1, 3600));
   c->add_option("--shard-size", a.shard_size,
                 "kjudge run: answers per shard; a shard is submitted once this many are waiting "
                 "(default 16)")
@@ -50,7 +51,7 @@ void add_slurm_options(CLI::App* c, SlurmArgs& a) {
   c->add_option("--shard-wait", a.shard_wait_s,
                 "kjudge run: seconds an answer waits at most before a smaller shard is "
                 "submitted (default 60)")
-      ->check(CLI::Range(0.0, 86400.0));
+      ->check(finite_range(0, 86400));
   // What the submitter gives each array task; not for people.
   c->add_option("--shard-of", a.shard_of)->group("");
   c->add_option("--shard", a.shard)->group("");

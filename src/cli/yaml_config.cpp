@@ -3,7 +3,11 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <sstream>
+#include <iterator>
+#include <string_view>
+
+#include "core/input_error.h"
+#include "core/yaml_load.h"
 
 namespace kjudge {
 namespace {
@@ -13,14 +17,17 @@ std::string option_name(std::string key) {
   return key;
 }
 
-void flatten(const YAML::Node& node, std::vector<std::string>& parents,
+int line_of(const YAML::Node& n) { return n.Mark().line >= 0 ? n.Mark().line + 1 : 0; }
+
+void flatten(const std::string& file, const YAML::Node& node, std::vector<std::string>& parents,
              std::vector<CLI::ConfigItem>& out) {
   for (const auto& kv : node) {
-    std::string key = option_name(kv.first.as<std::string>());
+    if (!kv.first.IsScalar()) throw InputError(file, line_of(kv.first), "", "keys must be names");
+    std::string key = option_name(kv.first.Scalar());
     const YAML::Node& v = kv.second;
     if (v.IsMap()) {
       parents.push_back(key);
-      flatten(v, parents, out);
+      flatten(file, v, parents, out);
       parents.pop_back();
       continue;
     }
@@ -28,11 +35,15 @@ void flatten(const YAML::Node& node, std::vector<std::string>& parents,
     item.parents = parents;
     item.name = key;
     if (v.IsSequence()) {
-      for (const auto& e : v) item.inputs.push_back(e.as<std::string>());
+      for (const auto& e : v) {
+        if (!e.IsScalar())
+          throw InputError(file, line_of(e), item.fullname(), "list items must be single values");
+        item.inputs.push_back(e.Scalar());
+      }
     } else if (v.IsNull()) {
       continue;
     } else {
-      item.inputs.push_back(v.as<std::string>());
+      item.inputs.push_back(v.Scalar());
     }
     out.push_back(std::move(item));
   }
@@ -47,24 +58,33 @@ std::string YamlConfig::to_config(const CLI::App* app, bool default_also, bool, 
 }
 
 std::vector<CLI::ConfigItem> YamlConfig::from_config(std::istream& input) const {
-  std::stringstream ss;
-  ss << input.rdbuf();
-  YAML::Node root;
-  try {
-    root = YAML::Load(ss.str());
-  } catch (const YAML::Exception& e) {
-    throw CLI::ConversionError("config", "line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
-  }
+  const YamlBounds bounds;
+  // One byte past the bound is enough to know the file is too large.
+  std::string text;
+  std::istreambuf_iterator<char> it(input), end;
+  for (; it != end && text.size() <= bounds.max_bytes; ++it) text += *it;
+  const YAML::Node root = load_yaml_text(text, file_, bounds);
   std::vector<CLI::ConfigItem> items;
-  if (root.IsNull()) return items;
-  if (!root.IsMap()) throw CLI::ConversionError("config", "the top level must be a map of options");
+  if (root.IsNull())
+    throw InputError(file_, 0, "", "the config file is empty (a map of options was expected)");
+  if (!root.IsMap())
+    throw InputError(file_, line_of(root), "", "the top level must be a map of options");
   std::vector<std::string> parents;
-  try {
-    flatten(root, parents, items);
-  } catch (const YAML::Exception& e) {
-    throw CLI::ConversionError("config", "line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
-  }
+  flatten(file_, root, parents, items);
   return items;
+}
+
+std::string config_file_in(int argc, char** argv) {
+  std::string file;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--") break;
+    if (arg == "--config" && i + 1 < argc)
+      file = argv[++i];
+    else if (arg.starts_with("--config="))
+      file = std::string(arg.substr(9));
+  }
+  return file;
 }
 
 }  // namespace kjudge

@@ -37,6 +37,9 @@ constexpr const char* kSolutionsFile = "solutions.jsonl";
 // A pack member larger than this is refused rather than inflated into memory: the real packs
 // are a few MiB, so anything near this is a broken or hostile archive.
 constexpr int64_t kMaxMemberBytes = int64_t{1} << 30;
+// A pack has two members; ComputeEval's own tools add none. Walking millions of empty headers
+// would only cost time, so an archive with more entries than this is refused.
+constexpr int kMaxArchiveEntries = 1000;
 
 void record(LoadReport* report, InputError error) {
   if (report == nullptr) throw error;
@@ -54,10 +57,24 @@ bool starts_with_gzip_magic(const fs::path& path) {
   return in.gcount() == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
 }
 
+// Before anything opens it: opening a FIFO blocks, and a 0-byte file is no pack or list.
 void require_regular_file(const fs::path& path) {
   std::error_code ec;
   if (!fs::exists(path, ec)) throw InputError(path.string(), 0, "", "no such file");
-  if (!fs::is_regular_file(path, ec)) throw InputError(path.string(), 0, "", "not a file");
+  if (!fs::is_regular_file(path, ec))
+    throw InputError(path.string(), 0, "", "not a regular file (a FIFO or device is not read)");
+  if (fs::file_size(path, ec) == 0) throw InputError(path.string(), 0, "", "the file is empty");
+}
+
+// Members are never extracted, but a name that would climb out of a folder or that repeats a
+// wanted member says the archive was not written by a pack writer.
+void check_member_name(const std::string& where, const std::string& name) {
+  bool climbs = name.empty() || name.front() == '/';
+  for (const auto& part : fs::path(name))
+    if (part == "..") climbs = true;
+  if (climbs)
+    throw InputError(where, 0, "",
+                     "archive member \"" + name + "\" has an absolute or \"..\" path; refused");
 }
 
 // The named members of a .tar.gz; members not asked for are skipped. Absent members are absent
@@ -89,16 +106,28 @@ std::map<std::string, std::string> read_tar_gz(const fs::path& path,
     throw malformed("cannot open");
   }
   std::map<std::string, std::string> out;
-  for (;;) {
+  for (int entries = 0;; ++entries) {
     archive_entry* entry = nullptr;
     const int rc = archive_read_next_header(a, &entry);
     if (rc == ARCHIVE_EOF) break;
     if (rc < ARCHIVE_WARN) throw malformed("bad header");
+    if (entries >= kMaxArchiveEntries)
+      throw InputError(where, 0, "",
+                       "more than " + std::to_string(kMaxArchiveEntries) +
+                           " archive members (a pack has metadata.json and one .jsonl)");
     std::string name =
         archive_entry_pathname(entry) != nullptr ? archive_entry_pathname(entry) : "";
+    check_member_name(where, name);
     // Packs made with the tar tool carry "./" prefixes; Python's tarfile writes none.
     while (name.rfind("./", 0) == 0) name.erase(0, 2);
-    if (!wanted.contains(name) || archive_entry_filetype(entry) != AE_IFREG) continue;
+    if (!wanted.contains(name)) continue;
+    // Other members may be folders (the tar tool writes "./"); a wanted one must be a file.
+    if (archive_entry_filetype(entry) != AE_IFREG)
+      throw InputError(where, 0, "",
+                       "archive member " + name +
+                           " is not a regular file (a link or device); pack members must be");
+    if (out.contains(name))
+      throw InputError(where, 0, "", "archive member " + name + " appears twice");
     if (archive_entry_size_is_set(entry) && archive_entry_size(entry) > kMaxMemberBytes) {
       throw InputError(where, 0, "", name + " is larger than 1 GiB");
     }
@@ -577,12 +606,26 @@ std::vector<Solution> read_solutions_jsonl(const std::filesystem::path& path, Lo
   return parse_solution_lines(read_input_file(path), path.string(), report).solutions;
 }
 
+namespace {
+
+// Nothing to judge is never what the user meant: a pack or list with no records (not even bad
+// ones, which the report already holds) is an error rather than an empty, successful run.
+void require_records(std::size_t loaded, std::size_t errors_before, const LoadReport* report,
+                     const std::string& label, const char* what) {
+  if (loaded == 0 && (report == nullptr || report->errors.size() == errors_before))
+    throw InputError(label, 0, "", std::string("holds no ") + what);
+}
+
+}  // namespace
+
 std::vector<Problem> read_problems_any(const std::filesystem::path& path, LoadReport* report) {
   std::error_code ec;
   if (!fs::exists(path, ec)) {
     throw InputError(path.string(), 0, "", "no such file or directory");
   }
   if (fs::is_directory(path, ec)) return load_problem_dirs(path, report);
+  require_regular_file(path);
+  const std::size_t errors_before = report != nullptr ? report->errors.size() : 0;
   std::string label;
   ParsedProblems parsed;
   if (starts_with_gzip_magic(path)) {
@@ -595,6 +638,7 @@ std::vector<Problem> read_problems_any(const std::filesystem::path& path, LoadRe
     label = path.string();
     parsed = parse_problem_lines(read_input_file(path), label, report);
   }
+  require_records(parsed.problems.size(), errors_before, report, label, "problems");
   std::vector<int> lines;
   lines.reserve(parsed.lines.size());
   for (const PackLine& l : parsed.lines) lines.push_back(l.line);
@@ -607,8 +651,13 @@ std::vector<Solution> read_solutions_any(const std::filesystem::path& path, Load
     throw InputError(path.string(), 0, "", "no such file or directory");
   }
   if (fs::is_directory(path, ec)) return load_solution_dirs(path, report);
-  if (starts_with_gzip_magic(path)) return read_solution_pack(path, report).solutions;
-  return read_solutions_jsonl(path, report);
+  require_regular_file(path);
+  const std::size_t errors_before = report != nullptr ? report->errors.size() : 0;
+  std::vector<Solution> solutions = starts_with_gzip_magic(path)
+                                        ? read_solution_pack(path, report).solutions
+                                        : read_solutions_jsonl(path, report);
+  require_records(solutions.size(), errors_before, report, path.string(), "solutions");
+  return solutions;
 }
 
 }  // namespace kjudge

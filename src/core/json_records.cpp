@@ -38,9 +38,11 @@ std::vector<JsonRecord> read_json_records(const std::filesystem::path& path) {
     ordered_json arr;
     try {
       arr = ordered_json::parse(content);
-    } catch (const ordered_json::parse_error& e) {
+    } catch (const ordered_json::exception& e) {
+      // out_of_range too: a number such as 1e999 is the file's fault, with its name.
       throw InputError(name, 0, "", std::string("not valid JSON: ") + e.what());
     }
+    if (arr.empty()) throw InputError(name, 0, "", "the list is empty (no records)");
     for (size_t i = 0; i < arr.size(); ++i)
       out.push_back({std::move(arr[i]), name, 0, fmt::format("[{}].", i)});
     return out;
@@ -56,10 +58,12 @@ std::vector<JsonRecord> read_json_records(const std::filesystem::path& path) {
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     try {
       out.push_back({ordered_json::parse(line), name, line_no, ""});
-    } catch (const ordered_json::parse_error& e) {
+    } catch (const ordered_json::exception& e) {
       throw InputError(name, line_no, "", std::string("not valid JSON: ") + e.what());
     }
   }
+  // An empty file is a truncated copy, not a dataset without entries.
+  if (out.empty()) throw InputError(name, 0, "", "the file is empty (no records)");
   return out;
 }
 

@@ -15,6 +15,7 @@
 
 #include "core/problem_json.h"
 #include "core/read_file.h"
+#include "core/yaml_load.h"
 
 namespace kjudge {
 namespace {
@@ -179,18 +180,17 @@ class YamlToJson {
   std::map<std::string, int> lines_;
 };
 
+constexpr const char* kLinkRefused =
+    "is a symbolic link; problem and solution folders may hold regular files only";
+
 YAML::Node load_yaml(const fs::path& spec) {
   std::error_code ec;
-  if (!fs::is_regular_file(spec, ec)) {
+  const fs::file_status st = fs::symlink_status(spec, ec);
+  if (fs::is_symlink(st)) throw InputError(spec.string(), 0, "", kLinkRefused);
+  if (!fs::is_regular_file(st)) {
     throw InputError(spec.string(), 0, "", "missing (or not a file)");
   }
-  try {
-    return YAML::LoadFile(spec.string());
-  } catch (const YAML::ParserException& e) {
-    throw InputError(spec.string(), YamlToJson::line_of(e.mark), "", "invalid YAML: " + e.msg);
-  } catch (const YAML::BadFile&) {
-    throw InputError(spec.string(), 0, "", "cannot read file");
-  }
+  return load_yaml_file(spec);
 }
 
 // The spec as JSON after checking its top-level keys, plus the converter for error lines.
@@ -251,7 +251,7 @@ bool is_valid_utf8(std::string_view s) {
 }
 
 std::string read_text_file(const fs::path& path) {
-  std::string data = read_input_file(path);
+  std::string data = read_input_file(path, kMaxInputFileBytes, Links::refuse);
   if (!is_valid_utf8(data)) {
     throw InputError(path.string(), 0, "", "not UTF-8 text (problem and solution files must be)");
   }
@@ -263,12 +263,24 @@ std::string read_text_file(const fs::path& path) {
 std::vector<SourceFile> read_tree(const fs::path& base, const std::string& prefix,
                                   const std::string& skip = "") {
   std::error_code ec;
-  if (!fs::exists(base, ec)) return {};
-  if (!fs::is_directory(base, ec)) throw InputError(base.string(), 0, "", "expected a directory");
+  const fs::file_status base_status = fs::symlink_status(base, ec);
+  if (!fs::exists(base_status)) return {};
+  if (fs::is_symlink(base_status)) throw InputError(base.string(), 0, "", kLinkRefused);
+  if (!fs::is_directory(base_status))
+    throw InputError(base.string(), 0, "", "expected a directory");
   std::vector<SourceFile> files;
   for (auto it = fs::recursive_directory_iterator(base, ec); !ec && it != fs::end(it);
        it.increment(ec)) {
-    if (!it->is_regular_file()) continue;
+    // What a link points to is not the author's file (run as root, a link to /etc/shadow would
+    // put it in the pack), and a FIFO or device is no source file: both are refused, by name.
+    std::error_code se;
+    const fs::file_status st = it->symlink_status(se);
+    if (fs::is_symlink(st)) throw InputError(it->path().string(), 0, "", kLinkRefused);
+    if (fs::is_directory(st)) continue;
+    if (!fs::is_regular_file(st))
+      throw InputError(
+          it->path().string(), 0, "",
+          "not a regular file (a FIFO, socket or device); only regular files are read");
     const std::string rel = it->path().lexically_relative(base).generic_string();
     if (rel == skip) continue;
     files.push_back({prefix + rel, read_text_file(it->path())});
@@ -369,6 +381,7 @@ std::optional<std::string> literal_block(const std::string& s, int indent) {
     start = end + 1;
   }
   std::string block = header + "\n" + body;
+  // The judge's own output, not user input, so it is not bounded by load_yaml_text.
   try {
     const YAML::Node check = YAML::Load("k: " + block);
     if (check["k"].IsScalar() && check["k"].Scalar() == s) return block;
@@ -448,6 +461,7 @@ std::string to_yaml(const ordered_json& spec) {
     writer.mapping(spec, 0);
     std::string yaml = writer.take();
     try {
+      // Reading back the judge's own output (no anchors), so not through load_yaml_text.
       YamlToJson converter("");
       if (converter.convert(YAML::Load(yaml), "") == expected) return yaml;
     } catch (const std::exception&) {
@@ -616,7 +630,7 @@ Solution load_solution_dir_impl(const fs::path& dir, bool* has_sample) {
   for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
        it.increment(ec)) {
     std::error_code fe;
-    if (it->is_regular_file(fe)) bytes += it->file_size(fe);
+    if (fs::is_regular_file(it->symlink_status(fe))) bytes += it->file_size(fe);
   }
   if (bytes > kMaxSolutionRecordBytes) {
     s.refused = "the solution's folder holds " + std::to_string(bytes) + " bytes, over the " +

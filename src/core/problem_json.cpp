@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "core/input_bounds.h"
+
 namespace kjudge {
 namespace {
 
@@ -284,7 +286,7 @@ std::string escape_control_chars_in_strings(std::string_view text) {
 
 // nlohmann's messages start with "[json.exception.parse_error.101] parse error at line 1, ";
 // the location is ours to give, and the token echo can be as long as a whole file's content.
-std::string parse_error_reason(const nlohmann::json::parse_error& e) {
+std::string parse_error_reason(const nlohmann::json::exception& e) {
   std::string msg = e.what();
   if (auto pos = msg.find("] "); pos != std::string::npos) msg.erase(0, pos + 2);
   if (auto pos = msg.find("column "); pos != std::string::npos) msg.erase(0, pos);
@@ -330,9 +332,12 @@ nlohmann::json parse_json_text(std::string_view text, const std::string& file, i
   } catch (const json::parse_error& first) {
     try {
       return json::parse(escape_control_chars_in_strings(text));
-    } catch (const json::parse_error&) {
+    } catch (const json::exception&) {
       throw InputError(file, line, "", parse_error_reason(first));
     }
+  } catch (const json::out_of_range& e) {
+    // A number past a double's range (1e999) is the line's fault, not the whole input's.
+    throw InputError(file, line, "", parse_error_reason(e));
   }
 }
 
@@ -385,8 +390,10 @@ Problem problem_from_json(const nlohmann::json& j, const std::string& file, int 
   }
   p.requires_datacenter_gpu = r.opt_bool(j, "requires_datacenter_gpu", "", false);
   p.timeout_seconds = r.opt_number(j, "timeout_seconds", "");
-  if (p.timeout_seconds && !(*p.timeout_seconds > 0)) {
-    r.fail("timeout_seconds", "must be positive");
+  if (p.timeout_seconds && !(*p.timeout_seconds > 0 && *p.timeout_seconds <= kMaxTimeoutSeconds)) {
+    r.fail("timeout_seconds", "must be more than 0 and at most " +
+                                  std::to_string(static_cast<int>(kMaxTimeoutSeconds)) +
+                                  " (one day)");
   }
   if (const json* v = Reader::find(j, "baseline_solution")) {
     p.baseline_solution = read_solution(r, *v, "baseline_solution");

@@ -3,11 +3,15 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <regex>
 #include <set>
 
+#include "core/input_bounds.h"
 #include "core/input_error.h"
+#include "core/yaml_load.h"
 
 namespace kjudge {
 
@@ -53,6 +57,10 @@ class Reader {
     double v = std::strtod(s.c_str(), &end);
     if (s.empty() || *end != '\0' || !std::isfinite(v) || v <= 0)
       fail(n, field, "must be a positive number of seconds, not '" + s + "'");
+    if (v > kMaxTimeoutSeconds)
+      fail(n, field,
+           "must be at most " + std::to_string(static_cast<int>(kMaxTimeoutSeconds)) +
+               " seconds (one day), not '" + s + "'");
     return v;
   }
 
@@ -95,6 +103,13 @@ class Reader {
         if (!std::regex_match(value, value_re))
           fail(kv.second, f + "." + key,
                "'" + value + "' must be an integer or a plain word (letters, digits, _)");
+        // The harness reads case integers with strtoll, which saturates silently.
+        if (!std::isalpha(static_cast<unsigned char>(value[0])) && value[0] != '_') {
+          errno = 0;
+          (void)std::strtoll(value.c_str(), nullptr, 10);
+          if (errno == ERANGE)
+            fail(kv.second, f + "." + key, "'" + value + "' is out of a 64-bit integer's range");
+        }
         if (tc.find(key)) fail(kv.first, f, "argument '" + key + "' given twice");
         tc.args.emplace_back(key, value);
       }
@@ -148,13 +163,7 @@ TaskSpec load_task(const fs::path& folder_or_yml) {
   t.name = t.dir.filename().string();
   if (!fs::exists(t.yml, ec))
     throw InputError(t.yml.string(), 0, "", "no task.yml here: a task folder holds task.yml");
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(t.yml.string());
-  } catch (const YAML::Exception& e) {
-    throw InputError(t.yml.string(), e.mark.line >= 0 ? e.mark.line + 1 : 0, "",
-                     "not valid YAML: " + e.msg);
-  }
+  const YAML::Node root = load_yaml_file(t.yml);
   Reader r(t.yml);
   if (!root.IsMap()) r.fail(root, "", "task.yml must be a map of keys (files, lang, tests, ...)");
   for (const auto& kv : root) {

@@ -18,6 +18,7 @@
 
 #include "core/input_error.h"
 #include "core/random_secret.h"
+#include "core/read_file.h"
 #include "eval/triton_cupti.h"
 #include "eval/triton_failure.h"
 #include "perf/interleave.h"
@@ -1330,9 +1331,8 @@ TritonEvalResult evaluate_triton(const std::vector<TritonJob>& jobs,
 }
 
 GpuPeaks read_gpu_peaks(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) throw InputError(file.string(), 0, "", "cannot be read");
-  const nlohmann::ordered_json j = nlohmann::ordered_json::parse(in, nullptr, false);
+  const nlohmann::ordered_json j =
+      nlohmann::ordered_json::parse(read_input_file(file, std::uintmax_t{1} << 20), nullptr, false);
   if (j.is_discarded() || !j.is_object())
     throw InputError(file.string(), 0, "", "not a JSON object");
   if (j.value("kind", "") != "kjudge-gpu-peaks")

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "core/input_error.h"
+#include "core/read_file.h"
 #include "gen/triton_prompt.h"
 
 namespace kjudge {
@@ -177,15 +178,11 @@ std::string trim(const std::string& s) {
   return s.substr(b, s.find_last_not_of(" \t") - b + 1);
 }
 
+// A prompt template is a page of text; a file far larger is a mistake, not a template.
+constexpr std::uintmax_t kMaxPromptFileBytes = std::uintmax_t{16} << 20;
+
 std::string read_template_file(const fs::path& path) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) throw InputError(path.string(), 0, "", "is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path.string(), 0, "", "cannot read the prompt file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw InputError(path.string(), 0, "", "cannot read the prompt file");
-  std::string text = ss.str();
+  std::string text = read_input_file(path, kMaxPromptFileBytes);
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
     throw InputError(path.string(), 0, "", "the prompt file is empty");
   return text;
