@@ -418,7 +418,12 @@ TEST(CliInputs, NumericOptionsOutOfRangeAreRefused) {
       {"--target-error", task + "--target-error inf"},
       {"--max-runs", task + "--max-runs=-1"},
       {"--slurm-poll", eval + "--slurm-poll nan"},
-      {"--log-bytes", kBin + " report x --log-bytes=-1"}};
+      {"--log-bytes", kBin + " report x --log-bytes=-1"},
+      {"--port", kBin + " serve --no-judge --port 70000"},
+      {"--max-in-flight", kBin + " serve --no-judge --max-in-flight 0"},
+      {"--max-time", kBin + " serve --no-judge --max-time nan"},
+      {"--bench-runs", kBin + " serve --no-judge --bench-runs=-2"},
+      {"--max-stored", kBin + " serve --no-judge --max-stored lots"}};
   for (const auto& [option, cmd] : cases) {
     auto r = sh(cmd);
     EXPECT_EQ(r.rc, 2) << cmd << "\n" << r.out;

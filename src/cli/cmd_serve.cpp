@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/load.h"
+#include "cli/option_ranges.h"
 #include "cli/slurm_executor.h"
 #include "cli/slurm_workers.h"
 #include "cli/step_options.h"
@@ -174,7 +175,8 @@ void add_serve_commands(CLI::App& app, int& rc) {
   c->add_option("--db", a->db,
                 "sqlite:PATH or a .db path (default kjudge-board.db), or postgresql://...");
   c->add_option("--host", a->host, "Address to listen on (default 127.0.0.1)");
-  c->add_option("--port", a->port, "Port (default 8080; 0: any free port, printed on stdout)");
+  c->add_option("--port", a->port, "Port (default 8080; 0: any free port, printed on stdout)")
+      ->check(CLI::Range(0, 65535));
   c->add_option("--pack", a->packs,
                 "A problems pack to judge against, NAME=PATH or PATH (repeatable)");
   c->add_option("--tasks", a->tasks, "A task folder, or a folder of task folders (repeatable)");
@@ -182,28 +184,29 @@ void add_serve_commands(CLI::App& app, int& rc) {
                 "Names this instance's workers in the queue (default local)");
   c->add_option("--gpu-type", a->gpu_type,
                 "The GPU type runs rank under (default: this GPU's name)");
-  c->add_option("--max-in-flight", a->max_in_flight, "Pack jobs judged at once (default 8)");
+  c->add_option("--max-in-flight", a->max_in_flight, "Pack jobs judged at once (default 8)")
+      ->check(CLI::Range(1, 4096));
   c->add_option("--max-queued", a->max_queued,
                 "Unfinished (queued or running) submissions one user may have; more get HTTP "
                 "429 (default 0: no limit; admins have none)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 100000000));
   c->add_option("--max-stored", a->max_stored,
                 "Bytes of code one user may store over all their submissions; past it a "
                 "submission gets HTTP 429 (default 4G; 0: no limit; admins have none)");
   c->add_option("--max-time", a->max_time,
                 "Task benchmarks: seconds of timed calls per benchmark at most (default 10; 30 "
                 "ranked), as `task run --max-time`")
-      ->check(CLI::PositiveNumber);
+      ->check(finite_range(0.001, 86400));
   c->add_option("--max-runs", a->max_runs,
                 "Task benchmarks: timed calls per benchmark at most (default 1000)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 100000000));
   c->add_flag("--isolate,!--no-isolate", a->isolate,
               "Task submissions: run each in a process of its own, apart from the harness that "
               "checks and times it (as `task run --isolate`; docs/tasks.md). The default; "
               "--no-isolate runs them in one process");
   c->add_option("--bench-runs", a->bench_runs,
                 "Pack boards: timed runs per side (solution, baseline) of a ranked run (default 5)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 10000));
   c->add_option("--cache-dir", a->cache_dir,
                 "Build cache (default $KJUDGE_CACHE_DIR or ~/.cache/kjudge)");
   c->add_flag("--no-judge", a->no_judge, "Accept and queue submissions, judge none (a front end)");
