@@ -188,7 +188,8 @@ json ApiServer::submit_one(const User& u, const json& item, const std::optional<
   n.mode = string_field(
       item, "mode", board ? "leaderboard" : (n.target.rfind("task:", 0) == 0 ? "test" : "judge"));
   n.file_name = string_field(item, "file_name", "submission.cu");
-  n.idempotency_key = string_field(item, "idempotency_key", "");
+  // Absent is no key at all: "" would make every keyless submission the same one.
+  n.idempotency_key = optional_string(item, "idempotency_key");
   const std::string priority = string_field(item, "priority", "interactive");
   if (priority != "interactive" && priority != "bulk")
     throw BadField("priority", "must be interactive or bulk");

@@ -60,7 +60,9 @@ struct HttpLimits {
   std::size_t max_header_bytes = 16u << 10;
   std::size_t max_body_bytes = 16u << 20;
   int workers = 4;
-  std::size_t max_queued = 256;
+  // A waiting request costs its memory only (its connection holds that anyway): a burst of a
+  // thousand clients is queued, not refused.
+  std::size_t max_queued = 1024;
 };
 
 class HttpServer {
