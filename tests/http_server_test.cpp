@@ -75,7 +75,8 @@ TEST(HttpServer, DeferredAnswersHoldNoThread) {
   std::vector<int> fds;
   for (int i = 0; i < kWaiters; ++i) {
     fds.push_back(testing::connect_loopback(s.port()));
-    ASSERT_TRUE(testing::send_all(fds.back(), "GET /wait HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+    ASSERT_TRUE(testing::send_all(fds.back(),
+                                  "GET /wait HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
   }
   for (int i = 0; i < 100; ++i) {
     std::lock_guard lock(m);
