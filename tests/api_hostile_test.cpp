@@ -207,6 +207,18 @@ TEST_F(ApiHostile, BadLeaderboardNamesAndNumbersAre400) {
   EXPECT_EQ(call("GET", "/api/v1/leaderboards/Good_name-1.0", alice).first, 200);
 }
 
+// Over --max-queued: 429 with Retry-After, so a client knows when to come back.
+TEST_F(ApiHostile, OverTheUserLimitIs429WithRetryAfter) {
+  port = serve({"--no-judge", "--max-queued", "1"});
+  EXPECT_EQ(post("/api/v1/submissions", alice, task_item("one")).first, 202);
+  const std::string body = task_item("two").dump();
+  const std::string r =
+      raw("POST", "/api/v1/submissions",
+          "Authorization: Bearer " + alice + "\r\nContent-Type: application/json\r\n", body);
+  EXPECT_EQ(testing::status_of(r), 429) << r;
+  EXPECT_EQ(testing::header_of(r, "Retry-After"), "5") << r;
+}
+
 // Sixteen clients waiting on queued submissions (more than any thread pool the service runs)
 // and health still answers at once; each waiter gets its answer at its deadline.
 TEST_F(ApiHostile, LongPollsHoldNoRequestThread) {

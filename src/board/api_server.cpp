@@ -35,6 +35,9 @@ void error(HttpResponse& res, int status, const std::string& why) {
   reply(res, status, {{"error", why}});
 }
 
+// A user over --max-queued waits for a verdict or two: judging one takes seconds.
+const char* const kRetryAfterOverLimit = "5";
+
 json bad_field_json(const BadField& e) { return {{"error", e.what()}, {"field", e.field()}}; }
 
 // An API handler whose bad fields (BadField) are answered 400 naming the field.
@@ -286,6 +289,7 @@ void ApiServer::routes() {
             int status = 0;
             json r = submit_one(*u, body, std::nullopt, &status);
             reply(res, status, r);
+            if (status == 429) res.set_header("Retry-After", kRetryAfterOverLimit);
           }));
 
   s.route("GET", "/api/v1/submissions", api([this](const HttpRequest& req, HttpResponse& res) {
@@ -610,6 +614,7 @@ void ApiServer::routes() {
             int status = 0;
             json r = submit_one(*u, body, b, &status);
             reply(res, status, r);
+            if (status == 429) res.set_header("Retry-After", kRetryAfterOverLimit);
           }));
 }
 
