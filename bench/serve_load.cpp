@@ -1,4 +1,8 @@
-// Load test of `kjudge serve` on loopback (issue 7), bounded in count and time. Prints:
+// Load test of `kjudge serve` on loopback (issues 7 and 32), bounded in count and time. Prints:
+//   0. abuse (issue 32): --long-polls clients parked on queued submissions and --slow sockets
+//      dribbling header bytes, while /api/v1/health is timed (p50 / p99 / max);
+//   0b. the highest sustained submission rate: POST /submissions from 1, 2, 4 … 64 client
+//      threads, each step 3 s, with the rate and p99 of each step;
 //   1. the API alone: requests per second and p50 / p99 latency of POST /submissions and
 //      GET /submissions/{id} from C client threads, against a server that queues but does not
 //      judge (--no-judge);
@@ -6,10 +10,12 @@
 //      through the service (submit all, wait for all) and by `kjudge evaluate` directly, both
 //      on a warm build cache; overhead = (service time - evaluate time) / solutions.
 // Usage: build/kjudge_bench_serve [--clients 8] [--requests 2000] [--solutions 200]
+//            [--long-polls 2000] [--slow 20] [--parts abuse,rate,api,judge]
 #include <httplib.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -20,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "raw_http.h"
 #include "serve_process.h"
 
 namespace fs = std::filesystem;
@@ -70,9 +77,13 @@ double pct(std::vector<double> v, double p) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int clients = 8, requests = 2000, solutions = 200;
+  int clients = 8, requests = 2000, solutions = 200, long_polls = 2000, slow = 20;
+  std::string parts = "abuse,rate,api,judge";
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i];
+    if (k == "--long-polls") long_polls = std::stoi(argv[i + 1]);
+    if (k == "--slow") slow = std::stoi(argv[i + 1]);
+    if (k == "--parts") parts = argv[i + 1];
     if (k == "--clients") clients = std::stoi(argv[i + 1]);
     if (k == "--requests") requests = std::stoi(argv[i + 1]);
     if (k == "--solutions") solutions = std::stoi(argv[i + 1]);
@@ -94,9 +105,110 @@ int main(int argc, char** argv) {
         .dump();
   };
   httplib::Headers auth = {{"Authorization", "Bearer " + token}};
+  auto part = [&](const std::string& name) { return parts.find(name) != std::string::npos; };
+  kjudge::testing::raise_fd_limit(long_polls + slow + 1000);
+
+  // 0. Abuse: parked long polls and slowloris sockets, and health timed meanwhile.
+  if (part("abuse")) {
+    Server s(dir / "a.db", dir / "cache", false);
+    httplib::Client cl("127.0.0.1", s.port);
+    auto r = cl.Post("/api/v1/submissions", auth, body(0), "application/json");
+    const std::string path = "/api/v1/submissions/" +
+                             std::to_string(json::parse(r->body)["id"].get<long>()) + "?wait=120";
+    const auto t0 = Clock::now();
+    std::vector<int> fds;
+    for (int i = 0; i < long_polls + slow; ++i) {
+      const int fd = kjudge::testing::connect_loopback(s.port);
+      if (fd < 0) break;
+      kjudge::testing::send_all(
+          fd, i < long_polls ? "GET " + path + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
+                                   token + "\r\n\r\n"
+                             : std::string("GET /api/v1/health HTTP/1.1\r\nX-Drip: "));
+      fds.push_back(fd);
+    }
+    std::atomic<bool> stop{false};
+    std::thread drip([&] {
+      while (!stop) {
+        for (int i = long_polls; i < static_cast<int>(fds.size()); ++i)
+          kjudge::testing::send_all(fds[i], "z");
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      }
+    });
+    long parked = 0;
+    for (int i = 0; i < 600 && parked < long_polls; ++i) {
+      auto h = cl.Get("/api/v1/health");
+      if (h) parked = json::parse(h->body).value("long_polls", 0L);
+      if (parked < long_polls) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    const double setup = std::chrono::duration<double>(Clock::now() - t0).count();
+    std::vector<double> ms;
+    int failed = 0;
+    for (int i = 0; i < 1000; ++i) {
+      const auto a = Clock::now();
+      const std::string h = kjudge::testing::exchange(
+          s.port, "GET /api/v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+      ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - a).count());
+      if (kjudge::testing::status_of(h) != 200) ++failed;
+    }
+    stop = true;
+    drip.join();
+    for (int fd : fds) close(fd);
+    std::printf(
+        "Abuse: %ld long polls parked (in %.1f s) + %d slowloris sockets; health over 1000 "
+        "calls (a new connection each): p50 %.2f ms  p99 %.2f ms  max %.2f ms, %d failed\n",
+        parked, setup, slow, pct(ms, 0.5), pct(ms, 0.99), pct(ms, 1), failed);
+  }
+
+  // 0b. The highest sustained submission rate: more client threads until the rate stops rising.
+  if (part("rate")) {
+    Server s(dir / "r.db", dir / "cache", false);
+    const std::string token_r =
+        sh(kBinary + " users add rate --db " + (dir / "r.db").string()).substr(0, 51);
+    httplib::Headers hr = {{"Authorization", "Bearer " + token_r}};
+    double best = 0;
+    int best_clients = 0;
+    double best_p99 = 0;
+    for (int n = 1; n <= 64; n *= 2) {
+      std::vector<std::vector<double>> lat(n);
+      std::vector<int> refused(n, 0);
+      const auto t0 = Clock::now(), end = t0 + std::chrono::seconds(3);
+      std::vector<std::thread> ts;
+      for (int c = 0; c < n; ++c)
+        ts.emplace_back([&, c] {
+          httplib::Client cl("127.0.0.1", s.port);
+          for (int i = 0; Clock::now() < end; ++i) {
+            const auto a = Clock::now();
+            auto r = cl.Post("/api/v1/submissions", hr, body(i), "application/json");
+            if (!r || r->status != 202) {
+              ++refused[c];
+              continue;
+            }
+            lat[c].push_back(std::chrono::duration<double, std::milli>(Clock::now() - a).count());
+          }
+        });
+      for (auto& t : ts) t.join();
+      const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+      std::vector<double> all;
+      int ref = 0;
+      for (int c = 0; c < n; ++c) {
+        all.insert(all.end(), lat[c].begin(), lat[c].end());
+        ref += refused[c];
+      }
+      const double rate = all.size() / secs;
+      std::printf("  submissions, %2d clients: %6.0f /s  p50 %.2f ms  p99 %.2f ms  %d refused\n", n,
+                  rate, pct(all, 0.5), pct(all, 0.99), ref);
+      if (rate > best) {
+        best = rate;
+        best_clients = n;
+        best_p99 = pct(all, 0.99);
+      }
+    }
+    std::printf("Highest sustained submission rate: %.0f /s with %d clients (p99 %.2f ms)\n", best,
+                best_clients, best_p99);
+  }
 
   // 1. The API alone.
-  {
+  if (part("api")) {
     Server s(dir / "a.db", dir / "cache", false);
     std::vector<std::vector<double>> post(clients), get(clients);
     auto t0 = Clock::now();
@@ -133,7 +245,7 @@ int main(int argc, char** argv) {
   // probes the machine and checks the sandbox at start; a batch request), so the cost per
   // solution is the slope between n and 2n solutions, and the overhead is the difference of
   // the slopes.
-  {
+  if (part("judge")) {
     const std::string eval_base =
         kBinary + " evaluate --problems " + (kExamples / "pack").string() +
         " --task example/saxpy -q --cache-dir " + (dir / "cache").string();

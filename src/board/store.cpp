@@ -2,6 +2,7 @@
 
 #include <openssl/rand.h>
 
+#include <algorithm>
 #include <chrono>
 #include <set>
 
@@ -265,6 +266,22 @@ std::vector<Submission> Store::submissions_of(std::int64_t user_id,
   }
   std::vector<Submission> out;
   for (const auto& r : db_->query(sql + " ORDER BY id", params)) out.push_back(submission_of(r));
+  return out;
+}
+
+std::vector<std::int64_t> Store::finished_among(const std::vector<std::int64_t>& ids) {
+  std::vector<std::int64_t> out;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (std::size_t a = 0; a < ids.size(); a += 500) {
+    const std::size_t n = std::min<std::size_t>(500, ids.size() - a);
+    std::string sql = "SELECT id FROM submissions WHERE status IN ('done', 'failed') AND id IN (";
+    std::vector<Value> params;
+    for (std::size_t i = 0; i < n; ++i) {
+      sql += i ? ", ?" : "?";
+      params.push_back(v(ids[a + i]));
+    }
+    for (const auto& r : db_->query(sql + ")", params)) out.push_back(r.integer(0));
+  }
   return out;
 }
 

@@ -141,6 +141,8 @@ class Store {
   std::optional<Submission> submission(std::int64_t id);
   std::vector<Submission> submissions_of(std::int64_t user_id,
                                          std::optional<std::int64_t> leaderboard_id);
+  // Those of `ids` that are done or failed, in one query per 500 ids (the long polls' recheck).
+  std::vector<std::int64_t> finished_among(const std::vector<std::int64_t>& ids);
   void set_status(std::int64_t submission_id, const std::string& status);
 
   // The next queued job, highest priority first, then oldest; marked running by `worker`.

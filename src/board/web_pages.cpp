@@ -21,14 +21,11 @@ std::string layout(const std::string& title, const std::string& body,
                              "type=password placeholder='API token' aria-label='API token'> "
                              "<button>Sign in</button></form>";
   return "<!doctype html><html lang=en><head><meta charset=utf-8><title>" + html_escape(title) +
-         " · kjudge</title><style>body{font:15px system-ui,sans-serif;margin:2em "
-         "auto;max-width:60em;"
-         "color:#222}table{border-collapse:collapse}td,th{padding:.3em .8em;border-bottom:1px "
-         "solid "
-         "#ddd;text-align:left}tr.me{background:#fff6d5}pre{background:#f5f5f5;padding:.8em;"
-         "overflow:auto;max-height:30em}header{display:flex;justify-content:space-between}"
-         "textarea{width:100%;height:14em;font-family:monospace}</style>" +
+         " · kjudge</title><link rel=stylesheet href=/static/kjudge.css>" +
          (chart ? "<script src=/static/chart.min.js></script>" : "") +
+         // No inline script or style anywhere (the Content-Security-Policy allows none): the
+         // page's behaviour is in /static/kjudge.js, driven by data- attributes.
+         "<script src=/static/kjudge.js defer></script>" +
          "</head><body><header><a href=/>kjudge leaderboards</a><span>" + who +
          "</span></header><h1>" + html_escape(title) + "</h1>" + body + "</body></html>\n";
 }
@@ -96,20 +93,10 @@ std::string page_board(const Leaderboard& b, const std::vector<BoardView>& views
       best = i == 0 ? v.history[i].second : std::min(best, v.history[i].second);
       points.push_back({{"x", when(v.history[i].first)}, {"y", best}});
     }
-    std::string data = points.dump();
-    for (std::size_t p = data.find("</"); p != std::string::npos; p = data.find("</", p))
-      data.replace(p, 2, "<\\/");
-    body += "<canvas id=" + id + " height=90></canvas><script>new Chart(document.getElementById('" +
-            id + "'),{type:'line',data:{datasets:[{label:'best score (µs)',data:" + data +
-            ",stepped:true}]},options:{animation:false,parsing:{xAxisKey:'x',yAxisKey:'y'},"
-            "scales:{x:{type:'category',labels:" +
-            json([&] {
-              json l = json::array();
-              for (const auto& p : points) l.push_back(p["x"]);
-              return l;
-            }())
-                .dump() +
-            "}}}});</script>";
+    json labels = json::array();
+    for (const auto& p : points) labels.push_back(p["x"]);
+    body += "<canvas id=" + id + " height=90 data-points='" + html_escape(points.dump()) +
+            "' data-labels='" + html_escape(labels.dump()) + "'></canvas>";
   }
   if (viewer) {
     // A pack board's code box is the problem's solution file; it has no benchmark mode (its
@@ -135,10 +122,7 @@ std::string page_submission(const Submission& s, const std::vector<Run>& runs, b
                                  s.id, html_escape(s.status), html_escape(s.target),
                                  html_escape(s.mode), when(s.created_us));
   if (s.status == "queued" || s.status == "running")
-    body +=
-        "<p>Not finished: this page reloads every 2 "
-        "s.</p><script>setTimeout(()=>location.reload(),2000)"
-        "</script>";
+    body += "<p data-reload-ms=2000>Not finished: this page reloads every 2 s.</p>";
   for (const auto& r : runs) {
     body += fmt::format("<h2>{}{}: {}{}</h2>", html_escape(r.mode), r.secret ? " (secret)" : "",
                         r.passed ? "passed" : "failed",

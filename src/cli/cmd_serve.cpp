@@ -1,5 +1,6 @@
 // kjudge serve: the judging service (issue 7); kjudge users add: API tokens for it.
 #include <fmt/format.h>
+#include <sys/resource.h>
 
 #include <atomic>
 #include <chrono>
@@ -43,7 +44,18 @@ struct ServeArgs {
   bool slurm_task = false;    // set by --slurm-workers on the tasks it submits
   SlurmWorkersArgs slurm;
   StepArgs steps;
+  board::HttpLimits http;
 };
+
+// Each connection is a descriptor: the soft limit (often 1024) would refuse clients long before
+// --max-connections does, so it is raised to the hard one.
+void raise_fd_limit() {
+  rlimit r{};
+  if (getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < r.rlim_max) {
+    r.rlim_cur = r.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &r);
+  }
+}
 
 std::atomic<bool> g_stop{false};
 
@@ -145,7 +157,8 @@ int serve(const ServeArgs& a) {
   }
   board::JudgeService judge(store, jo, machine);
   if (a.workers_only) return run_worker(store, judge, jo);
-  board::ApiServer api(store, judge, a.max_queued);
+  raise_fd_limit();
+  board::ApiServer api(store, judge, a.max_queued, a.http);
   if (!api.start(a.host, a.port)) {
     fmt::print(stderr, "kjudge serve: cannot listen on {}:{}\n", a.host, a.port);
     return exit_code::environment;
@@ -193,6 +206,14 @@ void add_serve_commands(CLI::App& app, int& rc) {
   c->add_option("--max-stored", a->max_stored,
                 "Bytes of code one user may store over all their submissions; past it a "
                 "submission gets HTTP 429 (default 4G; 0: no limit; admins have none)");
+  c->add_option("--max-connections", a->http.max_connections,
+                "HTTP connections held at once (long polls included); more are answered 503 "
+                "with Retry-After (default 10000)")
+      ->check(CLI::Range(1, 1000000));
+  c->add_option("--request-timeout", a->http.request_timeout_s,
+                "Seconds a client has to send a whole request, headers and body, however slowly "
+                "it sends; an idle keep-alive connection is closed after as long (default 10)")
+      ->check(finite_range(0.01, 3600));
   c->add_option("--max-time", a->max_time,
                 "Task benchmarks: seconds of timed calls per benchmark at most (default 10; 30 "
                 "ranked), as `task run --max-time`")

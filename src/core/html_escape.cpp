@@ -28,6 +28,10 @@ std::string html_escape(std::string_view text) {
       case '\'':
         out += "&#39;";
         break;
+      case '\0':
+        // A NUL is no character of a page: the replacement character shows where it was.
+        out += "\xEF\xBF\xBD";
+        break;
       default:
         out += c;
     }
