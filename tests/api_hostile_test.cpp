@@ -248,6 +248,52 @@ TEST_F(ApiHostile, LongPollsHoldNoRequestThread) {
   EXPECT_LT(took, 8);
 }
 
+// A client that hangs up while its long poll is parked gives back its waiter and its
+// connection slot within a tick, not at its deadline: before, 10 such clients with ?wait=600
+// held 10 of --max-connections for ten minutes.
+TEST_F(ApiHostile, AHungUpLongPollGivesItsSlotBack) {
+  port = serve({"--no-judge", "--max-connections", "20"});
+  auto [st, sub] = post("/api/v1/submissions", alice, task_item("queued"));
+  ASSERT_EQ(st, 202);
+  const std::string request =
+      "GET /api/v1/submissions/" + std::to_string(sub["id"].get<std::int64_t>()) +
+      "?wait=600 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + alice + "\r\n\r\n";
+  auto health = [&] {
+    const std::string r = raw("GET", "/api/v1/health", "");
+    const std::size_t b = r.find("\r\n\r\n");
+    return json::parse(b == std::string::npos ? "" : r.substr(b + 4), nullptr, false);
+  };
+  std::vector<int> fds;
+  for (int i = 0; i < 10; ++i) {
+    fds.push_back(testing::connect_loopback(port));
+    ASSERT_TRUE(testing::send_all(fds.back(), request));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const json parked = health();
+  EXPECT_EQ(parked.value("long_polls", -1), 10) << parked;
+  for (int fd : fds) close(fd);
+  const auto t0 = Clock::now();
+  json after = health();
+  while (after.value("long_polls", -1) != 0 &&
+         std::chrono::duration<double>(Clock::now() - t0).count() < 5) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    after = health();
+  }
+  const double took = std::chrono::duration<double>(Clock::now() - t0).count();
+  EXPECT_EQ(after.value("long_polls", -1), 0) << after;
+  EXPECT_LE(after.value("connections", 99), 1) << after << " (the health call's own)";
+  EXPECT_LT(took, 2) << "dropped within a tick or so, not at the 600 s deadline";
+  // The slots are usable again: 15 new waiters fit under the cap of 20.
+  std::vector<int> again;
+  for (int i = 0; i < 15; ++i) {
+    again.push_back(testing::connect_loopback(port));
+    testing::send_all(again.back(), request);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_EQ(health().value("long_polls", -1), 15);
+  for (int fd : again) close(fd);
+}
+
 // Ten connections sending a header byte every 2 s: cut at --request-timeout, and other
 // clients are served meanwhile.
 TEST_F(ApiHostile, SlowClientsAreCutAndDoNotFreezeOthers) {

@@ -308,60 +308,60 @@ void ApiServer::routes() {
           }));
 
   // A long poll (?wait=S) parks here without a thread until its submission finishes.
-  s.route_deferred("GET", R"(/api/v1/submissions/([^/]+))",
-                   [this](const HttpRequest& req, HttpResponder respond) {
-                     HttpResponse res;
-                     try {
-                       auto u = caller(store_, req);
-                       if (!u) {
-                         error(res, 401, "a valid API token is needed");
-                         return respond(std::move(res));
-                       }
-                       const std::int64_t id = id_text(req.matches[1], "id");
-                       const double wait_s =
-                           req.has_param("wait") ? seconds_text(req.param("wait"), "wait", 600) : 0;
-                       const auto deadline =
-                           std::chrono::steady_clock::now() +
-                           std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                               std::chrono::duration<double>(wait_s));
-                       const bool admin = u->role == "admin";
-                       const bool with_code = req.has_param("code");
-                       auto answer = [this, id, admin, with_code, respond] {
-                         HttpResponse r;
-                         try {
-                           auto sub = store_.submission(id);
-                           if (!sub) {
-                             error(r, 404, "no such submission");
-                           } else {
-                             json j = submission_json(store_, *sub, true, admin);
-                             if (with_code) j["code"] = store_.code(sub->code_id);
-                             reply(r, 200, j);
-                           }
-                         } catch (const std::exception& e) {
-                           std::fprintf(stderr, "kjudge serve: submission %lld: %s\n",
-                                        static_cast<long long>(id), e.what());
-                           error(r, 500, "internal error");
-                         }
-                         respond(std::move(r));
-                       };
-                       auto sub = store_.submission(id);
-                       // Another user's submission does not exist, as far as this caller can tell.
-                       if (!sub || (sub->user_id != u->id && !admin)) {
-                         error(res, 404, "no such submission");
-                         return respond(std::move(res));
-                       }
-                       const bool finished = sub->status == "done" || sub->status == "failed";
-                       if (finished || wait_s <= 0) return answer();
-                       if (!polls_->park(id, deadline, answer)) {
-                         error(res, 503, "too many clients are waiting; try again");
-                         res.set_header("Retry-After", "1");
-                         return respond(std::move(res));
-                       }
-                     } catch (const BadField& e) {
-                       reply(res, 400, bad_field_json(e));
-                       respond(std::move(res));
-                     }
-                   });
+  s.route_deferred(
+      "GET", R"(/api/v1/submissions/([^/]+))",
+      [this](const HttpRequest& req, HttpResponder respond) {
+        HttpResponse res;
+        try {
+          auto u = caller(store_, req);
+          if (!u) {
+            error(res, 401, "a valid API token is needed");
+            return respond(std::move(res));
+          }
+          const std::int64_t id = id_text(req.matches[1], "id");
+          const double wait_s =
+              req.has_param("wait") ? seconds_text(req.param("wait"), "wait", 600) : 0;
+          const auto deadline = std::chrono::steady_clock::now() +
+                                std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                    std::chrono::duration<double>(wait_s));
+          const bool admin = u->role == "admin";
+          const bool with_code = req.has_param("code");
+          auto answer = [this, id, admin, with_code, respond] {
+            HttpResponse r;
+            try {
+              auto sub = store_.submission(id);
+              if (!sub) {
+                error(r, 404, "no such submission");
+              } else {
+                json j = submission_json(store_, *sub, true, admin);
+                if (with_code) j["code"] = store_.code(sub->code_id);
+                reply(r, 200, j);
+              }
+            } catch (const std::exception& e) {
+              std::fprintf(stderr, "kjudge serve: submission %lld: %s\n",
+                           static_cast<long long>(id), e.what());
+              error(r, 500, "internal error");
+            }
+            respond(std::move(r));
+          };
+          auto sub = store_.submission(id);
+          // Another user's submission does not exist, as far as this caller can tell.
+          if (!sub || (sub->user_id != u->id && !admin)) {
+            error(res, 404, "no such submission");
+            return respond(std::move(res));
+          }
+          const bool finished = sub->status == "done" || sub->status == "failed";
+          if (finished || wait_s <= 0) return answer();
+          if (!polls_->park(id, deadline, answer, [respond] { return respond.gone(); })) {
+            error(res, 503, "too many clients are waiting; try again");
+            res.set_header("Retry-After", "1");
+            return respond(std::move(res));
+          }
+        } catch (const BadField& e) {
+          reply(res, 400, bad_field_json(e));
+          respond(std::move(res));
+        }
+      });
 
   s.route("GET", "/api/v1/leaderboards", api([this](const HttpRequest& req, HttpResponse& res) {
             if (!caller(store_, req)) return error(res, 401, "a valid API token is needed");

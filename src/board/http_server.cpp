@@ -1,10 +1,13 @@
 #include "board/http_server.h"
 
+#include <sys/socket.h>
+
 #include <array>
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
 #include <optional>
 
@@ -234,10 +237,14 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void run(const Route& route, HttpRequest req) {
     // The answer comes back to the network thread, whichever thread gives it.
-    HttpResponder respond = [self = shared_from_this()](HttpResponse r) {
-      asio::post(self->stream_.get_executor(),
-                 [self, r = std::move(r)]() mutable { self->write(std::move(r)); });
-    };
+    auto gone = std::make_shared<std::atomic<bool>>(false);
+    HttpResponder respond(
+        [self = shared_from_this()](HttpResponse r) {
+          asio::post(self->stream_.get_executor(),
+                     [self, r = std::move(r)]() mutable { self->write(std::move(r)); });
+        },
+        gone);
+    if (route.deferred) watch(gone);
     const bool queued = server_.pool.try_post(
         [plain = route.plain, deferred = route.deferred, req = std::move(req), respond]() {
           try {
@@ -253,6 +260,23 @@ class Session : public std::enable_shared_from_this<Session> {
           }
         });
     if (!queued) write(busy("the service is busy; try again"));
+  }
+
+  // While a deferred answer is awaited, a readable socket is either the client's next request
+  // sent early (left for read() to take) or its close: then the request is marked gone and the
+  // connection closed, so its waiter can be dropped at once rather than at its deadline.
+  void watch(std::shared_ptr<std::atomic<bool>> gone) {
+    stream_.socket().async_wait(
+        tcp::socket::wait_read, [self = shared_from_this(), gone](beast::error_code ec) {
+          if (ec) return;
+          char c;
+          const ssize_t n =
+              ::recv(self->stream_.socket().native_handle(), &c, 1, MSG_PEEK | MSG_DONTWAIT);
+          if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+            gone->store(true);
+            self->close();
+          }
+        });
   }
 
   void on_write(beast::error_code ec) {

@@ -7,7 +7,8 @@
 //   - at most `max_connections` connections are held; the next ones get 503 + Retry-After;
 //   - handlers run on a bounded pool (`workers` threads, `max_queued` waiting); a full queue is
 //     answered 503 + Retry-After at once;
-//   - a handler may answer later (HttpResponder), so a long poll holds no thread while it waits;
+//   - a handler may answer later (HttpResponder), so a long poll holds no thread while it waits,
+//     and its socket is watched meanwhile: a client that hangs up is seen as gone;
 //   - every response carries the security headers (security_headers.h).
 #include <atomic>
 #include <chrono>
@@ -48,7 +49,20 @@ struct HttpResponse {
 };
 
 // Answers one request, once, from any thread. Dropping it unanswered closes the connection.
-using HttpResponder = std::function<void(HttpResponse)>;
+class HttpResponder {
+ public:
+  HttpResponder(std::function<void(HttpResponse)> send,
+                std::shared_ptr<const std::atomic<bool>> gone = nullptr)
+      : send_(std::move(send)), gone_(std::move(gone)) {}
+  void operator()(HttpResponse r) const { send_(std::move(r)); }
+  // The client closed its connection while it waited: no answer will be read. A parked long
+  // poll is dropped then, so a client that hangs up gives its connection slot back.
+  bool gone() const { return gone_ && gone_->load(); }
+
+ private:
+  std::function<void(HttpResponse)> send_;
+  std::shared_ptr<const std::atomic<bool>> gone_;
+};
 using HttpHandler = std::function<void(const HttpRequest&, HttpResponse&)>;
 using HttpDeferredHandler = std::function<void(const HttpRequest&, HttpResponder)>;
 

@@ -17,10 +17,11 @@ LongPolls::LongPolls(
 
 LongPolls::~LongPolls() { stop(); }
 
-bool LongPolls::park(std::int64_t id, Clock::time_point deadline, std::function<void()> answer) {
+bool LongPolls::park(std::int64_t id, Clock::time_point deadline, std::function<void()> answer,
+                     std::function<bool()> gone) {
   std::lock_guard lock(m_);
   if (stopping_ || waiters_.size() >= max_parked_) return false;
-  waiters_.emplace(id, Waiter{id, deadline, std::move(answer)});
+  waiters_.emplace(id, Waiter{id, deadline, std::move(answer), std::move(gone)});
   return true;
 }
 
@@ -58,7 +59,9 @@ void LongPolls::tick() {
     lock.lock();
     const auto now = Clock::now();
     for (auto it = waiters_.begin(); it != waiters_.end();) {
-      if ((done.count(it->first) || now >= it->second.deadline) && post_(it->second.answer))
+      if (it->second.gone && it->second.gone())
+        it = waiters_.erase(it);  // nobody to answer: its connection (and slot) is let go
+      else if ((done.count(it->first) || now >= it->second.deadline) && post_(it->second.answer))
         it = waiters_.erase(it);
       else
         ++it;

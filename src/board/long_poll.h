@@ -29,7 +29,9 @@ class LongPolls {
 
   // `answer` runs once, on the pool, when submission `id` finishes or at `deadline`. False when
   // max_parked waiters are parked already (the caller answers 503).
-  bool park(std::int64_t id, Clock::time_point deadline, std::function<void()> answer);
+  // `gone`, when given, says the client left: its waiter is then dropped unanswered.
+  bool park(std::int64_t id, Clock::time_point deadline, std::function<void()> answer,
+            std::function<bool()> gone = nullptr);
   std::size_t parked() const;
   // Answers nobody more; the waiters are dropped (their connections close).
   void stop();
@@ -39,6 +41,7 @@ class LongPolls {
     std::int64_t id;
     Clock::time_point deadline;
     std::function<void()> answer;
+    std::function<bool()> gone;
   };
   void tick();
   std::function<std::vector<std::int64_t>(const std::vector<std::int64_t>&)> finished_;
