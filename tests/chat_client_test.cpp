@@ -159,7 +159,8 @@ TEST_F(ChatClientTest, OpenAiRequestBodyAndHeaders) {
   EXPECT_EQ(body["reasoning_effort"], "high");
 
   client->complete(request());
-  const json& bare = logged().at(0)["body"];
+  // A copy: logged() returns its vector by value, and a reference into it would dangle.
+  const json bare = logged().at(0)["body"];
   for (const char* unset : {"temperature", "top_p", "max_tokens", "seed", "reasoning_effort"})
     EXPECT_FALSE(bare.contains(unset)) << unset;
 }
