@@ -5,12 +5,15 @@
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
+#include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "board/db.h"
 #include "board/store.h"
 #include "pg_fixture.h"
+#include "run/machine.h"
 #include "schema_validator.h"
 #include "serve_process.h"
 #include "test_util.h"
@@ -97,6 +100,16 @@ TEST_F(Api, HealthIsOpenEverythingElseNeedsAToken) {
   auto [st, health] = call(s.port(), "GET", "/api/v1/health", "");
   EXPECT_EQ(st, 200);
   EXPECT_EQ(health["database"], "sqlite");
+  // A judging instance says whether it takes task jobs; on a machine with no GPU (CI) it does
+  // not, and says why, once its worker has asked (at its start).
+  if (probe_machine().gpus.empty()) {
+    for (int i = 0; i < 100 && !health["tasks_refused"].is_string(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      health = call(s.port(), "GET", "/api/v1/health", "").second;
+    }
+    ASSERT_TRUE(health["tasks_refused"].is_string()) << health;
+    EXPECT_NE(health["tasks_refused"].get<std::string>().find("no GPU"), std::string::npos);
+  }
   EXPECT_EQ(call(s.port(), "GET", "/api/v1/submissions", "").first, 401);
   EXPECT_EQ(call(s.port(), "GET", "/api/v1/submissions", "kj_not_a_token").first, 401);
   EXPECT_EQ(

@@ -256,7 +256,11 @@ void ApiServer::routes() {
            {"judged", judge_.judged()},
            {"database", store_.dialect()},
            {"connections", http_->connections()},
-           {"long_polls", polls_->parked()}});
+           {"long_polls", polls_->parked()},
+           // Why this instance takes no task jobs (no usable GPU: board/task_gpu.h); absent
+           // when it takes them, or judges nothing (--no-judge).
+           {"tasks_refused",
+            judge_.task_refusal().empty() ? json(nullptr) : json(judge_.task_refusal())}});
   });
 
   s.route("POST", "/api/v1/submissions", api([this](const HttpRequest& req, HttpResponse& res) {
