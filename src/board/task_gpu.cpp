@@ -2,7 +2,6 @@
 
 #include <system_error>
 
-#include "run/cloexec_file.h"
 #include "run/gpu_probe.h"
 
 namespace kjudge::board {
@@ -51,12 +50,7 @@ bool TaskGpu::probe(std::string* why) const {
     const fs::path exe = build_gpu_probe(machine_.nvcc_path, opt_.cache_dir / "gpu-probe", &error);
     if (exe.empty()) return true;  // the judge's own fault says nothing about the GPU
     try {
-      // The sandbox sees the scratch folder alone; without O_CLOEXEC a child forked meanwhile
-      // would keep the copy busy (ETXTBSY) when it runs.
-      copy_file_cloexec(exe, scratch / "gpu-probe");
-      fs::permissions(scratch / "gpu-probe", fs::perms::owner_all | fs::perms::group_read |
-                                                 fs::perms::group_exec | fs::perms::others_read |
-                                                 fs::perms::others_exec);
+      place_gpu_probe(exe, scratch);
     } catch (const std::exception&) {
       return true;
     }

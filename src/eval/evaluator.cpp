@@ -26,7 +26,6 @@
 #include "eval/symbol_scan.h"
 #include "eval/workspace.h"
 #include "run/beside_binary.h"
-#include "run/cloexec_file.h"
 #include "run/gpu_probe.h"
 #include "run/machine_fault.h"
 #include "run/main_return.h"
@@ -448,12 +447,8 @@ bool Evaluator::probe_gpu(int gpu, std::string* why) const {
     fs::create_directories(scratch, ec);
     // The judge copies the probe in: the sandbox sees the scratch workspace and nothing else.
     if (!probe_exe_.empty()) {
-      // Without O_CLOEXEC a child forked meanwhile would keep it busy (ETXTBSY) when run.
       try {
-        copy_file_cloexec(probe_exe_, scratch / "gpu-probe");
-        fs::permissions(scratch / "gpu-probe", fs::perms::owner_all | fs::perms::group_read |
-                                                   fs::perms::group_exec | fs::perms::others_read |
-                                                   fs::perms::others_exec);
+        place_gpu_probe(probe_exe_, scratch);
       } catch (const std::exception&) {
         return true;  // a fault of the judge says nothing about the GPU
       }

@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "core/sha256.h"
+#include "run/cloexec_file.h"
 #include "run/process.h"
 
 namespace kjudge {
@@ -29,6 +30,14 @@ int main() {
 }
 )";
   return src;
+}
+
+void place_gpu_probe(const std::filesystem::path& exe, const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  copy_file_cloexec(exe, dir / "gpu-probe");
+  fs::permissions(dir / "gpu-probe", fs::perms::owner_all | fs::perms::group_read |
+                                         fs::perms::group_exec | fs::perms::others_read |
+                                         fs::perms::others_exec);
 }
 
 std::filesystem::path build_gpu_probe(const std::filesystem::path& nvcc,

@@ -16,6 +16,11 @@ const std::string& gpu_probe_source();
 std::filesystem::path build_gpu_probe(const std::filesystem::path& nvcc,
                                       const std::filesystem::path& dir, std::string* error);
 
+// Copies the built probe into `dir` as `gpu-probe`, executable, so a sandboxed probe sees only
+// its own folder. Opened O_CLOEXEC: a child forked meanwhile would otherwise keep the copy busy
+// (ETXTBSY) when it runs. Throws when it cannot.
+void place_gpu_probe(const std::filesystem::path& exe, const std::filesystem::path& dir);
+
 // Whether a test's outcome calls for a probe of its GPU before reuse.
 bool gpu_may_be_unwell(bool timed_out, int signal, const std::string& log);
 
