@@ -13,6 +13,7 @@
 #include "board/judge_service.h"
 #include "board/store.h"
 #include "run/machine.h"
+#include "run/sandbox.h"
 #include "test_util.h"
 
 namespace kjudge::board {
@@ -64,6 +65,39 @@ TEST(TaskGpu, ARecheckSeesTheGpuGoAndComeBack) {
   EXPECT_FALSE(gpu.recheck());
   fs::remove(flag);
   EXPECT_TRUE(gpu.recheck());
+}
+
+// `kjudge serve` leaves the work root to the evaluator: the probe must still run in an absolute
+// folder of its own, or the sandbox cannot bind it and every task is refused on a good GPU (on
+// the H100, 2026-11-27: "the GPU probe failed on GPU 0: ", nothing more).
+TEST(TaskGpu, WithNoWorkRootTheProbeRunsInAnAbsoluteFolderOfItsOwn) {
+  testing::TempDir dir;
+  TaskGpuOptions o = probe_by(dir, "pwd; exit 3");
+  o.work_root.clear();
+  TaskGpu plain(o, with_gpu(true));
+  EXPECT_FALSE(plain.usable());
+  const std::string why = plain.why();
+  const std::string where = why.substr(why.rfind(": ") + 2);
+  EXPECT_TRUE(fs::path(where).is_absolute()) << why;
+  EXPECT_EQ(where.rfind(fs::temp_directory_path().string(), 0), 0u) << why;
+
+  o.probe_command = "true";
+  o.step.sandbox = true;
+  SandboxPolicy policy;
+  policy.workspace = dir.path();
+  std::string unusable;
+  if (!sandbox_available(policy, &unusable))
+    GTEST_SKIP() << "bubblewrap unusable here: " << unusable;
+  TaskGpu sandboxed(o, with_gpu(true));
+  EXPECT_TRUE(sandboxed.usable()) << sandboxed.why();
+}
+
+// A probe that fails without a word still says how it ended.
+TEST(TaskGpu, ASilentFailureSaysHowTheProbeEnded) {
+  testing::TempDir dir;
+  TaskGpu gpu(probe_by(dir, "exit 7"), with_gpu(true));
+  EXPECT_FALSE(gpu.usable());
+  EXPECT_NE(gpu.why().find("exit 7, no output"), std::string::npos) << gpu.why();
 }
 
 class TaskJobs : public ::testing::Test {

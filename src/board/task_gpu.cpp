@@ -1,15 +1,25 @@
 #include "board/task_gpu.h"
 
+#include <unistd.h>
+
 #include <system_error>
 
 #include "run/gpu_probe.h"
+#include "run/process.h"
 
 namespace kjudge::board {
 
 namespace fs = std::filesystem;
 
 TaskGpu::TaskGpu(TaskGpuOptions options, MachineInfo machine)
-    : opt_(std::move(options)), machine_(std::move(machine)) {}
+    : opt_(std::move(options)), machine_(std::move(machine)) {
+  // The sandbox binds the probe's folder by its path: a relative one (the service leaves the
+  // work root to the evaluator, which picks it alone) would make the probe fail before it ran
+  // and refuse every task on a good GPU, as on the H100 (2026-11-27).
+  if (opt_.work_root.empty())
+    opt_.work_root = fs::temp_directory_path() / ("kjudge-work-" + std::to_string(getpid()));
+  opt_.work_root = fs::absolute(opt_.work_root);
+}
 
 bool TaskGpu::usable() {
   std::lock_guard<std::mutex> lock(mu_);
@@ -61,8 +71,14 @@ bool TaskGpu::probe(std::string* why) const {
   const ProcessResult r = run_step(opt_.step, machine_, command, scratch, 60, extras);
   fs::remove_all(scratch, ec);
   if (r.ok()) return true;
-  *why = "the GPU probe failed on GPU " + std::to_string(gpu) + ": " +
-         (r.timed_out ? std::string("it did not finish in 60 s") : r.output.substr(0, 200));
+  std::string said =
+      r.timed_out ? std::string("it did not finish in 60 s") : first_output_line(r.output, 200);
+  if (said.empty())
+    said = !r.started      ? "it did not start: " + r.error
+           : r.signal != 0 ? "killed by signal " + std::to_string(r.signal) + ", no output"
+           : !r.limit_exceeded.empty() ? r.limit_exceeded
+                                       : "exit " + std::to_string(r.exit_code) + ", no output";
+  *why = "the GPU probe failed on GPU " + std::to_string(gpu) + ": " + said;
   return false;
 }
 
