@@ -615,7 +615,7 @@ w end 7
 }
 
 TEST(IsolatedTimeGap, HonestCallsOnTheH100PassTheCheatsOnesDoNot) {
-  // Medians of 2026-11-24 on the H100 (bench/isolate/2026-11-24/first): worker, checker (µs).
+  // Medians of 2026-11-24 on the H100 (results/isolate/2026-11-24/first): worker, checker (µs).
   const double crossing = 294e3;
   for (auto [worker, checker] : std::vector<std::pair<double, double>>{
            {9.20, 306.78}, {554.86, 853.31}, {8.10, 302.31}, {217360.68, 217659.92}})
@@ -626,7 +626,7 @@ TEST(IsolatedTimeGap, HonestCallsOnTheH100PassTheCheatsOnesDoNot) {
        std::vector<std::pair<double, double>>{{3.00, 370.69}, {3.71, 2442.47}, {4780.52, 12285.24}})
     EXPECT_TRUE(isolated_time_gap(worker * 1e3, checker * 1e3, crossing))
         << worker << " / " << checker;
-  // The tenth session's (bench/isolate/2026-11-24/second), each with its own crossing: the
+  // The tenth session's (results/isolate/2026-11-24/second), each with its own crossing: the
   // honest runs with the most left over (17-20 µs), and the cheats with the least (83-90 µs).
   struct Run {
     double worker, checker, crossing;

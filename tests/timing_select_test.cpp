@@ -350,7 +350,7 @@ TEST(SelectTime, CustomReadsTheProgramOutput) {
 namespace kjudge {
 namespace {
 
-// A record the profiler wrote on the H100 (tests/gpu/profiler/check.cu, docs/gpu-runs.md): 57
+// A record the profiler wrote on the H100 (tests/gpu/profiler/check.cu, results/gpu-runs.md): 57
 // kernels on three streams and two threads, 7 copies and memsets, 4 NVTX ranges. The expected
 // figures were summed from the file independently of the parser (a few lines of Python).
 TEST(RecordedProfile, H100RecordParsesAndEachModeSumsWhatItShould) {

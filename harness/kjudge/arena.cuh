@@ -3,8 +3,8 @@
 //
 // By default every tensor is a cudaMalloc of its own and goes back with cudaFree. On the H100 a
 // streaming kernel ran 13 % slower on buffers allocated that way, call after call, than on
-// buffers that stay mapped (70.7 against 62.6 µs for 64 MB in and out; bench/placement,
-// docs/gpu-runs.md 2026-11-23 fifth session): freeing and mapping memory between calls costs the
+// buffers that stay mapped (70.7 against 62.6 µs for 64 MB in and out; results/placement,
+// results/gpu-runs.md 2026-11-23 fifth session): freeing and mapping memory between calls costs the
 // next kernel, by an amount that varies from one process to another. The arena is one
 // allocation made once; each tensor takes a random 2 MiB-aligned place in it that overlaps no
 // live tensor, so a call's buffers still sit at new addresses (a result cached by pointer still

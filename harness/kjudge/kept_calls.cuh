@@ -3,7 +3,7 @@
 // address one of the recent calls used: a result cached by pointer misses, and one invocation's
 // times average over many placements of its buffers in memory. With only the previous call's
 // kept, allocations alternated between two addresses, and which two a process drew shifted its
-// mean by up to 4 % against another process (softmax 4096², docs/gpu-runs.md, 2026-11-23).
+// mean by up to 4 % against another process (softmax 4096², results/gpu-runs.md, 2026-11-23).
 // The harness keeps its calls so, and so does an isolated run's worker (kjudge_worker.cu).
 #include <cuda_runtime.h>
 

@@ -104,7 +104,7 @@ std::optional<std::string> isolated_time_gap(double worker_median_ns, double che
   // On the H100 an honest call's checker time was the worker's plus 277-299 µs, for kernels
   // of 8 µs to 218 ms alike; with the crossing measured on empty calls, what was left over was
   // 10-20 µs (a real call hands over more than an empty one), while the smallest cheat left
-  // 83 µs (2026-11-24, docs/gpu-runs.md, tenth session). 40 µs sits twice away from both.
+  // 83 µs (2026-11-24, results/gpu-runs.md, tenth session). 40 µs sits twice away from both.
   const double excess = checker_median_ns - std::max(crossing_ns, 0.0) - worker_median_ns;
   if (!(excess > 0.25 * worker_median_ns + 40e3)) return std::nullopt;
   char b[260];

@@ -2,7 +2,7 @@
 // One cgroup per sandboxed step, for the two limits rlimits cannot give:
 //   - processes: RLIMIT_NPROC is never enforced for the judge's uid 0 (see sandbox.h);
 //   - memory: CUDA programs reserve ~14 GiB of address space before doing anything (measured on
-//     the H100, docs/gpu-runs.md), so RLIMIT_AS cannot tell a hog from a kernel test; a memory
+//     the H100, results/gpu-runs.md), so RLIMIT_AS cannot tell a hog from a kernel test; a memory
 //     cgroup counts what is really resident.
 // cgroup v2 (one unified hierarchy) and v1 (a hierarchy per controller) are both handled. Step
 // groups sit under the judge's own cgroup, so any limit set on the judge still covers them.

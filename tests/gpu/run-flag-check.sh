@@ -3,11 +3,11 @@
 # timed once against itself (--runs 1 --warmups 0: flags, not speedups) with the CUPTI profiler
 # and the main guard, in parts that fit device calls. A baseline must pass its tests and carry no
 # run-time flag (run-bench-checks.sh prints "run-time flags: N of M"). A group's journals go on
-# from bench/self-check/flags/GROUP (sent back by an earlier machine) with --resume.
+# from results/self-check/flags/GROUP (sent back by an earlier machine) with --resume.
 # Usage: OUT=... tests/gpu/run-flag-check.sh SECONDS GROUP...   (GROUP: a 2025-3 group, e.g.
 #        cuda-kernels)
 # SECONDS bounds the run; leave 60 s to the call's limit (the comparison in flight finishes
-# first). The journals come back as $OUT/flags.tgz: unpack them into bench/self-check/flags/.
+# first). The journals come back as $OUT/flags.tgz: unpack them into results/self-check/flags/.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 export PATH="$PWD/${BUNDLE:-bundle}/bwrap/root/usr/bin:/usr/local/cuda/bin:$PATH"
@@ -18,7 +18,7 @@ shift
 keep=/tmp/keep-flags/bench-self
 mkdir -p "$keep"
 for g in "$@"; do
-  [ -d "$keep/$g" ] || { [ -d "bench/self-check/flags/$g" ] && cp -r "bench/self-check/flags/$g" "$keep/"; }
+  [ -d "$keep/$g" ] || { [ -d "results/self-check/flags/$g" ] && cp -r "results/self-check/flags/$g" "$keep/"; }
   resume=""
   [ -f "$keep/$g/run.json" ] && resume=--resume
   if [ -n "$resume" ] && [ ! -d /tmp/kb-cache ]; then

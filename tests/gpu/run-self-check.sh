@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Issue 4's self-check of 2025-3 in parts that fit device calls: each group's baselines timed
 # against themselves (tests/gpu/run-bench-checks.sh self), 5 runs per side, for the ids in
-# bench/self-check/ids-GROUP.txt (what earlier sessions had not timed yet), going on from the
-# journals in bench/self-check/GROUP (sent back by an earlier machine) with --resume.
+# results/self-check/ids-GROUP.txt (what earlier sessions had not timed yet), going on from the
+# journals in results/self-check/GROUP (sent back by an earlier machine) with --resume.
 # Usage: OUT=... tests/gpu/run-self-check.sh SECONDS GROUP...   (GROUP: ck, cb, ml, ml2; SKIP: a
 #        regex of task ids left out of a group's first run, e.g. SKIP='^cufft/2$' for one whose
 #        own benchmark loop takes minutes; a group with journals resumes only with its own list)
 # SECONDS bounds the timing; leave at least 150 s to the call's limit, since the comparison in
 # flight at that point finishes first. The journals come back as $OUT/self.tgz: unpack them into
-# bench/self-check/ to go on next time.
+# results/self-check/ to go on next time.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$PWD/${BUNDLE:-bundle}/bwrap/root/usr/bin:/usr/local/cuda/bin:$PATH"
@@ -21,11 +21,11 @@ ids() {  # the group's untimed ids as --task arguments, less those SKIP names
   python3 -c 'import re, sys
 words = open(sys.argv[1]).read().split()
 skip = re.compile(sys.argv[2]) if sys.argv[2] else None
-print(" ".join("--task " + t for t in words[1::2] if not (skip and skip.search(t))))' "bench/self-check/ids-$1.txt" "${SKIP:-}"
+print(" ".join("--task " + t for t in words[1::2] if not (skip and skip.search(t))))' "results/self-check/ids-$1.txt" "${SKIP:-}"
 }
 mkdir -p "$keep"
 for g in "$@"; do
-  [ -d "$keep/$g" ] || { [ -d "bench/self-check/$g" ] && cp -r "bench/self-check/$g" "$keep/"; }
+  [ -d "$keep/$g" ] || { [ -d "results/self-check/$g" ] && cp -r "results/self-check/$g" "$keep/"; }
   left=$((end - $(date +%s)))
   [ $left -lt 45 ] && break
   resume=""

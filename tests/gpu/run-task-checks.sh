@@ -17,7 +17,7 @@
 # the calls (200 benchmark, 50 ranked, 300 repeat: MAXRUNS), so the whole check fits a device
 # session; MAXT=10 MAXRUNS=1000 are `task run`'s own defaults. Every run and build is one
 # process (--no-isolate): these checks are of the one-process harness and its CUPTI profiler, and
-# their figures in docs/gpu-runs.md were taken so (tests/gpu/run-isolate-check.sh: isolated).
+# their figures in results/gpu-runs.md were taken so (tests/gpu/run-isolate-check.sh: isolated).
 # Usage: tests/gpu/run-task-checks.sh modes|profile|repeat|cupti [TASK...]   (profile: that mode
 #        alone)
 set -uo pipefail

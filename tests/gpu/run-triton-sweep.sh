@@ -10,8 +10,8 @@
 #        tests/gpu/run-triton-sweep.sh [CHANNEL]
 #   OPS_FILE  operator names, one a line (default: `kjudge triton list CHANNEL` minus SKIP);
 #   SKIP      operators left out of the default list (default: the G references that fail in
-#             torch 2.11 / triton 3.6, docs/gpu-runs.md);
-#   DONE      folders of earlier sweeps (bench/triton/...): operators with a speedup there are
+#             torch 2.11 / triton 3.6, results/gpu-runs.md);
+#   DONE      folders of earlier sweeps (results/triton/...): operators with a speedup there are
 #             left out, so a new session carries on where the last one stopped;
 #   PEAKS     a peaks file (python/kjudge_gpu_peaks.py) for the GPU efficiency figures;
 #   GPU       the GPU every run uses (`--gpu`: CUDA_VISIBLE_DEVICES), default not set;

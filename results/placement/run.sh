@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# On the GPU machine: bench/placement/run.sh > $OUT/placement.log (see placement.cu).
+# On the GPU machine: results/placement/run.sh > $OUT/placement.log (see placement.cu).
 set -u
 cd "$(dirname "$0")"
 nvcc -O2 -arch=sm_90a -o /tmp/placement placement.cu || exit 1

@@ -11,7 +11,7 @@ echo "type: $(cat /sys/fs/cgroup/cgroup.type 2>&1)"
 mkdir /sys/fs/cgroup/kjprobe && echo "mkdir ok" && ls /sys/fs/cgroup/kjprobe && rmdir /sys/fs/cgroup/kjprobe
 id; uname -r; cat /proc/sys/kernel/unprivileged_userns_clone 2>&1; cat /proc/sys/user/max_user_namespaces
 echo "== cuda vm"
-nvcc -O2 -o /tmp/cuda_vm bench/probe/cuda_vm.cu || exit 1
+nvcc -O2 -o /tmp/cuda_vm results/probe/cuda_vm.cu || exit 1
 /tmp/cuda_vm
 for gb in 1 2 4 8 16 32 64 128 256 512 1024; do
   kb=$((gb * 1024 * 1024))
