@@ -28,6 +28,7 @@
 #include "cli/slurm_executor.h"
 #include "cli/slurm_task.h"
 #include "cli/step_options.h"
+#include "core/atomic_file.h"
 #include "core/byte_size.h"
 #include "core/problem_json.h"
 #include "core/sha256.h"
@@ -65,17 +66,6 @@ extern "C" void on_interrupt(int) {
 }
 
 RunInterrupts interrupts() { return {&g_stop, &g_session, on_interrupt}; }
-
-void write_json_atomically(const fs::path& path, const nlohmann::json& j) {
-  fs::path tmp = path;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-    if (!out) throw std::runtime_error("cannot write " + tmp.string());
-  }
-  fs::rename(tmp, path);
-}
 
 // Identifies what a run grades, so --resume refuses to mix two different runs in one journal.
 std::string jobs_fingerprint(const std::vector<EvalJob>& jobs) {

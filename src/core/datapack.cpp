@@ -17,6 +17,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "core/atomic_file.h"
 #include "core/json_peek.h"
 #include "core/md5.h"
 #include "core/problem_dir.h"
@@ -152,22 +153,17 @@ struct TarMember {
   std::string data;
 };
 
-std::string temp_path_for(const fs::path& path) {
-  static std::atomic<unsigned> counter{0};
-  return path.string() + ".tmp-" + std::to_string(getpid()) + "-" + std::to_string(counter++);
-}
-
 // Writes the members to a temporary file beside `path`, then renames it over `path`, so a
 // reader never sees half a pack.
 void write_tar_gz_atomically(const fs::path& path, const std::vector<TarMember>& members) {
-  const std::string temp = temp_path_for(path);
+  AtomicFile file(path);
+  const std::string temp = file.temp().string();
   archive* a = archive_write_new();
   if (a == nullptr) throw std::runtime_error("archive_write_new failed");
   auto fail = [&](const std::string& what) {
     std::string message = "cannot write " + path.string() + ": " + what;
     if (const char* detail = archive_error_string(a)) message += ": " + std::string(detail);
     archive_write_free(a);
-    std::remove(temp.c_str());
     throw std::runtime_error(message);
   };
   if (archive_write_add_filter_gzip(a) != ARCHIVE_OK ||
@@ -191,12 +187,7 @@ void write_tar_gz_atomically(const fs::path& path, const std::vector<TarMember>&
   }
   if (archive_write_close(a) != ARCHIVE_OK) fail("close");
   archive_write_free(a);
-  std::error_code ec;
-  fs::rename(temp, path, ec);
-  if (ec) {
-    std::remove(temp.c_str());
-    throw std::runtime_error("cannot write " + path.string() + ": rename: " + ec.message());
-  }
+  file.commit();
 }
 
 // Python's datetime.now().isoformat(), which is what ComputeEval stores in created_at.

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "core/atomic_file.h"
+
 namespace kjudge {
 
 CostModel::CostModel(std::filesystem::path history_file) : file_(std::move(history_file)) {
@@ -80,17 +82,8 @@ void CostModel::save() const {
       for (const auto& [task, s] : seen_) j[task] = {{"build_s", s.build_s}, {"test_s", s.test_s}};
     }
     std::filesystem::create_directories(file_.parent_path());
-    // A temp name of this process alone: shards on several nodes save the same shared file,
-    // and a common ".tmp" would let one rename another's half-written text into place.
-    char host[256] = "";
-    gethostname(host, sizeof host - 1);
-    auto tmp = file_;
-    tmp += ".tmp." + std::string(host) + "." + std::to_string(getpid());
-    {
-      std::ofstream out(tmp);
-      out << j.dump(1);
-    }
-    std::filesystem::rename(tmp, file_);
+    // Shards on several nodes save the same shared file: the temp name is this process's alone.
+    write_file_atomically(file_, j.dump(1));
   } catch (const std::exception&) {
   }
 }
