@@ -17,7 +17,7 @@
 // Every call of custom_kernel sits in an NVTX range of the harness's own domain
 // (kjudge/call_marks.h). When the judge preloads its CUPTI profiler, the profiler records those
 // ranges with every kernel and copy of the process (all streams, threads and contexts), and the
-// judge compares what each timed call launched with the events' time (src/eval/task_cupti.h).
+// judge compares what each timed call launched with the events' time (src/task/cupti.h).
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <nvtx3/nvToolsExt.h>
@@ -378,7 +378,7 @@ CallResult call_once(const kj::Spec& spec, std::uint64_t rep, bool check, L2Flus
   KJ_CHECK(cudaEventElapsedTime(&ms, start, stop));
   // The score is the worker's own events (the same events, on the same stream, as the
   // one-process harness's: on the H100 they agree with it within its noise); the checker's,
-  // which the worker cannot touch, hold them to account (`isolated_time`, src/eval/task_run.cpp).
+  // which the worker cannot touch, hold them to account (`isolated_time`, src/task/run.cpp).
   r.event_ns = c.worker_ns;
   r.checker_ns = static_cast<double>(ms) * 1e6;
   r.host_ns = c.host_ns;

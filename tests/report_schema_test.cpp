@@ -10,9 +10,9 @@
 #include <set>
 #include <tuple>
 
-#include "eval/task_run.h"
 #include "gen/generator.h"
 #include "schema_validator.h"
+#include "task/run.h"
 #include "test_util.h"
 
 namespace kjudge {
@@ -73,7 +73,7 @@ TEST(ReportSchema, TaskRunFlagsHoldRefusalsAndLiftedStageFlags) {
        {"channel_refused", true},
        {"cheat_flags", {stat}}}};
   json flags = {"result channel tampered with: the harness's report was refused: no end"};
-  for (const auto& f : lift_stage_flags(stages)) flags.push_back(f);
+  for (const auto& f : task::lift_stage_flags(stages)) flags.push_back(f);
   const json report = {{"kind", "kjudge-task-run"},
                        {"schema_version", 1},
                        {"kjudge_version", "x"},

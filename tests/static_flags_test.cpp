@@ -16,10 +16,10 @@
 #include "core/input_error.h"
 #include "core/tritonbench.h"
 #include "eval/graded_json.h"
-#include "eval/task_run.h"
 #include "eval/triton_eval.h"
 #include "report/render.h"
 #include "report/run_data.h"
+#include "task/run.h"
 #include "test_util.h"
 
 namespace kjudge {
@@ -501,8 +501,8 @@ TEST(StaticFlagsInRecords, ResultLinesCarryAndKeepThem) {
 
 // A stand-in harness (as in task_run_test.cpp) that reports one passing benchmark with the
 // given event and host times, beside a submission file in the workspace.
-TaskBuild fake_build(const fs::path& dir, const std::string& submission, double event_ns,
-                     double host_ns) {
+task::TaskBuild fake_build(const fs::path& dir, const std::string& submission, double event_ns,
+                           double host_ns) {
   testing::write_text(dir / "submission.cu", submission);
   const std::string script =
       "#!/bin/sh\nch=/proc/self/fd/$KJUDGE_RESULT_FD\nnonce=$(head -n1 $ch)\n: > $ch\n"
@@ -516,7 +516,7 @@ TaskBuild fake_build(const fs::path& dir, const std::string& submission, double 
       "w check pass\nw end 10\n";
   testing::write_text(dir / "kjudge_task", script);
   fs::permissions(dir / "kjudge_task", fs::perms::owner_all);
-  TaskBuild b;
+  task::TaskBuild b;
   b.ok = true;
   b.workspace = dir;
   b.binary = dir / "kjudge_task";
@@ -535,8 +535,8 @@ TaskSpec fake_task() {
   return t;
 }
 
-TaskRunOptions plain() {
-  TaskRunOptions o;
+task::TaskRunOptions plain() {
+  task::TaskRunOptions o;
   o.step.sandbox = false;
   o.step.log_cap = 16 * 1024;
   o.profiler = fs::path();  // the stand-in harness is a shell script: no CUPTI profiler
@@ -595,9 +595,10 @@ TEST(StaticFlagsInRecords, TritonResultLinesAndSummaryCarryThem) {
 
 TEST(StaticFlagsInRecords, TaskStagesCarryStaticAndTimingFlags) {
   TempDir dir;
-  TaskBuild b = fake_build(dir.path(), "cudaStream_t s;\ncudaStreamCreate(&s);\ncublasSaxpy();\n",
-                           10e3, 2e6);  // 10 µs on the events, 2 ms on the host clock
-  ModeRun r = run_task_mode(fake_task(), b, "benchmark", plain());
+  task::TaskBuild b =
+      fake_build(dir.path(), "cudaStream_t s;\ncudaStreamCreate(&s);\ncublasSaxpy();\n", 10e3,
+                 2e6);  // 10 µs on the events, 2 ms on the host clock
+  task::ModeRun r = task::run_task_mode(fake_task(), b, "benchmark", plain());
   ASSERT_TRUE(r.completed) << r.failure << r.log;
   EXPECT_EQ(codes(r.flags), (std::set<std::string>{"stream_creation", "forbidden"}));
   nlohmann::json j = to_json(r, fake_task());
@@ -609,18 +610,18 @@ TEST(StaticFlagsInRecords, TaskStagesCarryStaticAndTimingFlags) {
             std::string::npos);
 
   TempDir honest;
-  TaskBuild h = fake_build(honest.path(), "__global__ void k() {}\n", 900e3, 950e3);
-  ModeRun hr = run_task_mode(fake_task(), h, "benchmark", plain());
+  task::TaskBuild h = fake_build(honest.path(), "__global__ void k() {}\n", 900e3, 950e3);
+  task::ModeRun hr = task::run_task_mode(fake_task(), h, "benchmark", plain());
   ASSERT_TRUE(hr.completed) << hr.failure;
   EXPECT_FALSE(to_json(hr, fake_task()).contains("cheat_flags"));
 }
 
 TEST(TimingGap, OnlyAGapNoLaunchOverheadExplains) {
-  EXPECT_FALSE(timing_gap(1e6, 1.05e6)) << "1 ms of GPU work, a 50 µs synchronize";
-  EXPECT_FALSE(timing_gap(3e3, 40e3)) << "a 3 µs kernel, launch and synchronize costs";
-  EXPECT_FALSE(timing_gap(200e3, 700e3)) << "3.5×: a launch-heavy call";
-  EXPECT_TRUE(timing_gap(5e3, 2e6)) << "2 ms somewhere the events did not see";
-  EXPECT_TRUE(timing_gap(0, 600e3));
+  EXPECT_FALSE(task::timing_gap(1e6, 1.05e6)) << "1 ms of GPU work, a 50 µs synchronize";
+  EXPECT_FALSE(task::timing_gap(3e3, 40e3)) << "a 3 µs kernel, launch and synchronize costs";
+  EXPECT_FALSE(task::timing_gap(200e3, 700e3)) << "3.5×: a launch-heavy call";
+  EXPECT_TRUE(task::timing_gap(5e3, 2e6)) << "2 ms somewhere the events did not see";
+  EXPECT_TRUE(task::timing_gap(0, 600e3));
 }
 
 TEST(StaticFlagsInRecords, TheReportShowsWhereEachFlagIs) {

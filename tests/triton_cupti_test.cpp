@@ -16,8 +16,6 @@
 #include <string>
 #include <vector>
 
-#include "eval/task_cupti.h"
-
 namespace kjudge {
 namespace {
 

@@ -1,7 +1,7 @@
 #pragma once
 // How the task harness marks its calls of custom_kernel for the judge's CUPTI profiler: an NVTX
 // push/pop range in a domain of the harness's own around each call, named by what the call is.
-// The judge (src/eval/task_cupti.cpp) reads the ranges back from the profiler's record to tell
+// The judge (src/task/cupti.cpp) reads the ranges back from the profiler's record to tell
 // which GPU work each timed call launched. A private domain rather than the global one: a
 // submission's stray nvtxRangePop() pops its own (global) stack and cannot end the harness's
 // range early. Plain C++, shared by the harness and the judge.

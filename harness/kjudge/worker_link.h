@@ -157,7 +157,7 @@ struct WorkerProcess {
   std::string error;  // why it could not be started
 };
 
-// The judge's CUPTI profiler for the worker (task_run.cpp, benchmark and leaderboard modes): the
+// The judge's CUPTI profiler for the worker (task/run.cpp, benchmark and leaderboard modes): the
 // judge hands the checker the library and a channel descriptor, which holds the run's nonce
 // until a profiler takes it, and the checker hands them to the worker only, the one process
 // with the submission's GPU work. The checker itself runs without the profiler and never reads

@@ -9,10 +9,10 @@
 #include "board/pack_timing.h"
 #include "eval/graded.h"
 #include "eval/graded_json.h"
-#include "eval/task_build.h"
-#include "eval/task_run.h"
 #include "run/gpu_lock.h"
 #include "run/machine_fault.h"
+#include "task/build.h"
+#include "task/run.h"
 
 namespace kjudge::board {
 
@@ -337,14 +337,14 @@ bool JudgeService::judge_task(const Job& job, const Submission& sub) {
     return fail(std::string("the task cannot be read: ") + e.what());
   }
   const fs::path ws = fs::temp_directory_path() / ("kjudge-serve-" + std::to_string(sub.id));
-  TaskBuildOptions bo;
+  task::TaskBuildOptions bo;
   bo.step = opt_.step;
   bo.machine = machine_;
   bo.cache_dir = opt_.eval.use_cache ? opt_.eval.cache_dir : fs::path();
   bo.isolate = opt_.task_isolate;
-  TaskBuild build;
+  task::TaskBuild build;
   try {
-    build = build_task(task, store_.code(sub.code_id), ws, bo);
+    build = task::build_task(task, store_.code(sub.code_id), ws, bo);
   } catch (const std::exception& e) {
     return fail(std::string("the build could not be set up: ") + e.what());
   }
@@ -364,7 +364,7 @@ bool JudgeService::judge_task(const Job& job, const Submission& sub) {
                   lock->path() + ")");
     }
   }
-  TaskRunOptions ro;
+  task::TaskRunOptions ro;
   ro.step = opt_.step;
   ro.machine = machine_;
   ro.gpu = machine_.gpus.empty() ? -1 : machine_.gpus.front().index;
@@ -392,7 +392,7 @@ bool JudgeService::judge_task(const Job& job, const Submission& sub) {
   for (const auto& st : stages) {
     ro.secret_seed = st.secret ? secret : std::nullopt;
     const std::int64_t s0 = now_us();
-    ModeRun mr = run_task_mode(task, build, st.mode, ro);
+    task::ModeRun mr = task::run_task_mode(task, build, st.mode, ro);
     // A harness that did not run to its end may have died of the job's SIGTERM.
     if (dropping() || (opt_.stopping && !mr.completed && stopping_soon())) {
       fs::remove_all(ws);

@@ -19,12 +19,12 @@
 #include "core/task_spec.h"
 #include "core/time_stamp.h"
 #include "eval/build_cache.h"
-#include "eval/task_build.h"
-#include "eval/task_run.h"
 #include "perf/gpu_conditions.h"
 #include "run/cloexec_file.h"
 #include "run/gpu_lock.h"
 #include "run/machine.h"
+#include "task/build.h"
+#include "task/run.h"
 
 namespace kjudge {
 
@@ -55,7 +55,7 @@ std::string us(double v) {
   return fmt::format("{:.2f}", v);
 }
 
-void print_kernels(const TaskBuild& b) {
+void print_kernels(const task::TaskBuild& b) {
   if (b.kernels.empty()) return;
   fmt::print(stderr, "  ptxas ({}):\n", b.arch);
   for (const auto& k : b.kernels)
@@ -171,9 +171,9 @@ int task_command(const TaskArgs& a, bool build_only) {
                  {"sandbox_limits", steps->limits_how},
                  {"ranking_by", to_string(task.ranking_by)}};
   std::vector<std::string> warnings;
-  const TaskIsolation iso =
-      task_isolation(a.isolate, a.isolate_option && a.isolate_option->count() > 0,
-                     build_only ? "build" : a.mode, a.timing == "gpumode");
+  const task::TaskIsolation iso =
+      task::task_isolation(a.isolate, a.isolate_option && a.isolate_option->count() > 0,
+                           build_only ? "build" : a.mode, a.timing == "gpumode");
   report["isolate"] = iso.isolate;
   if (!iso.isolate) report["isolate_why"] = iso.why_not;
   if (iso.overridden)
@@ -192,13 +192,13 @@ int task_command(const TaskArgs& a, bool build_only) {
   };
 
   if (!a.quiet) fmt::print(stderr, "kjudge: building {} with {}\n", task.name, a.submission);
-  TaskBuildOptions bo;
+  task::TaskBuildOptions bo;
   bo.step = steps->settings;
   bo.machine = machine;
   bo.arch = a.arch;
   bo.isolate = iso.isolate;  // the checker and the worker exactly when the run uses them
   if (!a.no_cache) bo.cache_dir = a.cache_dir.empty() ? default_cache_dir() : fs::path(a.cache_dir);
-  TaskBuild build = build_task(task, submission, ws, bo);
+  task::TaskBuild build = task::build_task(task, submission, ws, bo);
   json kernels = json::array();
   for (const auto& k : build.kernels) kernels.push_back(to_json(k));
   report["build"] = {{"ok", build.ok},           {"failure", build.failure},
@@ -214,7 +214,7 @@ int task_command(const TaskArgs& a, bool build_only) {
   if (!build.ok) return finish(build.judge_fault ? exit_code::judge_error : exit_code::findings);
   if (build_only) return finish(exit_code::ok);
 
-  TaskRunOptions ro;
+  task::TaskRunOptions ro;
   ro.step = steps->settings;
   ro.machine = machine;
   ro.gpu = a.gpu;
@@ -272,7 +272,7 @@ int task_command(const TaskArgs& a, bool build_only) {
   int code = exit_code::ok;
   for (const auto& mode : stages) {
     if (!a.quiet) fmt::print(stderr, "kjudge: {} ...\n", mode);
-    ModeRun run = run_task_mode(task, build, mode, ro);
+    task::ModeRun run = task::run_task_mode(task, build, mode, ro);
     json s = to_json(run, task);
     if (s.contains("profile") && s["profile"].is_array()) add_spills(s["profile"], build.kernels);
     if (!a.quiet) print_stage(s);
@@ -294,7 +294,7 @@ int task_command(const TaskArgs& a, bool build_only) {
   // Every stage's flags at the top too, so that a reader (a person, a leaderboard) sees what
   // was flagged without reading each stage: the refusals first, then each distinct cheat flag.
   json flags = refusals;
-  for (auto& f : lift_stage_flags(stage_json)) flags.push_back(std::move(f));
+  for (auto& f : task::lift_stage_flags(stage_json)) flags.push_back(std::move(f));
   report["flags"] = flags;
   if (!a.quiet && !flags.empty()) {
     std::string list;

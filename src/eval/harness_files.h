@@ -1,6 +1,6 @@
 #pragma once
 // The task harness (harness/ in the source tree), built into the kjudge binary; task builds
-// write these files next to the task's own (task_build.h).
+// write these files next to the task's own (task/build.h).
 #include <string>
 #include <vector>
 

@@ -7,8 +7,6 @@
 #include <set>
 #include <utility>
 
-#include "eval/task_cupti.h"
-
 namespace kjudge {
 
 namespace {
@@ -150,7 +148,7 @@ TritonCuptiProcess analyze_triton_profile(const ProfileRecord& record,
     return nullptr;
   };
 
-  // As in the task path (eval/task_cupti.cpp): should CUPTI number threads otherwise than the
+  // As in the task path (task/cupti.cpp): should CUPTI number threads otherwise than the
   // runner does, threads are not compared at all.
   out.threads_known = false;
   for (const KernelRecord& k : record.kernels)

@@ -42,7 +42,7 @@ struct HarnessReport {
   std::string profile_spec, profile_error;
   std::string task_error;  // generate_input / ref_kernel / tolerance threw
   // "loaded" when the judge's CUPTI profiler was in the harness's process, "absent" when not,
-  // "" from a harness that does not say (src/eval/task_cupti.h).
+  // "" from a harness that does not say (src/task/cupti.h).
   std::string profiler;
   // Isolated runs: "passed" when the checker handed the judge's profiler to the worker (the
   // submission's process), "absent" when not; how the worker ended when the checker let it go

@@ -235,4 +235,8 @@ ProfileRecord parse_profile_record(const std::string& text, const std::string& e
   return rec;
 }
 
+bool cupti_undercounts(double excess_ns, double event_mean_ns) {
+  return excess_ns > 2e3 && excess_ns > 0.1 * event_mean_ns;
+}
+
 }  // namespace kjudge

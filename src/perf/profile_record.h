@@ -70,4 +70,9 @@ class ProfileError : public std::runtime_error {
 // written by something other than this run's profiler.
 ProfileRecord parse_profile_record(const std::string& text, const std::string& expected_nonce);
 
+// Whether a timed call's spans say the events under-count it (tasks and Triton alike): the mean
+// excess of span over event time per call is above 2 µs and above 10 % of the mean event time.
+// The slack covers the clocks' resolution; honest work on the timed stream has no excess at all.
+bool cupti_undercounts(double excess_ns, double event_mean_ns);
+
 }  // namespace kjudge

@@ -1,4 +1,4 @@
-#include "eval/task_build.h"
+#include "task/build.h"
 
 #include <algorithm>
 #include <chrono>
@@ -17,7 +17,7 @@
 #include "run/beside_binary.h"
 #include "run/cloexec_file.h"
 
-namespace kjudge {
+namespace kjudge::task {
 
 namespace fs = std::filesystem;
 
@@ -250,4 +250,4 @@ TaskBuild build_task(const TaskSpec& task, const std::string& submission_text, c
   return b;
 }
 
-}  // namespace kjudge
+}  // namespace kjudge::task

@@ -1,4 +1,4 @@
-#include "eval/task_run.h"
+#include "task/run.h"
 
 #include <algorithm>
 #include <chrono>
@@ -16,7 +16,7 @@
 #include "run/cloexec_file.h"
 #include "run/result_channel.h"
 
-namespace kjudge {
+namespace kjudge::task {
 
 namespace fs = std::filesystem;
 
@@ -216,7 +216,7 @@ ModeRun run_task_mode(const TaskSpec& task, const TaskBuild& build, const std::s
   // Each benchmark's wall budget fits the mode's timeout: the benchmarks share 80 % of it.
   kj::StopRule rule = ranked ? opt.ranked_rule : opt.benchmark_rule;
   rule.max_wall_s = std::min(rule.max_wall_s, 0.8 * timeout / static_cast<double>(cases.size()));
-  // The CUPTI profiler (task_cupti.h), in the timed modes. Not with GPU MODE's timing, which is
+  // The CUPTI profiler (task/cupti.h), in the timed modes. Not with GPU MODE's timing, which is
   // kept only to compare with, nor with Nsight Compute, which has its own.
   const bool timed = mode == "benchmark" || mode == "leaderboard";
   std::optional<ResultChannel> profile_channel;
@@ -248,7 +248,7 @@ ModeRun run_task_mode(const TaskSpec& task, const TaskBuild& build, const std::s
         extras.env.insert(extras.env.end(),
                           {"LD_PRELOAD=" + lib.string(), "NVTX_INJECTION64_PATH=" + lib.string()});
         // The start line at once: a record that stops there tells a profiler that never
-        // finished its record (an _exit) from one that never loaded (task_cupti.h).
+        // finished its record (an _exit) from one that never loaded (task/cupti.h).
         for (std::string& e : profiler_channel_env(*profile_channel, true))
           extras.env.push_back(std::move(e));
       }
@@ -512,4 +512,4 @@ nlohmann::json lift_stage_flags(const nlohmann::json& stages) {
   return out;
 }
 
-}  // namespace kjudge
+}  // namespace kjudge::task

@@ -2,7 +2,7 @@
 // (shell scripts in place of kjudge_task) that report, forge, crash or hang; the seeds; the
 // score; the CUPTI profiler's channel in the timed modes (a stand-in writes the profiler's
 // record too). The real harness runs on the GPU machine (tests/gpu/run-task-checks.sh).
-#include "eval/task_run.h"
+#include "task/run.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -14,7 +14,7 @@
 #include "kjudge/seeds.h"
 #include "test_util.h"
 
-namespace kjudge {
+namespace kjudge::task {
 namespace {
 
 namespace fs = std::filesystem;
@@ -648,4 +648,4 @@ TEST(IsolatedTimeGap, HonestCallsOnTheH100PassTheCheatsOnesDoNot) {
 }
 
 }  // namespace
-}  // namespace kjudge
+}  // namespace kjudge::task

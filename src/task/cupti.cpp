@@ -1,4 +1,4 @@
-#include "eval/task_cupti.h"
+#include "task/cupti.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -9,7 +9,7 @@
 #include "kjudge/bench_stats.h"
 #include "kjudge/call_marks.h"
 
-namespace kjudge {
+namespace kjudge::task {
 
 namespace {
 
@@ -62,10 +62,6 @@ TaskCupti not_used(std::string why) {
 }
 
 }  // namespace
-
-bool cupti_undercounts(double excess_ns, double event_mean_ns) {
-  return excess_ns > 2e3 && excess_ns > 0.1 * event_mean_ns;
-}
 
 TaskCupti analyze_task_profile(const ProfileRecord& record, const HarnessReport& report,
                                const std::vector<std::string>& names) {
@@ -296,4 +292,4 @@ void add_cupti_benchmark_fields(const CuptiBenchmark& b, nlohmann::json& x) {
   x["cupti_other_thread_launches"] = b.other_thread_launches;
 }
 
-}  // namespace kjudge
+}  // namespace kjudge::task

@@ -26,7 +26,7 @@
 #include "perf/harness_record.h"
 #include "perf/profile_record.h"
 
-namespace kjudge {
+namespace kjudge::task {
 
 // One benchmark's timed calls as CUPTI saw them.
 struct CuptiBenchmark {
@@ -64,11 +64,6 @@ struct TaskCupti {
   bool unfinished = false;
 };
 
-// Whether a benchmark's spans say the events under-count it: the mean excess of span over event
-// time per call is above 2 µs and above 10 % of the mean event time. The slack covers the
-// clocks' resolution; honest work on the timed stream has no excess at all.
-bool cupti_undercounts(double excess_ns, double event_mean_ns);
-
 // The analysis of a parsed record against the harness's report; `names[i]` names benchmark i
 // in the flags' details (the public case).
 TaskCupti analyze_task_profile(const ProfileRecord& record, const HarnessReport& report,
@@ -92,4 +87,4 @@ TaskCupti task_cupti_from_record(const std::string& text, const std::string& non
 nlohmann::json cupti_stage_json(const TaskCupti& cupti);
 void add_cupti_benchmark_fields(const CuptiBenchmark& b, nlohmann::json& benchmark);
 
-}  // namespace kjudge
+}  // namespace kjudge::task

@@ -1,9 +1,9 @@
-// The judge's reading of the CUPTI profiler's record of a task's timed run (eval/task_cupti.h),
+// The judge's reading of the CUPTI profiler's record of a task's timed run (task/cupti.h),
 // on hand-written records in the profiler's own format: where each kernel and copy belongs
 // (a timed call, an untimed call, the harness, another thread), the per-call span against the
 // events' time, and the flags. The records mimic what the profiler writes for the corpus's
 // cheats (tests/cheats/task/); the device run (tests/cheats/run-device.sh) checks the real ones.
-#include "eval/task_cupti.h"
+#include "task/cupti.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -18,7 +18,7 @@
 #include "kjudge/call_marks.h"
 #include "perf/profiler_channel.h"
 
-namespace kjudge {
+namespace kjudge::task {
 namespace {
 
 constexpr std::uint32_t kMain = 100;  // the harness's thread
@@ -401,4 +401,4 @@ TEST_F(ProfilerLibrary, EarlyHeaderThenTheRestAtExit) {
 }
 
 }  // namespace
-}  // namespace kjudge
+}  // namespace kjudge::task

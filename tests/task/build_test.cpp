@@ -1,7 +1,7 @@
 // Task builds: the workspace (task files, submission, harness), the nvcc command, and, where
 // nvcc is installed, every example task built with each of its submissions through the real
 // binary (`kjudge task build`, sandboxed as in a run).
-#include "eval/task_build.h"
+#include "task/build.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include "eval/solution_rules.h"
 #include "test_util.h"
 
-namespace kjudge {
+namespace kjudge::task {
 namespace {
 
 namespace fs = std::filesystem;
@@ -392,4 +392,4 @@ TEST(TaskCli, BadTaskIsAUsageErrorNamingTheFile) {
 }
 
 }  // namespace
-}  // namespace kjudge
+}  // namespace kjudge::task

@@ -12,7 +12,7 @@
 #include "perf/ptxas_usage.h"
 #include "run/machine.h"
 
-namespace kjudge {
+namespace kjudge::task {
 
 struct TaskBuildOptions {
   StepSettings step;
@@ -60,4 +60,4 @@ void write_task_workspace(const TaskSpec& task, const std::string& submission_te
 TaskBuild build_task(const TaskSpec& task, const std::string& submission_text,
                      const std::filesystem::path& dir, const TaskBuildOptions& options);
 
-}  // namespace kjudge
+}  // namespace kjudge::task

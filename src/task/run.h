@@ -1,5 +1,5 @@
 #pragma once
-// Runs a built task (task_build.h) in one harness mode and reads what the harness reported:
+// Runs a built task (task/build.h) in one harness mode and reads what the harness reported:
 //   test         every test case, each failure with its first mismatches;
 //   benchmark    every benchmark case timed (harness/kjudge_harness.cu says how), every timed
 //                output re-checked;
@@ -7,7 +7,7 @@
 //   profile      one call of custom_kernel under Nsight Compute, summarised.
 // Seeds: with a secret, every case's seed becomes kj::combine_seed(seed, secret) before the
 // harness sees it. Benchmark and leaderboard runs have the judge's CUPTI profiler preloaded
-// when it is at hand; what it saw is set against the events' times (eval/task_cupti.h).
+// when it is at hand; what it saw is set against the events' times (task/cupti.h).
 #include <cstdint>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -18,13 +18,13 @@
 #include "core/task_spec.h"
 #include "eval/static_flags.h"
 #include "eval/step_runner.h"
-#include "eval/task_build.h"
-#include "eval/task_cupti.h"
 #include "kjudge/bench_stats.h"
 #include "perf/harness_record.h"
 #include "run/machine.h"
+#include "task/build.h"
+#include "task/cupti.h"
 
-namespace kjudge {
+namespace kjudge::task {
 
 struct TaskRunOptions {
   StepSettings step;
@@ -126,4 +126,4 @@ nlohmann::json to_json(const ModeRun& run, const TaskSpec& task);
 // only the top of task-run.json, not at all.
 nlohmann::json lift_stage_flags(const nlohmann::json& stages);
 
-}  // namespace kjudge
+}  // namespace kjudge::task
