@@ -37,8 +37,6 @@ def tensor_bytes(values, tensor_type, depth=0):
 
 
 VALUES_CAP = 64      # values described per call at most
-
-
 VALUE_TEXT_CAP = 64  # characters of a string argument kept
 
 

@@ -43,25 +43,15 @@ from .results import encode_results, flatten, unique_names
 # call of a site whose outputs fit the budget are still compared whole.
 
 FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
-
-
 PERTURB_RELATIVE = 0.125        # the size of the change, relative to each value
-
-
 CHECK_BYTES_PER_SITE = 16 << 20  # outputs kept per call site (whole, or sampled beyond that)
-
-
 CHECK_BYTES = 128 << 20          # and per process, all sites together
-
-
 # Elements a sampled call keeps of each tensor leaf at most (a leaf this small or smaller is
 # kept whole): 256 KiB of float32. Fewer, by halves down to SAMPLE_MIN_ELEMENTS, only where the
 # site's sampled calls would not fit its budget otherwise (many leaves, or a process budget that
 # earlier sites used up); the repetitions are cut (never below min_reps) only where even those
 # do not fit.
 SAMPLE_ELEMENTS = 65536
-
-
 SAMPLE_MIN_ELEMENTS = 1024
 
 

@@ -8,8 +8,6 @@ import traceback
 
 
 TRACEBACK_CAP = 8000
-
-
 TEXT_CAP = 4096
 
 

@@ -16,18 +16,12 @@ import time
 # replaces time.perf_counter (tests/cheats/triton/patched_timer.py) changes what it calls, not
 # what the runner's budgets, host times and stage times read.
 _clock = time.perf_counter
-
-
 # Likewise what the runner reports and hashes with, and how it leaves (issue 31: a candidate that
 # replaced json.dumps halved every sample the report carried). Rebinding these names later is
 # seen by the tamper check (Tamper), and what the report says of the timed calls was already
 # committed to the judge call by call (CallStream), so a report rewritten at the end is refused.
 _sha256 = hashlib.sha256
-
-
 _hmac_new = hmac.new
-
-
 _os_read, _os_write, _os_exit, _os_close = os.read, os.write, os._exit, os.close
 
 

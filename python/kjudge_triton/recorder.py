@@ -10,11 +10,7 @@ from .stream import LocalKeys, StreamError
 
 
 CALL_OUTPUT_BYTES = 16 << 20  # test mode: what the calls gave, kept up to this much in all
-
-
 ENTRY_ARGS_BYTES = 256 << 20  # entry_args: the kept arguments of all the entry's calls
-
-
 # Test mode: calls too large to keep whole beyond CALL_OUTPUT_BYTES keep a sample of each large
 # tensor (SAMPLE_ELEMENTS elements, as the timed calls do), while the samples hold up to this.
 CALL_SAMPLE_BYTES = 64 << 20

@@ -10,8 +10,6 @@ from .errors import StageError
 # known test defects, src/eval/triton_defect_table.cpp), the torch.empty family returns zeros.
 
 ZERO_FILL_FUNCTIONS = ("empty", "empty_like", "empty_strided")   # torch.X
-
-
 ZERO_FILL_METHODS = ("new_empty", "new_empty_strided")           # torch.Tensor.X
 
 
