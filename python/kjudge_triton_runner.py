@@ -23,9 +23,11 @@ How the package is loaded, and why so:
   sys.modules (kjudge_triton.*); this script's own names (`main`) are not used once main runs.
   The tamper check (kjudge_triton/tamper.py) snapshots every module of the package, as it
   snapshotted __main__.
-- No bytecode of the package is written (sys.dont_write_bytecode, as the judge's -B): a script
-  run as __main__ never was, and a __pycache__ in the runner's folder is not the runner's code.
-  In the sandbox the runner's folder is bound read-only.
+- No bytecode of the package is written (sys.dont_write_bytecode while it loads; the judge's -B
+  says so for the whole run): a script run as __main__ never was, and a __pycache__ in the
+  runner's folder is not the runner's code. In the sandbox the runner's folder is bound
+  read-only.
+- A copy of this script (--runner, $KJUDGE_TRITON_RUNNER) needs kjudge_triton/ beside it.
 """
 
 import os
@@ -35,6 +37,7 @@ import sys
 def _load_main():
     """kjudge_triton.main.main, with the package imported from this script's own folder."""
     here = os.path.dirname(os.path.realpath(__file__))
+    write_bytecode = sys.dont_write_bytecode
     sys.dont_write_bytecode = True
     sys.path.insert(0, here)
     try:
@@ -44,6 +47,7 @@ def _load_main():
     finally:
         if here in sys.path:
             sys.path.remove(here)
+        sys.dont_write_bytecode = write_bytecode
     loaded = os.path.realpath(getattr(package, "__file__", None) or "?")
     if loaded != os.path.join(here, "kjudge_triton", "__init__.py"):
         raise ImportError("the runner's package was loaded from %s, not from %s" % (loaded, here))
