@@ -18,11 +18,14 @@ How the package is loaded, and why so:
   the runner is imported later, once it could have changed sys.path, sys.meta_path or the
   files it can write. It finds sys.path as the single-file runner left it: the runner's folder
   is not on it, so it cannot import the runner's neighbours (kjudge_gpu_peaks.py, ...).
+- While the package loads, the folder is first on sys.path: no file in python/ may be named as
+  a module the package imports (json.py, ...).
 - What the operator code can reach is what the single-file runner exposed, in other places:
   the runner's objects were module __main__'s, they are now the package's modules in
-  sys.modules (kjudge_triton.*); this script's own names (`main`) are not used once main runs.
-  The tamper check (kjudge_triton/tamper.py) snapshots every module of the package, as it
-  snapshotted __main__.
+  sys.modules (kjudge_triton.*, which `import kjudge_triton` also finds: the static pass flags
+  code that names it, as it flags __main__ and sys.modules, code_patch); this script's own
+  names (_load_main) play no part once main runs. The tamper check (kjudge_triton/tamper.py)
+  snapshots every module of the package, as it snapshotted __main__.
 - No bytecode of the package is written (sys.dont_write_bytecode while it loads; the judge's -B
   says so for the whole run): a script run as __main__ never was, and a __pycache__ in the
   runner's folder is not the runner's code. In the sandbox the runner's folder is bound
