@@ -221,6 +221,7 @@ TEST(StaticRules, EachRuleFiresOnItsConstruct) {
       {"code_patch", TimedPath::triton, "s.py", "runner = sys.modules['__main__']"},
       {"code_patch", TimedPath::triton, "s.py", "import __main__ as runner"},
       {"code_patch", TimedPath::triton, "s.py", "from __main__ import CudaTimer"},
+      {"code_patch", TimedPath::triton, "s.py", "from kjudge_triton import timing"},
       {"early_exit", TimedPath::computeeval, "s.cu", "void fill(int*, int) { std::exit(0); }"},
       {"early_exit", TimedPath::computeeval, "s.cu", "exit(EXIT_SUCCESS);"},
       {"early_exit", TimedPath::computeeval, "s.cu", "_exit(1);"},

@@ -265,12 +265,14 @@ const std::vector<Rule>& rules() {
       {"code_patch", kPy, kAll, Where::code, "threading._",
        R"(\bthreading\._(active|limbo|dangling|shutdown_locks)\b)", false,
        "edits the threading module's own tables: hides a thread from the runner"},
-      // The Triton runner runs as __main__ in the operator's process: code that reaches it can
-      // rebind its timer, its check or its report (RuntimeWatch then names what it replaced).
-      {"code_patch", kPy, kAll, Where::code, "__main__|sys.modules",
-       R"(\bimport\s+__main__\b|\bfrom\s+__main__\s+import\b|\bsys\.modules\b)", false,
-       "reaches the running program's own modules (__main__, sys.modules): the runner's timer "
-       "and report"},
+      // The Triton runner runs in the operator's process (its entry as __main__, its code as the
+      // package kjudge_triton, importable by name once loaded): code that reaches it can rebind
+      // its timer, its check or its report (RuntimeWatch then names what it replaced).
+      {"code_patch", kPy, kAll, Where::code, "__main__|sys.modules|kjudge_triton",
+       R"(\bimport\s+__main__\b|\bfrom\s+__main__\s+import\b|\bsys\.modules\b|\bkjudge_triton\b)",
+       false,
+       "reaches the running program's own modules (__main__, sys.modules, the runner's "
+       "kjudge_triton): the runner's timer and report"},
       // Ending the process from the solution's own code: a ComputeEval test program that
       // exits 0 before its checks would pass (the main guard fails it at run time,
       // run/main_return.h); the Triton runner's report would never be written. Error exits

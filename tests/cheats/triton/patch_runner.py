@@ -1,5 +1,6 @@
 # CHEAT (reaching into the harness, Python), against G/add_example: the operator is honest, but
-# as its module runs it reaches the judge's runner, which runs as __main__ in the same process,
+# as its module runs it reaches the judge's runner, whose modules share the process (its timer
+# in sys.modules' kjudge_triton.timing since issue 33; __main__ when the runner was one file),
 # and wraps the constructor of the runner's timer so that every timer it makes reads a tenth of
 # the real time between its events (pygpubench-style: patch the harness, not the kernel). The
 # static pass flags the reach (`code_patch`: sys.modules). Since issue 31 the runner's tamper
@@ -35,8 +36,9 @@ def _tenth(elapsed):
 
 
 def _patch_the_runner():
-    runner = sys.modules.get("__main__")
-    timer = getattr(runner, "CudaTimer", None)
+    timer = None
+    for name in ("kjudge_triton.timing", "__main__"):
+        timer = timer or getattr(sys.modules.get(name), "CudaTimer", None)
     if timer is None:
         return
     init = timer.__init__
