@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "run/slurm_submit.h"
+#include "slurm/submit.h"
 
 namespace kjudge::slurm::test {
 

@@ -25,8 +25,7 @@
 #include "cli/run_exit.h"
 #include "cli/run_json.h"
 #include "cli/slurm_commands.h"
-#include "cli/slurm_executor.h"
-#include "cli/slurm_task.h"
+#include "cli/slurm_options.h"
 #include "cli/step_options.h"
 #include "core/atomic_file.h"
 #include "core/byte_size.h"
@@ -46,6 +45,8 @@
 #include "run/main_return.h"
 #include "run/process.h"
 #include "run/sandbox.h"
+#include "slurm/executor.h"
+#include "slurm/task.h"
 
 namespace kjudge {
 namespace fs = std::filesystem;
@@ -180,7 +181,7 @@ int run_jobs(const std::string& command, const RunArgs& a0) {
   if (!a.slurm.shard_of.empty()) {
     // An array task of --executor slurm: only its shard's jobs, always resuming its own
     // journal, so a resubmitted shard skips what an earlier attempt finished.
-    std::set<SolutionKey> mine = shard_keys(a.slurm.shard_of, a.slurm.shard);
+    std::set<SolutionKey> mine = slurm::shard_keys(a.slurm.shard_of, a.slurm.shard);
     std::vector<EvalJob> kept;
     for (auto& j : jobs)
       if (mine.count({j.problem->task_id, j.solution.sample})) kept.push_back(std::move(j));
@@ -338,8 +339,8 @@ int run_jobs(const std::string& command, const RunArgs& a0) {
     // An array task being cancelled or preempted: Slurm signals every process of the job, so
     // the steps in flight die of it too (a compiler "killed by SIGTERM" would read as the
     // model's build_error). What ends after our handler has run, or died of that SIGTERM
-    // (cli/slurm_task.h), is left to the resubmitted shard, which resumes this journal.
-    if (shard_task && !keep_shard_result(g, g_stop)) return;
+    // (slurm/task.h), is left to the resubmitted shard, which resumes this journal.
+    if (shard_task && !slurm::keep_shard_result(g, g_stop)) return;
     journal.append(g);
     results.push_back(g);
     progress.update(g);
@@ -423,7 +424,7 @@ int run_jobs(const std::string& command, const RunArgs& a0) {
     bi.progress = !a.quiet;
     bi.stop = &g_stop;
     if (shard_task)
-      bi.keep_line = [](const nlohmann::json& j) { return keep_shard_timing(j, g_stop); };
+      bi.keep_line = [](const nlohmann::json& j) { return slurm::keep_shard_timing(j, g_stop); };
     signal(SIGINT, on_interrupt);
     signal(SIGTERM, on_interrupt);
     performance = run_bench_stage(bi);

@@ -16,13 +16,13 @@
 #include "cli/exit_codes.h"
 #include "cli/load.h"
 #include "cli/option_ranges.h"
-#include "cli/slurm_executor.h"
-#include "cli/slurm_workers.h"
 #include "cli/step_options.h"
 #include "core/byte_size.h"
 #include "core/datapack.h"
 #include "eval/build_cache.h"
 #include "perf/benchmarker.h"
+#include "slurm/executor.h"
+#include "slurm/workers.h"
 
 namespace kjudge {
 
@@ -42,7 +42,7 @@ struct ServeArgs {
   bool isolate = true;
   bool workers_only = false;  // judge from the queue, serve no HTTP (a worker; e.g. a Slurm job)
   bool slurm_task = false;    // set by --slurm-workers on the tasks it submits
-  SlurmWorkersArgs slurm;
+  slurm::SlurmWorkersArgs slurm;
   StepArgs steps;
   board::HttpLimits http;
 };
@@ -93,7 +93,10 @@ int serve(const ServeArgs& a) {
                      "--partition, --gpus-per-task and --sbatch-arg go with --slurm-workers");
   // A task never submits again, even when --slurm-workers comes from a --config file that the
   // task reads too.
-  if (a.slurm.count > 0 && !a.slurm_task) return submit_slurm_workers(a.slurm, own_cmdline());
+  if (a.slurm.count > 0 && !a.slurm_task) {
+    slurm::submit_slurm_workers(a.slurm, slurm::own_cmdline());
+    return exit_code::ok;
+  }
   board::JudgeServiceOptions jo;
   // --pack NAME=PATH (or PATH: named after its file).
   for (const auto& p : a.packs) {
@@ -127,7 +130,7 @@ int serve(const ServeArgs& a) {
   jo.step = steps->settings;
   if (a.workers_only) jo.stopping = &g_stop;
   jo.worker_id = !a.worker_id.empty() ? a.worker_id
-                 : a.workers_only     ? worker_id_from_env()
+                 : a.workers_only     ? slurm::worker_id_from_env()
                                       : "local";
   jo.max_in_flight = a.max_in_flight;
   jo.task_max_time = a.max_time;

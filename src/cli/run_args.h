@@ -8,8 +8,8 @@
 
 #include "cli/generation_session.h"
 #include "cli/load.h"
-#include "cli/slurm_executor.h"
 #include "cli/step_options.h"
+#include "slurm/options.h"
 
 namespace kjudge {
 
@@ -40,7 +40,7 @@ struct RunArgs {
   int warmups = 1;
   std::string profiler;
   std::shared_ptr<GenArgs> gen;  // kjudge run: the model to ask
-  SlurmArgs slurm;
+  slurm::SlurmArgs slurm;
 };
 
 }  // namespace kjudge

@@ -1,5 +1,5 @@
 // The Slurm side of kjudge validate|evaluate|run (--executor slurm on the submitting machine):
-// the jobs go to job arrays (slurm_executor.h, slurm_run.h) and the merged shards are
+// the jobs go to job arrays (slurm/executor.h, slurm/run.h) and the merged shards are
 // summarised exactly as a local run's.
 #include "cli/slurm_commands.h"
 
@@ -12,14 +12,14 @@
 #include "cli/exit_codes.h"
 #include "cli/run_exit.h"
 #include "cli/run_json.h"
-#include "cli/slurm_array.h"
-#include "cli/slurm_run.h"
 #include "core/input_error.h"
 #include "eval/build_cache.h"
 #include "eval/cost_model.h"
 #include "eval/summary.h"
 #include "perf/bench_stage.h"
 #include "report/terminal_table.h"
+#include "slurm/array.h"
+#include "slurm/run.h"
 
 namespace kjudge {
 namespace fs = std::filesystem;
@@ -30,7 +30,7 @@ namespace {
 // merge_shards has given every passing solution a line there, so run_bench_stage times nothing
 // on the submitter and only summarises, exactly as a local run's last step does.
 nlohmann::json merged_performance(const RunArgs& a, const std::vector<Problem>& problems,
-                                  const SlurmRunResult& r, const fs::path& out) {
+                                  const slurm::SlurmRunResult& r, const fs::path& out) {
   const std::map<std::pair<std::string, int>, Solution> none;
   BenchStageInput bi;
   bi.problems = &problems;
@@ -47,9 +47,10 @@ nlohmann::json merged_performance(const RunArgs& a, const std::vector<Problem>& 
 
 // The merged shards summarised exactly as a local run's (the same summarize), plus "executor".
 int finish_slurm_run(const std::string& command, const RunArgs& a, const fs::path& out,
-                     const std::vector<Problem>& problems, const SlurmRunResult& r, int load_errors,
-                     nlohmann::json notes, std::chrono::steady_clock::time_point t0,
-                     GenerationSession* session, int expected_total) {
+                     const std::vector<Problem>& problems, const slurm::SlurmRunResult& r,
+                     int load_errors, nlohmann::json notes,
+                     std::chrono::steady_clock::time_point t0, GenerationSession* session,
+                     int expected_total) {
   SummaryOptions so;
   so.ks = a.ks;
   so.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -80,7 +81,7 @@ int finish_slurm_run(const std::string& command, const RunArgs& a, const fs::pat
       if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) warnings.push_back(w);
   }
   if (!warnings.empty()) summary["warnings"] = warnings;
-  write_file_atomically(
+  slurm::write_file_atomically(
       out / "summary.json",
       summary.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 
@@ -100,8 +101,9 @@ int finish_slurm_run(const std::string& command, const RunArgs& a, const fs::pat
   return finished_run_exit_code(command, summary, load_errors != 0);
 }
 
-// The fields SlurmRunInput (every job planned at once) and SlurmStreamInput (jobs cut as answers
-// arrive) share, filled in one place so that validate|evaluate and run cannot drift apart.
+// The fields slurm::SlurmRunInput (every job planned at once) and slurm::SlurmStreamInput (jobs cut
+// as answers arrive) share, filled in one place so that validate|evaluate and run cannot drift
+// apart.
 template <class SlurmInput>
 SlurmInput slurm_input(const std::string& command, const RunArgs& a, const fs::path& out,
                        std::size_t jobs, const std::string& fingerprint, const RunInterrupts& ri) {
@@ -161,7 +163,7 @@ std::vector<std::string> judge_argv(const RunArgs& a) {
 
 }  // namespace
 
-// --executor slurm, the submitting side: the jobs go to a Slurm job array (cli/slurm_executor.h).
+// --executor slurm, the submitting side: the jobs go to a Slurm job array (slurm/executor.h).
 int run_slurm_submitter(const std::string& command, const RunArgs& a, const fs::path& out,
                         const std::vector<Problem>& problems, const std::vector<EvalJob>& jobs,
                         const std::vector<GradedSolution>& pre_graded,
@@ -176,8 +178,8 @@ int run_slurm_submitter(const std::string& command, const RunArgs& a, const fs::
                "for host-only problems only)\n");
   fs::path cache_dir = a.cache_dir.empty() ? default_cache_dir() : fs::path(a.cache_dir);
   CostModel costs(cache_dir / "timings.json");
-  SlurmRunInput si =
-      slurm_input<SlurmRunInput>(command, a, out, jobs.size() + pre_graded.size(), fingerprint, ri);
+  slurm::SlurmRunInput si = slurm_input<slurm::SlurmRunInput>(
+      command, a, out, jobs.size() + pre_graded.size(), fingerprint, ri);
   si.command = command;
   for (const auto& j : jobs)
     si.jobs.push_back({{j.problem->task_id, j.solution.sample},
@@ -189,7 +191,7 @@ int run_slurm_submitter(const std::string& command, const RunArgs& a, const fs::
   ri.stop->store(false);
   signal(SIGINT, ri.handler);
   signal(SIGTERM, ri.handler);
-  SlurmRunResult r = run_on_slurm(si);
+  slurm::SlurmRunResult r = slurm::run_on_slurm(si);
   signal(SIGINT, SIG_DFL);
   signal(SIGTERM, SIG_DFL);
   return finish_slurm_run(command, a, out, problems, r, load_errors, std::move(notes), t0, nullptr,
@@ -197,7 +199,7 @@ int run_slurm_submitter(const std::string& command, const RunArgs& a, const fs::
 }
 
 // kjudge run --executor slurm: the model is asked from here, the answers graded on the cluster
-// in shards cut as they arrive (cli/slurm_run.h).
+// in shards cut as they arrive (slurm/run.h).
 int run_slurm_generation(const RunArgs& a, const fs::path& out,
                          const std::vector<Problem>& problems, const std::string& fingerprint,
                          int load_errors, nlohmann::json notes,
@@ -223,9 +225,13 @@ int run_slurm_generation(const RunArgs& a, const fs::path& out,
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (ec) throw std::runtime_error("cannot read /proc/self/exe: " + ec.message());
   const int expected_total = static_cast<int>(problems.size()) * a.gen->samples;
-  SlurmStreamInput si = slurm_input<SlurmStreamInput>(
+  slurm::SlurmStreamInput si = slurm_input<slurm::SlurmStreamInput>(
       "run", a, out, static_cast<std::size_t>(expected_total), fingerprint, ri);
-  si.session = &session;
+  si.answered = session.records();
+  si.generate = [&](const std::function<void(const GenRecord&)>& also) {
+    session.run(problems, also);
+  };
+  si.stop_generating = [&] { session.request_stop(); };
   si.problems = &problems;
   si.expected_s = [&](const Problem& p) { return costs.expected_total_s(p); };
   si.shard_command = [&](const fs::path& solutions, const fs::path& plan, int shard,
@@ -243,7 +249,7 @@ int run_slurm_generation(const RunArgs& a, const fs::path& out,
   ri.session->store(&session);
   signal(SIGINT, ri.handler);
   signal(SIGTERM, ri.handler);
-  SlurmRunResult r = run_streaming_on_slurm(si);
+  slurm::SlurmRunResult r = slurm::run_streaming_on_slurm(si);
   signal(SIGINT, SIG_DFL);
   signal(SIGTERM, SIG_DFL);
   ri.session->store(nullptr);

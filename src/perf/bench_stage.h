@@ -28,7 +28,7 @@ struct BenchStageInput {
   std::filesystem::path run_dir;
   bool progress = true;
   const std::atomic<bool>* stop = nullptr;
-  // A Slurm array task's filter (cli/slurm_task.h): a line it refuses is not journaled. A
+  // A Slurm array task's filter (slurm/task.h): a line it refuses is not journaled. A
   // cancelled task's benchmarks die of Slurm's SIGTERM, which must not read as the solution's
   // failure; the resubmitted task times them again. Empty: every line is journaled.
   std::function<bool(const nlohmann::json&)> keep_line;

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace kjudge {
+namespace kjudge::slurm {
 
 struct SlurmWorkersArgs {
   int count = 0;  // --slurm-workers N
@@ -28,7 +28,7 @@ std::string worker_id_from_env();
 std::vector<std::string> worker_argv(const std::vector<std::string>& own);
 
 // Writes LOG_DIR/slurm/workers-<time>.sh and submits it as an array of `count` tasks; prints
-// the job id on stdout. Returns an exit code; throws std::runtime_error when sbatch fails.
-int submit_slurm_workers(const SlurmWorkersArgs& a, const std::vector<std::string>& own);
+// the job id on stdout. Throws std::runtime_error when sbatch fails.
+void submit_slurm_workers(const SlurmWorkersArgs& a, const std::vector<std::string>& own);
 
-}  // namespace kjudge
+}  // namespace kjudge::slurm

@@ -3,7 +3,7 @@
 // submits a worker array task that pulls them from the shared queue. A worker cancelled
 // (scancel) while judging gives its job back to the queue, recording nothing, and a new worker
 // judges it once. Host-only problems; skips without Slurm, root or PostgreSQL.
-#include "cli/slurm_workers.h"
+#include "slurm/workers.h"
 
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -19,7 +19,7 @@
 #include "test_util.h"
 #include "timed_problem.h"
 
-namespace kjudge {
+namespace kjudge::slurm {
 namespace {
 
 namespace fs = std::filesystem;
@@ -157,4 +157,4 @@ TEST_F(SlurmWorkersE2E, AFrontEndsSubmissionsAreJudgedByWorkersRunningAsSlurmJob
 }
 
 }  // namespace
-}  // namespace kjudge
+}  // namespace kjudge::slurm

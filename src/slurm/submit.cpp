@@ -1,4 +1,6 @@
-#include "run/slurm_submit.h"
+// The sbatch command line and batch script, and the parsing of squeue and scontrol output
+// (submit.h): pure functions, tested against captured output without a cluster.
+#include "slurm/submit.h"
 
 #include <algorithm>
 #include <charconv>

@@ -1,7 +1,7 @@
 // The shards of a Slurm run merged into one run directory: results.jsonl (and with --benchmark
 // perf.jsonl and perf-conditions.json) as a local run writes them, plus what the shards'
 // summaries say about the machines they ran on.
-#include "cli/slurm_merge.h"
+#include "slurm/merge.h"
 
 #include <fmt/format.h>
 
@@ -12,7 +12,7 @@
 #include "eval/graded_json.h"
 #include "perf/benchmarker.h"
 
-namespace kjudge {
+namespace kjudge::slurm {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
@@ -157,4 +157,4 @@ SlurmRunResult merge_shards(const ShardArray& array, const std::vector<PlannedJo
   return res;
 }
 
-}  // namespace kjudge
+}  // namespace kjudge::slurm

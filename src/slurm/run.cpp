@@ -1,4 +1,6 @@
-#include "cli/slurm_run.h"
+// kjudge run --executor slurm (run.h): answers cut into shards as they arrive from the model,
+// each submitted while generation goes on, then followed and merged like evaluate's.
+#include "slurm/run.h"
 
 #include <fmt/format.h>
 
@@ -10,12 +12,12 @@
 #include <stdexcept>
 #include <thread>
 
-#include "cli/slurm_array.h"
-#include "cli/slurm_merge.h"
 #include "core/problem_json.h"
 #include "gen/generator.h"
+#include "slurm/array.h"
+#include "slurm/merge.h"
 
-namespace kjudge {
+namespace kjudge::slurm {
 namespace fs = std::filesystem;
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
@@ -82,9 +84,9 @@ SlurmRunResult run_streaming_on_slurm(const SlurmStreamInput& in) {
   std::mutex mu;
   std::deque<GenRecord> arrived;
   bool generated = false;
-  for (const auto& r : in.session->records()) arrived.push_back(r);
+  for (const auto& r : in.answered) arrived.push_back(r);
   std::thread producer([&] {
-    in.session->run(*in.problems, [&](const GenRecord& r) {
+    in.generate([&](const GenRecord& r) {
       std::lock_guard<std::mutex> lock(mu);
       arrived.push_back(r);
     });
@@ -100,7 +102,7 @@ SlurmRunResult run_streaming_on_slurm(const SlurmStreamInput& in) {
     array.submit_new("resumed shards");
     for (;;) {
       if (in.stop && in.stop->load()) {
-        in.session->request_stop();
+        in.stop_generating();
         array.cancel();
         interrupted = true;
         break;
@@ -151,7 +153,7 @@ SlurmRunResult run_streaming_on_slurm(const SlurmStreamInput& in) {
       std::this_thread::sleep_for(std::chrono::duration<double>(in.slurm.poll_s));
     }
   } catch (...) {
-    in.session->request_stop();
+    in.stop_generating();
     producer.join();
     throw;
   }
@@ -164,4 +166,4 @@ SlurmRunResult run_streaming_on_slurm(const SlurmStreamInput& in) {
                       {out, interrupted, in.benchmark});
 }
 
-}  // namespace kjudge
+}  // namespace kjudge::slurm

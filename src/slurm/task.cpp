@@ -1,10 +1,11 @@
-#include "cli/slurm_task.h"
+// The array task's filter on what it journals while Slurm may be cancelling it (task.h).
+#include "slurm/task.h"
 
 #include <csignal>
 #include <string>
 #include <thread>
 
-namespace kjudge {
+namespace kjudge::slurm {
 
 namespace {
 
@@ -33,4 +34,4 @@ bool keep_shard_timing(const nlohmann::json& line, const std::atomic<bool>& stop
   return not_stopping(suspect, stop);
 }
 
-}  // namespace kjudge
+}  // namespace kjudge::slurm

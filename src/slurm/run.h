@@ -4,8 +4,8 @@
 // --shard-size answers (or after --shard-wait seconds, or when generation ends) the waiting
 // answers become a shard: a solutions file RUN/slurm/solutions/shard-<i>.jsonl and a
 // `kjudge evaluate --shard-of` array task over it, submitted at once while the model goes on
-// answering. The shards are followed and resubmitted as evaluate's are (slurm_array.h) and
-// merged into one results.jsonl (slurm_merge.h).
+// answering. The shards are followed and resubmitted as evaluate's are (array.h) and
+// merged into one results.jsonl (merge.h).
 #include <atomic>
 #include <filesystem>
 #include <functional>
@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "cli/generation_session.h"
-#include "cli/slurm_executor.h"
 #include "core/problem.h"
+#include "gen/generator.h"
+#include "slurm/executor.h"
 
-namespace kjudge {
+namespace kjudge::slurm {
 
 struct SlurmStreamInput {
   std::filesystem::path out;
@@ -26,7 +26,13 @@ struct SlurmStreamInput {
   bool quiet = false;
   bool benchmark = false;
   const std::atomic<bool>* stop = nullptr;  // Ctrl-C: stop asking, cancel the arrays, merge
-  GenerationSession* session = nullptr;     // opened; its records are the answers so far
+  // Where the answers come from (kjudge run: the generation session of cli/, opened):
+  // `answered`, those journaled before this call; `generate` asks for the missing ones, handing
+  // each to its argument as it arrives, and returns when generation has ended;
+  // `stop_generating` makes it return early (Ctrl-C, or an error here).
+  std::vector<GenRecord> answered;
+  std::function<void(const std::function<void(const GenRecord&)>&)> generate;
+  std::function<void()> stop_generating;
   const std::vector<Problem>* problems = nullptr;
   std::function<double(const Problem&)> expected_s;  // the cost model's, for the plan
   // The argv of the array task grading shard `shard`, whose answers are in `solutions`.
@@ -37,9 +43,9 @@ struct SlurmStreamInput {
   nlohmann::json run_json;  // written as out/run.json, "executor" added
 };
 
-// Generates (the session's missing answers), submits shards as answers accumulate, follows
+// Generates (in.generate: the missing answers), submits shards as answers accumulate, follows
 // them, and merges. The result covers the answers that arrived; generation's own summary is
-// the caller's (session->finish). Throws std::runtime_error when sbatch fails.
+// the caller's. Throws std::runtime_error when sbatch fails.
 SlurmRunResult run_streaming_on_slurm(const SlurmStreamInput& in);
 
-}  // namespace kjudge
+}  // namespace kjudge::slurm

@@ -1,4 +1,5 @@
-#include "run/slurm_shards.h"
+// The LPT cut of a run into shards balanced by expected cost (shards.h).
+#include "slurm/shards.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +7,7 @@
 #include <stdexcept>
 #include <tuple>
 
-namespace kjudge {
+namespace kjudge::slurm {
 
 namespace {
 
@@ -77,4 +78,4 @@ double shard_imbalance(const std::vector<Shard>& shards) {
   return worst / (total / static_cast<double>(shards.size()));
 }
 
-}  // namespace kjudge
+}  // namespace kjudge::slurm

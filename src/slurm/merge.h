@@ -1,14 +1,14 @@
 #pragma once
-// The shards of a Slurm run (slurm_array.h) merged into the run directory as a local run
+// The shards of a Slurm run (array.h) merged into the run directory as a local run
 // would have written it: results.jsonl, and with --benchmark perf.jsonl and
 // perf-conditions.json. Jobs of shards given up become judge_error, never a model verdict.
 #include <filesystem>
 #include <vector>
 
-#include "cli/slurm_array.h"
-#include "cli/slurm_executor.h"
+#include "slurm/array.h"
+#include "slurm/executor.h"
 
-namespace kjudge {
+namespace kjudge::slurm {
 
 struct MergeOptions {
   std::filesystem::path out;
@@ -20,4 +20,4 @@ struct MergeOptions {
 SlurmRunResult merge_shards(const ShardArray& array, const std::vector<PlannedJob>& jobs,
                             const MergeOptions& mo);
 
-}  // namespace kjudge
+}  // namespace kjudge::slurm

@@ -1,11 +1,10 @@
 #pragma once
 // `kjudge evaluate|validate --executor slurm`: the run cut into shards by expected cost
-// (run/slurm_shards.h), submitted as one Slurm job array (run/slurm_submit.h) whose task i runs
+// (shards.h), submitted as one Slurm job array (submit.h) whose task i runs
 // this same kjudge command on shard i alone (--shard-of PLAN --shard i --out RUN/shards/i),
 // followed with squeue/scontrol, shards lost to the machine resubmitted, and the shard journals
 // merged into one results.jsonl. Everything a shard writes lives in the run directory, which
 // must be on storage the submitter and the nodes share.
-#include <CLI/CLI.hpp>
 #include <atomic>
 #include <filesystem>
 #include <map>
@@ -16,28 +15,9 @@
 
 #include "eval/graded.h"
 #include "eval/journal.h"
+#include "slurm/options.h"
 
-namespace kjudge {
-
-struct SlurmArgs {
-  std::string executor = "local";
-  std::string partition;
-  int gpus_per_task = 0;  // 0: no gres request (host-only problems)
-  int max_parallel = 0;   // 0: no throttle on the array
-  std::vector<std::string> sbatch_args;
-  int shards = 0;  // 0: min(jobs, 16)
-  // kjudge run: a shard is cut once this many answers wait, or the oldest has waited
-  // shard_wait_s, or generation has ended.
-  int shard_size = 16;
-  double shard_wait_s = 60;
-  int shard_retries = 3;
-  double poll_s = 2;
-  // Hidden: what an array task is given.
-  std::string shard_of;
-  int shard = -1;
-};
-
-void add_slurm_options(CLI::App* c, SlurmArgs& a);
+namespace kjudge::slurm {
 
 // One job of the run as the plan records it.
 struct PlannedJob {
@@ -97,4 +77,4 @@ std::vector<std::string> shard_argv(const std::vector<std::string>& own_argv,
                                     const std::filesystem::path& plan, int shard,
                                     const std::filesystem::path& shard_out);
 
-}  // namespace kjudge
+}  // namespace kjudge::slurm

@@ -1,4 +1,6 @@
-#include "cli/slurm_array.h"
+// Following the shards of a Slurm run (array.h): sbatch, squeue/scontrol, resubmission of shards
+// lost to the machine, and the shard journals read back as they grow.
+#include "slurm/array.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -9,9 +11,9 @@
 
 #include "eval/graded_json.h"
 #include "run/process.h"
-#include "run/slurm_submit.h"
+#include "slurm/submit.h"
 
-namespace kjudge {
+namespace kjudge::slurm {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
@@ -270,4 +272,4 @@ ShardArray::Counts ShardArray::poll() {
   return c;
 }
 
-}  // namespace kjudge
+}  // namespace kjudge::slurm

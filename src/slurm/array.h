@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "cli/slurm_executor.h"
 #include "eval/graded.h"
 #include "eval/journal.h"
+#include "slurm/executor.h"
 
-namespace kjudge {
+namespace kjudge::slurm {
 
 // A shard journal's records in file order, dropping a torn last line.
 std::vector<GradedSolution> read_shard_journal(const std::filesystem::path& p);
@@ -86,4 +86,4 @@ class ShardArray {
   std::string last_line_;
 };
 
-}  // namespace kjudge
+}  // namespace kjudge::slurm

@@ -1,3 +1,7 @@
+// The cut of a run into shards (slurm/shards.h): every job in exactly one shard, balanced by
+// expected cost, and the same cut whatever the order of the jobs.
+#include "slurm/shards.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -5,9 +9,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "run/slurm_shards.h"
-
-namespace kjudge {
+namespace kjudge::slurm {
 namespace {
 
 std::vector<ShardJob> jobs_with_costs(const std::vector<double>& costs) {
@@ -145,4 +147,4 @@ TEST(Shards, ShardsAreNumberedByTheirFirstKey) {
 }
 
 }  // namespace
-}  // namespace kjudge
+}  // namespace kjudge::slurm

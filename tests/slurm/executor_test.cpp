@@ -4,7 +4,7 @@
 // (a real scancel of its array task) is resubmitted, resumes its own journal, and the merged
 // result is complete with no duplicates. Skips without Slurm, root or nvcc; fails when Slurm
 // is installed but the cluster does not start.
-#include "cli/slurm_executor.h"
+#include "slurm/executor.h"
 
 #include <gtest/gtest.h>
 
@@ -20,7 +20,7 @@
 #include "slurm_fixture.h"
 #include "test_util.h"
 
-namespace kjudge {
+namespace kjudge::slurm {
 namespace {
 
 namespace fs = std::filesystem;
@@ -199,4 +199,4 @@ TEST(SlurmShardArgv, DropsTheSubmittersOptionsAndKeepsTheRest) {
 }
 
 }  // namespace
-}  // namespace kjudge
+}  // namespace kjudge::slurm

@@ -1,4 +1,6 @@
-#include "cli/slurm_workers.h"
+// kjudge serve --slurm-workers N (workers.h): the worker argv, the worker id from Slurm's
+// environment, and the submission of the worker array.
+#include "slurm/workers.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -8,13 +10,12 @@
 #include <set>
 #include <stdexcept>
 
-#include "cli/exit_codes.h"
-#include "cli/slurm_array.h"
 #include "core/time_stamp.h"
 #include "run/process.h"
-#include "run/slurm_submit.h"
+#include "slurm/array.h"
+#include "slurm/submit.h"
 
-namespace kjudge {
+namespace kjudge::slurm {
 namespace fs = std::filesystem;
 
 std::string worker_id_from_env() {
@@ -53,7 +54,7 @@ std::vector<std::string> worker_argv(const std::vector<std::string>& own) {
   return argv;
 }
 
-int submit_slurm_workers(const SlurmWorkersArgs& a, const std::vector<std::string>& own) {
+void submit_slurm_workers(const SlurmWorkersArgs& a, const std::vector<std::string>& own) {
   const fs::path dir = fs::absolute(a.log_dir);
   fs::create_directories(dir / "slurm");
   const fs::path script =
@@ -88,7 +89,6 @@ int submit_slurm_workers(const SlurmWorkersArgs& a, const std::vector<std::strin
              "scancel {})\n",
              a.count, job, (dir / "slurm").string(), job);
   fmt::print("{}\n", job);
-  return exit_code::ok;
 }
 
-}  // namespace kjudge
+}  // namespace kjudge::slurm

@@ -10,10 +10,10 @@
 
 #include "eval/graded.h"
 
-namespace kjudge {
+namespace kjudge::slurm {
 
 bool keep_shard_result(const GradedSolution& g, const std::atomic<bool>& stop);
 // A perf.jsonl line of the benchmark stage.
 bool keep_shard_timing(const nlohmann::json& line, const std::atomic<bool>& stop);
 
-}  // namespace kjudge
+}  // namespace kjudge::slurm

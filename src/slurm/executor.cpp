@@ -1,4 +1,6 @@
-#include "cli/slurm_executor.h"
+// --executor slurm for kjudge validate|evaluate (executor.h): the plan of shards, the argv of
+// an array task, and run_on_slurm, which submits, follows and merges them.
+#include "slurm/executor.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -10,52 +12,13 @@
 #include <stdexcept>
 #include <thread>
 
-#include "cli/option_ranges.h"
-#include "cli/slurm_array.h"
-#include "cli/slurm_merge.h"
-#include "run/slurm_shards.h"
+#include "slurm/array.h"
+#include "slurm/merge.h"
+#include "slurm/shards.h"
 
-namespace kjudge {
+namespace kjudge::slurm {
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-void add_slurm_options(CLI::App* c, SlurmArgs& a) {
-  c->add_option("--executor", a.executor,
-                "local (default): grade on this machine; slurm: one Slurm job array over shards "
-                "of the run (docs/slurm.md)")
-      ->check(CLI::IsMember({"local", "slurm"}));
-  c->add_option("--partition", a.partition, "Slurm partition (default: the cluster's default)");
-  c->add_option("--gpus-per-task", a.gpus_per_task,
-                "GPUs each array task asks for (--gres=gpu:N); 0 (default): none, for "
-                "host-only problems")
-      ->check(CLI::Range(0, 64));
-  c->add_option("--max-parallel", a.max_parallel,
-                "Array tasks running at once (sbatch --array=…%M); 0: no limit")
-      ->check(CLI::Range(0, 100000));
-  c->add_option("--sbatch-arg", a.sbatch_args,
-                "Passed to sbatch verbatim, after kjudge's own options (repeatable), e.g. "
-                "--sbatch-arg=--time=2:00:00")
-      ->allow_extra_args(false);
-  c->add_option("--shards", a.shards, "Shards (array tasks) of the run (default: min(jobs, 16))")
-      ->check(CLI::Range(0, 100000));
-  c->add_option("--shard-retries", a.shard_retries,
-                "Resubmissions of a shard lost to the machine before its jobs become "
-                "judge_error (default 3)")
-      ->check(CLI::Range(0, 100));
-  c->add_option("--slurm-poll", a.poll_s, "Seconds between squeue/scontrol polls (default 2)")
-      ->check(finite_range(0.1, 3600));
-  c->add_option("--shard-size", a.shard_size,
-                "kjudge run: answers per shard; a shard is submitted once this many are waiting "
-                "(default 16)")
-      ->check(CLI::Range(1, 100000));
-  c->add_option("--shard-wait", a.shard_wait_s,
-                "kjudge run: seconds an answer waits at most before a smaller shard is "
-                "submitted (default 60)")
-      ->check(finite_range(0, 86400));
-  // What the submitter gives each array task; not for people.
-  c->add_option("--shard-of", a.shard_of)->group("");
-  c->add_option("--shard", a.shard)->group("");
-}
 
 std::vector<std::string> own_cmdline() {
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
@@ -208,4 +171,4 @@ SlurmRunResult run_on_slurm(const SlurmRunInput& in) {
   return merge_shards(array, in.jobs, {out, interrupted, in.benchmark});
 }
 
-}  // namespace kjudge
+}  // namespace kjudge::slurm

@@ -1,4 +1,6 @@
-#include "run/slurm_submit.h"
+// The pure half of the Slurm submission (slurm/submit.h): sbatch argv, batch script, quoting,
+// and the parsers of squeue/scontrol output captured from a real Slurm (tests/slurm/fixtures).
+#include "slurm/submit.h"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>

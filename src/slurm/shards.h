@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace kjudge {
+namespace kjudge::slurm {
 
 struct ShardJob {
   std::string task_id;
@@ -33,4 +33,4 @@ std::vector<Shard> make_shards(const std::vector<ShardJob>& jobs, std::size_t sh
 // The slowest shard's expected seconds over the mean's (1.0 is perfect); 1.0 for no shards.
 double shard_imbalance(const std::vector<Shard>& shards);
 
-}  // namespace kjudge
+}  // namespace kjudge::slurm
