@@ -81,7 +81,7 @@ int finish_slurm_run(const std::string& command, const RunArgs& a, const fs::pat
       if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) warnings.push_back(w);
   }
   if (!warnings.empty()) summary["warnings"] = warnings;
-  slurm::write_file_atomically(
+  write_file_atomically(
       out / "summary.json",
       summary.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 

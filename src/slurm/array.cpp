@@ -68,17 +68,6 @@ std::vector<json> read_perf_lines(const fs::path& p) {
   return out;
 }
 
-void write_file_atomically(const fs::path& path, const std::string& text) {
-  fs::path tmp = path;
-  tmp += fmt::format(".tmp.{}", getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << text;
-    if (!out) throw std::runtime_error("cannot write " + tmp.string());
-  }
-  fs::rename(tmp, path);
-}
-
 json read_json_file(const fs::path& p) {
   std::ifstream in(p);
   if (!in) throw std::runtime_error("cannot read " + p.string());

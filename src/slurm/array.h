@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/atomic_file.h"  // write_file_atomically: other nodes may write the same file
 #include "eval/graded.h"
 #include "eval/journal.h"
 #include "slurm/executor.h"
@@ -22,9 +23,6 @@ namespace kjudge::slurm {
 std::vector<GradedSolution> read_shard_journal(const std::filesystem::path& p);
 // A perf.jsonl's records by key, in file order (first wins), dropping a torn last line.
 std::vector<nlohmann::json> read_perf_lines(const std::filesystem::path& p);
-// Through a temp name unique to this process, then rename: another node may write the same
-// file on shared storage.
-void write_file_atomically(const std::filesystem::path& path, const std::string& text);
 nlohmann::json read_json_file(const std::filesystem::path& p);
 
 class ShardArray {
