@@ -14,13 +14,13 @@
 
 #include "core/datapack.h"
 #include "core/input_error.h"
-#include "core/tritonbench.h"
 #include "eval/graded_json.h"
-#include "eval/triton_eval.h"
 #include "report/render.h"
 #include "report/run_data.h"
 #include "task/run.h"
 #include "test_util.h"
+#include "triton/eval.h"
+#include "triton/tritonbench.h"
 
 namespace kjudge {
 namespace {
@@ -408,14 +408,15 @@ TEST(StaticFalsePositives, NoComputeEvalBaselineIsFlagged) {
 TEST(StaticFalsePositives, TritonReferencesAsCandidates) {
   const fs::path data = kSource / "../shared/datasets/tritonbench";
   if (!fs::exists(data)) GTEST_SKIP() << "shared datasets missing: " << data;
-  const TritonBench bench = load_tritonbench(data);
+  const triton::TritonBench bench = triton::load_tritonbench(data);
   std::map<std::string, int> by_rule;
   int flagged = 0, total = 0;
   std::string where;
-  for (const TritonOperator& op : bench.operators) {
-    if (op.channel != TritonChannel::G) continue;
+  for (const triton::TritonOperator& op : bench.operators) {
+    if (op.channel != triton::TritonChannel::G) continue;
     ++total;
-    const std::vector<StaticFlag> flags = triton_static_flags({&op, op.reference_code, 0, "self"});
+    const std::vector<StaticFlag> flags =
+        triton::triton_static_flags({&op, op.reference_code, 0, "self"});
     if (!flags.empty()) ++flagged;
     for (const StaticFlag& f : flags) {
       by_rule[f.code]++;
@@ -547,7 +548,7 @@ task::TaskRunOptions plain() {
 // A Triton candidate's line and the run's summary carry the pass's flags; what the operator's
 // instruction asks for is not one.
 TEST(StaticFlagsInRecords, TritonResultLinesAndSummaryCarryThem) {
-  TritonOperator op;
+  triton::TritonOperator op;
   op.name = "add_example";
   op.file = "add_example.py";
   op.difficulty = 1;
@@ -560,21 +561,22 @@ TEST(StaticFlagsInRecords, TritonResultLinesAndSummaryCarryThem) {
       "    t0 = time.perf_counter()\n"
       "    torch.manual_seed(1234)\n"
       "    return x + y\n";
-  TritonEvalResult res;
-  TritonJobResult& r = res.results.emplace_back();
+  triton::TritonEvalResult res;
+  triton::TritonJobResult& r = res.results.emplace_back();
   r.job = {&op, code, 0, "self"};
-  r.flags = triton_static_flags(r.job);
+  r.flags = triton::triton_static_flags(r.job);
   std::set<std::string> codes;
   for (const StaticFlag& f : r.flags) {
     codes.insert(f.code);
     EXPECT_EQ(f.file, "add_example.py");
   }
   EXPECT_EQ(codes, (std::set<std::string>{"stream_creation", "timer", "seed"}));
-  const nlohmann::ordered_json line = triton_result_json(r);
+  const nlohmann::ordered_json line = triton::triton_result_json(r);
   ASSERT_TRUE(line.contains("cheat_flags"));
   EXPECT_EQ(line["cheat_flags"].size(), r.flags.size());
   EXPECT_EQ(line["cheat_flags"][0]["source"], "static");
-  const nlohmann::ordered_json summary = triton_summary_json(res, nlohmann::ordered_json::object());
+  const nlohmann::ordered_json summary =
+      triton::triton_summary_json(res, nlohmann::ordered_json::object());
   ASSERT_EQ(summary["flagged"].size(), 1u);
   EXPECT_EQ(summary["flagged"][0]["operator"], "G/add_example");
   EXPECT_EQ(summary["flagged"][0]["checks"],
@@ -586,12 +588,12 @@ TEST(StaticFlagsInRecords, TritonResultLinesAndSummaryCarryThem) {
   EXPECT_TRUE(named);
   op.simple_instruction += " Run it on a side stream made with torch.cuda.Stream().";
   codes.clear();
-  for (const StaticFlag& f : triton_static_flags(r.job)) codes.insert(f.code);
+  for (const StaticFlag& f : triton::triton_static_flags(r.job)) codes.insert(f.code);
   EXPECT_EQ(codes.count("stream_creation"), 0u);
   // A clean candidate has no `cheat_flags` at all.
   r.job.code = "def add(x, y):\n    return x + y\n";
-  r.flags = triton_static_flags(r.job);
-  EXPECT_FALSE(triton_result_json(r).contains("cheat_flags"));
+  r.flags = triton::triton_static_flags(r.job);
+  EXPECT_FALSE(triton::triton_result_json(r).contains("cheat_flags"));
 }
 
 TEST(StaticFlagsInRecords, TaskStagesCarryStaticAndTimingFlags) {

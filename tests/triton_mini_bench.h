@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/triton_split.h"
-#include "core/tritonbench.h"
+#include "triton/split.h"
+#include "triton/tritonbench.h"
 
 namespace kjudge::testing {
 
@@ -83,10 +83,10 @@ inline std::string mini_t_complex(const MiniTOp& op) {
 }
 
 inline void write_mini_tritonbench(const std::filesystem::path& dir) {
-  namespace f = tritonbench_files;
+  namespace f = triton::tritonbench_files;
   using nlohmann::json;
   std::filesystem::create_directories(dir);
-  const std::string sep(kTritonSeparatorWidth, '#');
+  const std::string sep(triton::kTritonSeparatorWidth, '#');
   json gs = json::array(), gsimp = json::array(), gcomp = json::array();
   json ts = json::array(), tsimp = json::array(), tcomp = json::array();
   std::string ops;

@@ -564,7 +564,7 @@ void add_run_commands(CLI::App& app, int& rc) {
   add_run_options(e, *ev);
   e->callback([ev, e, &rc] {
     // A TritonBench folder and a Triton solutions pack: the Triton judge (docs/triton.md).
-    if (is_triton_evaluation(ev->problems, ev->solutions)) {
+    if (triton::is_triton_evaluation(ev->problems, ev->solutions)) {
       rc = evaluate_triton_pack(*e);
       return;
     }

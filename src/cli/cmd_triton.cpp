@@ -13,19 +13,19 @@
 #include "cli/exit_codes.h"
 #include "cli/step_options.h"
 #include "cli/triton_eval_args.h"
-#include "cli/triton_run_json.h"
 #include "core/input_error.h"
-#include "core/llm_generated.h"
 #include "core/time_stamp.h"
-#include "core/tritonbench.h"
-#include "eval/codebleu.h"
-#include "eval/python_bytecode.h"
-#include "eval/triton_defects.h"
-#include "eval/triton_eval.h"
-#include "eval/triton_journal.h"
-#include "eval/triton_solutions.h"
 #include "perf/benchmarker.h"
 #include "run/cloexec_file.h"
+#include "triton/codebleu.h"
+#include "triton/defects.h"
+#include "triton/eval.h"
+#include "triton/journal.h"
+#include "triton/llm_generated.h"
+#include "triton/python_bytecode.h"
+#include "triton/run_json.h"
+#include "triton/solutions.h"
+#include "triton/tritonbench.h"
 
 namespace kjudge {
 namespace {
@@ -41,9 +41,9 @@ struct TritonArgs {
   bool code = false;
 };
 
-std::optional<TritonChannel> channel_filter(const std::string& c) {
+std::optional<triton::TritonChannel> channel_filter(const std::string& c) {
   if (c.empty()) return std::nullopt;
-  return c == "G" ? TritonChannel::G : TritonChannel::T;
+  return c == "G" ? triton::TritonChannel::G : triton::TritonChannel::T;
 }
 
 size_t line_count(const std::string& s) {
@@ -52,42 +52,42 @@ size_t line_count(const std::string& s) {
 }
 
 // Versioned per element, like `problems list --json`: the list stays a bare array. `defect` is
-// the known test defect `triton eval` applies to the operator (eval/triton_defects.h), or null.
-nlohmann::ordered_json brief_json(const TritonOperator& op) {
-  const TritonDefect* d = find_triton_defect(triton_defects(), op);
+// the known test defect `triton eval` applies to the operator (triton/defects.h), or null.
+nlohmann::ordered_json brief_json(const triton::TritonOperator& op) {
+  const triton::TritonDefect* d = triton::find_triton_defect(triton::triton_defects(), op);
   return {{"schema_version", 1},
           {"kind", "kjudge-triton-operator"},
-          {"channel", channel_name(op.channel)},
+          {"channel", triton::channel_name(op.channel)},
           {"name", op.name},
           {"file", op.file},
           {"difficulty", op.difficulty},
           {"reference_lines", line_count(op.reference_code)},
           {"test_lines", line_count(op.test_code)},
-          {"defect", d ? triton_defect_json(*d) : nlohmann::ordered_json(nullptr)}};
+          {"defect", d ? triton::triton_defect_json(*d) : nlohmann::ordered_json(nullptr)}};
 }
 
 void cmd_list(const TritonArgs& a, int& rc) {
-  TritonBench bench = load_tritonbench(a.dir);
+  triton::TritonBench bench = triton::load_tritonbench(a.dir);
   auto channel = channel_filter(a.channel);
-  std::vector<const TritonOperator*> shown;
-  for (const TritonOperator& op : bench.operators)
+  std::vector<const triton::TritonOperator*> shown;
+  for (const triton::TritonOperator& op : bench.operators)
     if ((!channel || op.channel == *channel) &&
         (a.difficulty == 0 || op.difficulty == a.difficulty))
       shown.push_back(&op);
   if (a.json) {
     nlohmann::ordered_json arr = nlohmann::ordered_json::array();
-    for (const TritonOperator* op : shown) arr.push_back(brief_json(*op));
+    for (const triton::TritonOperator* op : shown) arr.push_back(brief_json(*op));
     fmt::print("{}\n", arr.dump(2));
   } else {
     fmt::print("{:<2} {:<40} {:<5} {:>5} {:>5}  {}\n", "CH", "OPERATOR", "LEVEL", "REF", "TEST",
                "TEST DEFECT");
     std::size_t defects = 0;
-    for (const TritonOperator* op : shown) {
-      const TritonDefect* d = find_triton_defect(triton_defects(), *op);
+    for (const triton::TritonOperator* op : shown) {
+      const triton::TritonDefect* d = triton::find_triton_defect(triton::triton_defects(), *op);
       defects += d ? 1 : 0;
-      fmt::print("{:<2} {:<40} {:<5} {:>5} {:>5}  {}\n", channel_name(op->channel), op->name,
-                 op->difficulty, line_count(op->reference_code), line_count(op->test_code),
-                 d ? triton_defect_brief(*d) : "");
+      fmt::print("{:<2} {:<40} {:<5} {:>5} {:>5}  {}\n", triton::channel_name(op->channel),
+                 op->name, op->difficulty, line_count(op->reference_code),
+                 line_count(op->test_code), d ? triton::triton_defect_brief(*d) : "");
     }
     fmt::print("{} operators", shown.size());
     if (defects > 0)
@@ -98,8 +98,8 @@ void cmd_list(const TritonArgs& a, int& rc) {
 }
 
 void cmd_show(const TritonArgs& a, int& rc) {
-  TritonBench bench = load_tritonbench(a.dir);
-  const TritonOperator* op = bench.find(a.op, channel_filter(a.channel));
+  triton::TritonBench bench = triton::load_tritonbench(a.dir);
+  const triton::TritonOperator* op = bench.find(a.op, channel_filter(a.channel));
   if (!op) throw InputError(a.dir, 0, "operator", "no operator '" + a.op + "' in this folder");
   if (a.json) {
     nlohmann::ordered_json j = brief_json(*op);
@@ -110,13 +110,13 @@ void cmd_show(const TritonArgs& a, int& rc) {
     j["statistics"] = op->statistics;
     fmt::print("{}\n", j.dump(2));
   } else {
-    fmt::print("{}/{}  ({}, difficulty {})\n", channel_name(op->channel), op->name, op->file,
-               op->difficulty);
-    if (const TritonDefect* d = find_triton_defect(triton_defects(), *op))
+    fmt::print("{}/{}  ({}, difficulty {})\n", triton::channel_name(op->channel), op->name,
+               op->file, op->difficulty);
+    if (const triton::TritonDefect* d = triton::find_triton_defect(triton::triton_defects(), *op))
       fmt::print(
           "\nknown test defect: {}\n  {}\n  (kjudge triton eval applies it; --keep-defective "
           "judges the test as it stands)\n",
-          triton_defect_brief(*d), d->reason);
+          triton::triton_defect_brief(*d), d->reason);
     fmt::print("\n--- simple instruction ---\n{}\n", op->simple_instruction);
     fmt::print("\n--- complex instruction ---\n{}\n", op->complex_instruction);
     if (a.code) {
@@ -133,33 +133,34 @@ void cmd_show(const TritonArgs& a, int& rc) {
 // The jobs the options select: every operator's reference (--self), the solutions file's
 // candidates, or an LLM_generated file's, filtered by channel, operator and difficulty.
 // `llm` receives what the LLM_generated file held besides candidates (unmatched lines).
-std::vector<TritonJob> select_jobs(const TritonEvalArgs& a, const TritonBench& bench,
-                                   LlmGeneratedFile* llm) {
+std::vector<triton::TritonJob> select_jobs(const TritonEvalArgs& a,
+                                           const triton::TritonBench& bench,
+                                           triton::LlmGeneratedFile* llm) {
   auto channel = channel_filter(a.channel);
-  std::vector<const TritonOperator*> named;
+  std::vector<const triton::TritonOperator*> named;
   for (const std::string& name : a.operators) {
-    const TritonOperator* op = bench.find(name, channel);
+    const triton::TritonOperator* op = bench.find(name, channel);
     if (!op) throw InputError(a.dir, 0, "--operator", "no operator '" + name + "' in this folder");
     named.push_back(op);
   }
-  auto wanted = [&](const TritonOperator& op) {
+  auto wanted = [&](const triton::TritonOperator& op) {
     return (!channel || op.channel == *channel) &&
            (a.difficulty == 0 || op.difficulty == a.difficulty) &&
            (named.empty() || std::find(named.begin(), named.end(), &op) != named.end());
   };
-  std::vector<TritonJob> jobs;
+  std::vector<triton::TritonJob> jobs;
   if (a.self) {
-    for (const TritonOperator& op : bench.operators)
+    for (const triton::TritonOperator& op : bench.operators)
       if (wanted(op)) jobs.push_back({&op, op.reference_code, 0, "self"});
   } else if (!a.llm_generated.empty()) {
-    *llm = read_llm_generated(a.llm_generated, bench);
-    for (TritonCandidate& c : llm->candidates) {
-      const TritonOperator* op = bench.find(c.file, c.channel);
+    *llm = triton::read_llm_generated(a.llm_generated, bench);
+    for (triton::TritonCandidate& c : llm->candidates) {
+      const triton::TritonOperator* op = bench.find(c.file, c.channel);
       // read_llm_generated matched the line to an operator of this folder: never null.
       if (op && wanted(*op)) jobs.push_back({op, c.code, c.sample, c.source});
     }
   } else {
-    for (TritonSolution& s : read_triton_solutions(a.solutions, bench))
+    for (triton::TritonSolution& s : triton::read_triton_solutions(a.solutions, bench))
       if (wanted(*s.op)) jobs.push_back({s.op, std::move(s.code), s.sample, s.origin});
   }
   if (a.limit > 0 && jobs.size() > static_cast<std::size_t>(a.limit)) jobs.resize(a.limit);
@@ -167,11 +168,12 @@ std::vector<TritonJob> select_jobs(const TritonEvalArgs& a, const TritonBench& b
 }
 
 // CodeBLEU of the judged G candidates against their references, or why it is unavailable.
-nlohmann::ordered_json codebleu_json(const TritonEvalArgs& a, const std::vector<TritonJob>& jobs,
-                                     const TritonBench& bench) {
-  std::vector<TritonCandidate> candidates;
-  for (const TritonJob& j : jobs) {
-    TritonCandidate c;
+nlohmann::ordered_json codebleu_json(const TritonEvalArgs& a,
+                                     const std::vector<triton::TritonJob>& jobs,
+                                     const triton::TritonBench& bench) {
+  std::vector<triton::TritonCandidate> candidates;
+  for (const triton::TritonJob& j : jobs) {
+    triton::TritonCandidate c;
     c.channel = j.op->channel;
     c.file = j.op->file;
     c.operator_name = j.op->name;
@@ -179,10 +181,10 @@ nlohmann::ordered_json codebleu_json(const TritonEvalArgs& a, const std::vector<
     c.code = j.code;
     candidates.push_back(std::move(c));
   }
-  CodeBleuOptions o;
+  triton::CodeBleuOptions o;
   o.python = a.codebleu_python.empty() ? a.python : a.codebleu_python;
-  const std::vector<CodeBleuPair> pairs = codebleu_pairs(candidates, bench);
-  const CodeBleuResult r = codebleu_score(pairs, o);
+  const std::vector<triton::CodeBleuPair> pairs = triton::codebleu_pairs(candidates, bench);
+  const triton::CodeBleuResult r = triton::codebleu_score(pairs, o);
   if (!r.available) return {{"available", false}, {"reason", r.reason}, {"pairs", pairs.size()}};
   return {{"available", true},
           {"pairs", r.pairs},
@@ -270,6 +272,32 @@ std::string TritonEvalArgs::default_triton_python() {
   return env && *env ? env : "python3";
 }
 
+namespace {
+
+// The options that make the run's identity (triton/run_json.h).
+triton::RunIdentityOptions identity_options(const TritonEvalArgs& a) {
+  triton::RunIdentityOptions o;
+  o.dir = a.dir;
+  o.self = a.self;
+  o.solutions = a.solutions;
+  o.llm_generated = a.llm_generated;
+  o.channel = a.channel;
+  o.operators = a.operators;
+  o.difficulty = a.difficulty;
+  o.limit = a.limit;
+  o.keep_defective = a.keep_defective;
+  o.no_reference_check = a.no_reference_check;
+  o.seed = a.seed;
+  o.speedup = a.speedup;
+  o.rounds = a.rounds;
+  o.warmup_rounds = a.warmup_rounds;
+  o.timing = a.timing;
+  o.cupti = a.cupti;
+  return o;
+}
+
+}  // namespace
+
 void run_triton_eval(const TritonEvalArgs& a, int& rc) {
   if (int(a.self) + int(!a.solutions.empty()) + int(!a.llm_generated.empty()) != 1) {
     fmt::print(stderr,
@@ -277,9 +305,9 @@ void run_triton_eval(const TritonEvalArgs& a, int& rc) {
     rc = exit_code::usage;
     return;
   }
-  TritonBench bench = load_tritonbench(a.dir);
-  LlmGeneratedFile llm;
-  std::vector<TritonJob> jobs = select_jobs(a, bench, &llm);
+  triton::TritonBench bench = triton::load_tritonbench(a.dir);
+  triton::LlmGeneratedFile llm;
+  std::vector<triton::TritonJob> jobs = select_jobs(a, bench, &llm);
   if (jobs.empty()) {
     fmt::print(stderr, "kjudge: nothing to judge (no operator matches the filters)\n");
     rc = exit_code::usage;
@@ -290,10 +318,10 @@ void run_triton_eval(const TritonEvalArgs& a, int& rc) {
     rc = exit_code::usage;
     return;
   }
-  TritonEvalOptions opt;
+  triton::TritonEvalOptions opt;
   try {
-    opt.runner.python = probe_python(a.python);
-    opt.runner.script = locate_triton_runner(a.runner);
+    opt.runner.python = triton::probe_python(a.python);
+    opt.runner.script = triton::locate_triton_runner(a.runner);
   } catch (const std::runtime_error& e) {
     fmt::print(stderr, "kjudge: {}\n", e.what());
     rc = exit_code::environment;
@@ -302,7 +330,7 @@ void run_triton_eval(const TritonEvalArgs& a, int& rc) {
   const fs::path run_dir =
       a.out.empty() ? fs::path("kjudge-runs") / ("triton-" + run_stamp(std::time(nullptr), false))
                     : fs::path(a.out);
-  // The run directory's journals (eval/triton_journal.h): each candidate's line is written as
+  // The run directory's journals (triton/journal.h): each candidate's line is written as
   // soon as it is judged. One left by an earlier run is finished with --resume, never mixed
   // with another run's: run.json says what that run judges.
   const fs::path results_path = run_dir / "results.jsonl";
@@ -316,7 +344,7 @@ void run_triton_eval(const TritonEvalArgs& a, int& rc) {
     std::error_code ec;
     const bool found = !lib.empty() && fs::is_regular_file(lib, ec);
     const bool resuming_without =
-        !a.cupti && a.profiler.empty() && resuming && !triton_run_used_cupti(run_dir);
+        !a.cupti && a.profiler.empty() && resuming && !triton::triton_run_used_cupti(run_dir);
     if ((a.cupti || !a.profiler.empty()) && !found) {
       fmt::print(stderr,
                  "kjudge: {} the profiler library, libkjudge_profiler.so (built beside kjudge "
@@ -347,12 +375,12 @@ void run_triton_eval(const TritonEvalArgs& a, int& rc) {
   // Compiled once here, outside the sandbox, with no operator code; a cache that cannot be made
   // costs time, never the run.
   nlohmann::ordered_json bytecode = nullptr;
-  const fs::path bytecode_root =
-      a.bytecode_cache.empty() ? default_python_bytecode_root() : fs::path(a.bytecode_cache);
+  const fs::path bytecode_root = a.bytecode_cache.empty() ? triton::default_python_bytecode_root()
+                                                          : fs::path(a.bytecode_cache);
   if (!a.no_bytecode_cache && !bytecode_root.empty()) {
     try {
-      const PythonBytecode bc =
-          prepare_python_bytecode(opt.runner.python, bytecode_root, kRunnerPackages);
+      const triton::PythonBytecode bc = triton::prepare_python_bytecode(
+          opt.runner.python, bytecode_root, triton::kRunnerPackages);
       opt.runner.python.bytecode_cache = bc.dir;
       bytecode = {{"dir", bc.dir.string()},
                   {"compiled", bc.compiled},
@@ -381,19 +409,19 @@ void run_triton_eval(const TritonEvalArgs& a, int& rc) {
   opt.check_references = !a.no_reference_check;
   if (a.keep_defective) opt.defects.clear();
   opt.prestart = a.prestart;
-  if (!a.peaks.empty()) opt.peaks = read_gpu_peaks(a.peaks);
+  if (!a.peaks.empty()) opt.peaks = triton::read_gpu_peaks(a.peaks);
   opt.workers = a.workers;
   opt.keep_workspaces = a.keep_workspaces;
-  const nlohmann::ordered_json identity = triton_run_identity(args, jobs);
+  const nlohmann::ordered_json identity = triton::triton_run_identity(identity_options(args), jobs);
   if (fs::exists(results_path) && !a.resume)
     throw InputError(results_path.string(), 0, "",
                      "holds an earlier run's results; pass --resume to finish that run, or "
                      "choose another --out");
-  if (resuming) check_triton_run_identity(run_dir, identity);
+  if (resuming) triton::check_triton_run_identity(run_dir, identity);
   fs::create_directories(run_dir);
-  write_triton_run_json(run_dir, identity, resuming);
-  TritonJournal journal(run_dir, jobs);
-  const std::vector<TritonJob> todo = journal.todo(jobs);
+  triton::write_triton_run_json(run_dir, identity, resuming);
+  triton::TritonJournal journal(run_dir, jobs);
+  const std::vector<triton::TritonJob> todo = journal.todo(jobs);
   if (resuming) {
     // What a killed run left in flight is of no use now.
     std::error_code ec;
@@ -402,11 +430,12 @@ void run_triton_eval(const TritonEvalArgs& a, int& rc) {
       fmt::print(stderr, "kjudge: resuming {}: {} of {} candidates already judged\n",
                  run_dir.string(), journal.earlier(), jobs.size());
   }
-  opt.on_result = [&journal](const TritonJobResult& r) { journal.append(r); };
-  opt.on_reference = [&journal](const TritonOperator& op, const TritonRunOutcome& ref,
-                                const TritonReferenceCheck& check, const TritonDefect* defect) {
-    journal.append_reference(op, ref, check, defect);
-  };
+  opt.on_result = [&journal](const triton::TritonJobResult& r) { journal.append(r); };
+  opt.on_reference =
+      [&journal](const triton::TritonOperator& op, const triton::TritonRunOutcome& ref,
+                 const triton::TritonReferenceCheck& check, const triton::TritonDefect* defect) {
+        journal.append_reference(op, ref, check, defect);
+      };
   fs::create_directories(run_dir / "work");
   opt.work_dir = fs::absolute(run_dir / "work");
   // Progress goes to stderr, so it stays on beside --json (a long timed run that is cut off
@@ -459,11 +488,11 @@ void run_triton_eval(const TritonEvalArgs& a, int& rc) {
   if (!a.llm_generated.empty()) {
     // What could not become a candidate is listed, never dropped silently.
     nlohmann::ordered_json unmatched = nlohmann::ordered_json::array();
-    for (const UnmatchedLine& u : llm.unmatched)
+    for (const triton::UnmatchedLine& u : llm.unmatched)
       unmatched.push_back(
           {{"line", u.line}, {"reason", u.reason}, {"instruction_start", u.instruction_start}});
     nlohmann::ordered_json no_code = nlohmann::ordered_json::array();
-    for (const TritonCandidate& c : llm.candidates)
+    for (const triton::TritonCandidate& c : llm.candidates)
       if (!c.code_error.empty())
         no_code.push_back(
             {{"source", c.source}, {"operator", c.operator_name}, {"why", c.code_error}});
@@ -477,10 +506,10 @@ void run_triton_eval(const TritonEvalArgs& a, int& rc) {
 
   // results.jsonl is written as the candidates are judged; references.jsonl is put in the
   // jobs' order at the end, and the summary covers the earlier runs' results too.
-  TritonEvalResult res = evaluate_triton(todo, opt);
+  triton::TritonEvalResult res = triton::evaluate_triton(todo, opt);
   journal.finish_references(jobs);
   journal.add_earlier(res, opt.defects);
-  nlohmann::ordered_json summary = triton_summary_json(res, info);
+  nlohmann::ordered_json summary = triton::triton_summary_json(res, info);
   if (a.codebleu) summary["codebleu"] = codebleu_json(a, jobs, bench);
   write_file_cloexec(run_dir / "summary.json", summary.dump(2) + "\n");
   if (!opt.keep_workspaces) {

@@ -11,12 +11,12 @@
 
 #include "cli/exit_codes.h"
 #include "core/input_error.h"
-#include "core/llm_generated.h"
 #include "core/read_file.h"
 #include "core/sha256.h"
-#include "core/tritonbench.h"
-#include "gen/oneshot_retrieval.h"
-#include "gen/triton_prompt.h"
+#include "triton/llm_generated.h"
+#include "triton/oneshot_retrieval.h"
+#include "triton/prompt.h"
+#include "triton/tritonbench.h"
 
 namespace kjudge {
 namespace {
@@ -35,21 +35,21 @@ extern "C" void on_triton_generate_interrupt(int) {
 // `--task` accepts what `kjudge triton show` accepts (name or file) besides the task_id
 // "G/add_example.py", so the filter speaks the benchmark's language.
 std::vector<std::string> resolve_tasks(const std::vector<std::string>& tasks,
-                                       const TritonBench& bench,
-                                       std::optional<TritonChannel> channel) {
+                                       const triton::TritonBench& bench,
+                                       std::optional<triton::TritonChannel> channel) {
   std::vector<std::string> out;
   for (const std::string& t : tasks) {
-    std::optional<TritonChannel> ch = channel;
+    std::optional<triton::TritonChannel> ch = channel;
     std::string key = t;
     if (t.size() > 2 && (t[0] == 'G' || t[0] == 'T') && t[1] == '/') {
-      ch = t[0] == 'G' ? TritonChannel::G : TritonChannel::T;
+      ch = t[0] == 'G' ? triton::TritonChannel::G : triton::TritonChannel::T;
       key = t.substr(2);
     }
     bool found = false;
-    for (const TritonOperator& op : bench.operators) {
+    for (const triton::TritonOperator& op : bench.operators) {
       if (ch && op.channel != *ch) continue;
       if (op.name == key || op.file == key || op.file == key + ".py") {
-        out.push_back(triton_task_id(op));
+        out.push_back(triton::triton_task_id(op));
         found = true;
       }
     }
@@ -89,18 +89,18 @@ int run_triton_generate(const GenArgs& args, const TritonGenArgs& t, const fs::p
     throw InputError("--turns", 0, "",
                      "is not supported with --tritonbench yet: judging a turn needs the Triton "
                      "runner (generate, then kjudge triton eval)");
-  const std::optional<InstructionKind> kind = parse_instruction_kind(t.instruction);
+  const std::optional<triton::InstructionKind> kind = triton::parse_instruction_kind(t.instruction);
   if (!kind) throw InputError("--instruction", 0, "", "expected simple or complex");
-  std::optional<TritonChannel> channel;
-  if (t.channel == "G") channel = TritonChannel::G;
-  if (t.channel == "T") channel = TritonChannel::T;
+  std::optional<triton::TritonChannel> channel;
+  if (t.channel == "G") channel = triton::TritonChannel::G;
+  if (t.channel == "T") channel = triton::TritonChannel::T;
 
-  const TritonBench bench = load_tritonbench(t.tritonbench);
-  std::map<std::string, const TritonOperator*> by_task;
+  const triton::TritonBench bench = triton::load_tritonbench(t.tritonbench);
+  std::map<std::string, const triton::TritonOperator*> by_task;
   std::vector<Problem> problems;
-  for (const TritonOperator& op : bench.operators) {
+  for (const triton::TritonOperator& op : bench.operators) {
     if (channel && op.channel != *channel) continue;
-    problems.push_back(triton_problem(op, *kind, nullptr));
+    problems.push_back(triton::triton_problem(op, *kind, nullptr));
     by_task[problems.back().task_id] = &op;
   }
   ProblemFilter filter = args.filter;
@@ -113,13 +113,14 @@ int run_triton_generate(const GenArgs& args, const TritonGenArgs& t, const fs::p
   // request, so a bad corpus costs no API call.
   json one_shot = json::object();
   if (!t.one_shot.empty()) {
-    OneShotIndex index(load_oneshot_corpus(t.one_shot), t.one_shot_db);
+    triton::OneShotIndex index(triton::load_oneshot_corpus(t.one_shot), t.one_shot_db);
     if (index.size() == 0)
       throw InputError(t.one_shot, 0, "", "the corpus holds no example with code");
     for (Problem& p : problems) {
-      const TritonOperator& op = *by_task.at(p.task_id);
-      std::optional<OneShotExample> ex = index.best_for(op, instruction_of(op, *kind));
-      p = triton_problem(op, *kind, ex ? &*ex : nullptr);
+      const triton::TritonOperator& op = *by_task.at(p.task_id);
+      std::optional<triton::OneShotExample> ex =
+          index.best_for(op, triton::instruction_of(op, *kind));
+      p = triton::triton_problem(op, *kind, ex ? &*ex : nullptr);
       one_shot[p.task_id] = ex ? json(ex->source) : json(nullptr);
     }
   }
@@ -156,7 +157,7 @@ int run_triton_generate(const GenArgs& args, const TritonGenArgs& t, const fs::p
 
   // The solutions: the code of every answer, re-read from the raw text by the Triton rule
   // (extract_triton_code), so generated and published (LLM_generated) answers are read alike.
-  std::vector<TritonCandidate> candidates;
+  std::vector<triton::TritonCandidate> candidates;
   json unusable = json::array();
   long in_tokens = 0, out_tokens = 0;
   int truncated = 0;
@@ -164,12 +165,12 @@ int run_triton_generate(const GenArgs& args, const TritonGenArgs& t, const fs::p
   for (const Problem& p : problems) asked.insert(p.task_id);
   for (const GenRecord& r : session.records()) {
     if (!asked.count(r.task_id)) continue;
-    const TritonOperator& op = *by_task.at(r.task_id);
+    const triton::TritonOperator& op = *by_task.at(r.task_id);
     in_tokens += r.usage.input_tokens;
     out_tokens += r.usage.output_tokens;
     truncated += r.finish_reason == "length";
-    TritonCode code = extract_triton_code(r.raw_answer, op.file);
-    TritonCandidate c;
+    triton::TritonCode code = triton::extract_triton_code(r.raw_answer, op.file);
+    triton::TritonCandidate c;
     c.channel = op.channel;
     c.file = op.file;
     c.operator_name = op.name;
@@ -182,14 +183,15 @@ int run_triton_generate(const GenArgs& args, const TritonGenArgs& t, const fs::p
     candidates.push_back(std::move(c));
   }
   std::sort(candidates.begin(), candidates.end(),
-            [](const TritonCandidate& x, const TritonCandidate& y) {
+            [](const triton::TritonCandidate& x, const triton::TritonCandidate& y) {
               return std::tie(x.channel, x.file, x.sample) < std::tie(y.channel, y.file, y.sample);
             });
   const fs::path solutions = out / "triton-solutions.jsonl";
   {
     std::ofstream f(solutions, std::ios::binary | std::ios::trunc);
-    for (const TritonCandidate& c : candidates)
-      f << triton_solution_json(c).dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
+    for (const triton::TritonCandidate& c : candidates)
+      f << triton::triton_solution_json(c).dump(-1, ' ', false, json::error_handler_t::replace)
+        << "\n";
   }
   const std::size_t total = problems.size() * static_cast<std::size_t>(args.samples);
   json summary = {

@@ -550,7 +550,8 @@ void scan_file(const SourceFile& f, const StaticContext& ctx, Collector& out) {
   }
 }
 
-// Seeds the public tests' generators use: literal arguments of the same seeding calls.
+}  // namespace
+
 void collect_seeds(const std::string& text, std::set<std::string>& seeds) {
   static const std::regex re(
       R"(\bsrand\s*\(\s*(\d+)|\b(mt19937(_64)?|default_random_engine|minstd_rand0?)\s+\w+\s*[({]\s*(\d+)|\.seed\s*\(\s*(\d+)|manual_seed\s*\(\s*(\d+)|curandSetPseudoRandomGeneratorSeed\s*\(\s*[^,;]+,\s*(\d+))");
@@ -565,8 +566,6 @@ void collect_seeds(const std::string& text, std::set<std::string>& seeds) {
     if (!n.empty()) seeds.insert(n);
   }
 }
-
-}  // namespace
 
 std::vector<StaticFlag> static_flags(const std::vector<SourceFile>& files,
                                      const StaticContext& ctx) {
@@ -606,14 +605,6 @@ StaticContext task_context(const TaskSpec& t) {
       if (const std::string* s = c.find("seed")) ctx.public_seeds.insert(*s);
   // The harness's profile mode selects the submission's kernels by this range.
   ctx.timed_ranges = {"custom_kernel"};
-  return ctx;
-}
-
-StaticContext triton_context(const TritonOperator& op) {
-  StaticContext ctx;
-  ctx.path = TimedPath::triton;
-  ctx.problem_text = op.simple_instruction + "\n" + op.complex_instruction;
-  collect_seeds(op.test_code, ctx.public_seeds);
   return ctx;
 }
 

@@ -16,7 +16,6 @@
 
 #include "core/problem.h"
 #include "core/task_spec.h"
-#include "core/triton_operator.h"
 
 namespace kjudge {
 
@@ -59,9 +58,9 @@ std::vector<StaticFlag> static_flags(const std::vector<SourceFile>& files,
 StaticContext computeeval_context(const Problem& problem);
 // The context of a kernel task: task.yml's forbidden list, description and public seeds.
 StaticContext task_context(const TaskSpec& task);
-// The context of a TritonBench operator: its two instructions are the problem's words, and the
-// seeds its test code sets are public.
-StaticContext triton_context(const TritonOperator& op);
+// The seeds the public tests' generators use in `text` (literal arguments of the seeding calls),
+// added to `seeds`. For a family's own context (triton/eval.h: triton_context).
+void collect_seeds(const std::string& text, std::set<std::string>& seeds);
 
 // {check, detail, file, line, source: "static"}: the object form of `cheat_flags` in
 // results.jsonl and the task stages (docs/json-schemas.md).

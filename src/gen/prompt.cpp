@@ -10,7 +10,6 @@
 
 #include "core/input_error.h"
 #include "core/read_file.h"
-#include "gen/triton_prompt.h"
 
 namespace kjudge {
 namespace {
@@ -109,6 +108,21 @@ Output requirements:
 - Give complete file contents. Leave out context files you do not change and tests.
 - Write no text outside the code blocks.
 Start your answer with the first code block.)";
+
+// TritonBench operators (problem type "triton", triton/prompt.h). The instruction TritonBench
+// ships already says what to write (its own preamble included); the system message adds only
+// what the judge needs to read and run the answer.
+constexpr const char* kTritonSystem =
+    R"(You are an expert in writing Triton kernels for NVIDIA GPUs. You are given the description of an operator; you answer with one Python module that implements it: Triton kernels (@triton.jit) and the Python wrapper functions that launch them.
+
+Rules
+- Write one complete module in a single ```python fenced code block: the imports (torch, triton, triton.language as tl), every kernel and every wrapper. No placeholders, no elided parts.
+- Keep the function names, classes and signatures the description gives: hidden tests import your module and call them exactly as described.
+- Do the computation in Triton kernels; use PyTorch only to check arguments, allocate outputs and launch kernels.
+- Do not write tests, usage examples or an `if __name__ == "__main__":` block; the hidden tests bring their own.
+- Write nothing outside the code block: no explanations, summaries or reasoning.)";
+
+constexpr const char* kTritonUser = "{{prompt}}";
 
 std::string language_tag(const std::string& path) {
   std::string ext = fs::path(path).extension().string();
@@ -213,7 +227,7 @@ bool names_file_in(const std::string& w, const std::vector<SourceFile>& files) {
 PromptTemplates default_templates(const std::string& problem_type) {
   if (problem_type == "cuda_cpp") return {kCudaCppSystem, kCudaCppUser};
   if (problem_type == "cuda_python") return {kCudaPythonSystem, kCudaPythonUser};
-  if (problem_type == kTritonProblemType) return triton_default_templates();
+  if (problem_type == "triton") return {kTritonSystem, kTritonUser};
   throw std::invalid_argument("no prompt for problem type '" + problem_type +
                               "' (known: cuda_cpp, cuda_python, triton)");
 }
