@@ -3,7 +3,7 @@
 
 Reads the per-solution seconds a finished run measured (results.jsonl: each solution's
 `seconds`, at least its build's plus its test's), cuts them into one shard per node with the same LPT
-rule as src/run/slurm_shards.cpp (longest job first onto the least-loaded shard), and runs each
+rule as src/slurm/shards.cpp (longest job first onto the least-loaded shard), and runs each
 shard on a node of `--slots` parallel slots (LPT again inside the node, which is roughly what
 the evaluator's build pool and test slots do). The run lasts as long as its slowest node plus a
 fixed per-task overhead (queueing, kjudge start, loading the packs: --overhead seconds).
