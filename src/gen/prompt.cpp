@@ -133,17 +133,6 @@ std::string language_tag(const std::string& path) {
   return "";
 }
 
-// A fence longer than any backtick run in the content, so a context file that holds a fenced
-// block itself (a README, a docstring) cannot end ours early.
-std::string fence_for(const std::string& content) {
-  size_t longest = 0, run = 0;
-  for (char c : content) {
-    run = c == '`' ? run + 1 : 0;
-    longest = std::max(longest, run);
-  }
-  return std::string(std::max<size_t>(3, longest + 1), '`');
-}
-
 std::string render_context_files(const Problem& problem) {
   if (problem.context_files.empty()) return "(none)";
   std::string out;
@@ -223,6 +212,17 @@ bool names_file_in(const std::string& w, const std::vector<SourceFile>& files) {
 }
 
 }  // namespace
+
+// A fence longer than any backtick run in the content, so a context file that holds a fenced
+// block itself (a README, a docstring) cannot end ours early.
+std::string fence_for(const std::string& content) {
+  size_t longest = 0, run = 0;
+  for (char c : content) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  return std::string(std::max<size_t>(3, longest + 1), '`');
+}
 
 PromptTemplates default_templates(const std::string& problem_type) {
   if (problem_type == "cuda_cpp") return {kCudaCppSystem, kCudaCppUser};

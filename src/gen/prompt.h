@@ -50,4 +50,8 @@ std::vector<PromptMessage> build_prompt(const Problem& problem, const PromptTemp
 // file; else "solution.py" for cuda_python and "solution.cu" for every other type.
 std::string expected_solution_path(const Problem& problem);
 
+// A Markdown fence longer than any backtick run in `content`, so content that holds a fenced
+// block itself (a README, a docstring) cannot end the prompt's block early.
+std::string fence_for(const std::string& content);
+
 }  // namespace kjudge

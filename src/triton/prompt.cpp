@@ -10,17 +10,6 @@
 namespace kjudge::triton {
 namespace {
 
-// A fence longer than any backtick run in the code, so a docstring that holds ``` cannot end
-// the example's block early.
-std::string fence_for(const std::string& content) {
-  size_t longest = 0, run = 0;
-  for (char c : content) {
-    run = c == '`' ? run + 1 : 0;
-    longest = std::max(longest, run);
-  }
-  return std::string(std::max<size_t>(3, longest + 1), '`');
-}
-
 void erase_all(std::string& text, const std::string& token) {
   for (size_t pos = text.find(token); pos != std::string::npos; pos = text.find(token, pos))
     text.erase(pos, token.size());
