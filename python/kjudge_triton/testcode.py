@@ -4,6 +4,7 @@ code's own.
 """
 
 import ast
+import types
 
 
 # Reading the test code: which variable holds the results, and which names it calls.
@@ -57,6 +58,27 @@ def names_bound_by(tree):
                     if isinstance(n, ast.Name):
                         bound.add(n.id)
     return bound
+
+
+def self_imports(tree, ns, importable):
+    """The modules a test imports that are the operator's own file: TritonBench's T tests import
+    their operator by its file name (`from tanh_linear import tanh_linear`), which its scripts
+    find beside them. A module counts only where its name is one the operator code defines (the
+    file is named after its entry), and not as a module it imported, it is not importable here,
+    and every name taken from it is the operator code's (`ns`, the namespace the operator code
+    left). Returns {module: [names]}."""
+    found = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module):
+            continue
+        names = [a.name for a in node.names]
+        if node.module not in ns or isinstance(ns[node.module], types.ModuleType):
+            continue
+        if not all(n in ns for n in names):
+            continue
+        if not importable(node.module):
+            found.setdefault(node.module, []).extend(names)
+    return found
 
 
 def names_loaded_by(tree):

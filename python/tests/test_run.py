@@ -58,6 +58,28 @@ class RunTest(unittest.TestCase):
         self.assertEqual(rec["status"], "ok", rec)
         self.assertEqual(rec["calls"], {"matmul.forward": 2})
 
+    def test_a_test_that_imports_its_operator_by_the_file_name_runs(self):
+        # TritonBench T's tanh_linear: its test says `from tanh_linear import tanh_linear`, as
+        # its scripts find the file beside them. The operator code runs once, and the name the
+        # test imports is the wrapped entry (its calls are counted).
+        code = "runs = []\nruns.append(1)\ndef tanh_linear(x):\n    return x * 3\n"
+        test = ("from tanh_linear import tanh_linear\ndef test_t():\n"
+                "    return {'test_case_1': tanh_linear(2.0), 'runs': len(runs)}\n"
+                "result_gold = test_t()\n")
+        rec, data = run.run(self.request(code, test), (None, None))
+        self.assertEqual(rec["status"], "ok", rec)
+        self.assertEqual(rec["calls"], {"tanh_linear": 1})
+        self.assertNotIn("shadowed", rec)
+        self.assertEqual(struct.unpack("<d", data[0:8])[0], 6.0)
+        self.assertNotIn("tanh_linear", sys.modules)  # gone once the test has run
+
+    def test_a_missing_module_that_is_not_the_operators_own_still_fails(self):
+        test = ("from kjudge_no_such_module import op\ndef test_t():\n    return op(1.0)\n"
+                "result_gold = test_t()\n")
+        rec, _ = run.run(self.request("def op(x):\n    return x\n", test), (None, None))
+        self.assertEqual(rec["status"], "error", rec)
+        self.assertEqual(rec["error"]["exception_type"], "ModuleNotFoundError")
+
     def test_same_seed_same_bytes(self):
         a = run.run(self.request("def op(x):\n    return x\n", self.TEST), (None, None))
         b = run.run(self.request("def op(x):\n    return x\n", self.TEST), (None, None))

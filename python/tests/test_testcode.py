@@ -42,6 +42,16 @@ class TestCodeReadingTest(unittest.TestCase):
         self.assertEqual(testcode.names_bound_by(tree), {"torch", "c", "test_f", "res"})
         self.assertIn("op", testcode.names_loaded_by(tree))
 
+    def test_the_operators_own_module_is_found_by_its_name(self):
+        import types
+        tree = ast.parse("import torch\nfrom tanh_linear import tanh_linear\n"
+                         "from torch import nn\nfrom helpers_x import other\n")
+        ns = {"tanh_linear": len, "torch": types.ModuleType("torch"), "nn": 1}
+        never = lambda name: False  # noqa: E731 - nothing importable: the worst case
+        self.assertEqual(testcode.self_imports(tree, ns, never), {"tanh_linear": ["tanh_linear"]})
+        # An importable module of the same name is never replaced.
+        self.assertEqual(testcode.self_imports(tree, ns, lambda name: True), {})
+
 
 if __name__ == "__main__":
     unittest.main()
