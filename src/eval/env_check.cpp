@@ -8,7 +8,9 @@
 #include <set>
 #include <sstream>
 
+#include "eval/header_probe.h"
 #include "run/cgroup.h"
+#include "run/extra_libs.h"
 #include "run/process.h"
 #include "run/sandbox.h"
 
@@ -43,6 +45,20 @@ int compare_versions(const std::string& a, const std::string& b) {
   }
 }
 
+// The probes see what every step sees: the folder of scripts/install-libs (run/extra_libs.h).
+std::string libs_env_prefix() {
+  std::string prefix;
+  if (const std::optional<ExtraLibs> libs = find_extra_libs())
+    for (const std::string& kv : extra_libs_env(*libs, true)) {
+      const std::size_t eq = kv.find('=');
+      std::string quoted = "'";
+      for (char c : kv.substr(eq + 1))
+        quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+      prefix += kv.substr(0, eq) + "=" + quoted + "' ";
+    }
+  return prefix;
+}
+
 }  // namespace
 
 std::vector<std::string> probe_flags(const std::string& build_command) {
@@ -64,6 +80,55 @@ std::vector<std::string> probe_flags(const std::string& build_command) {
   }
   return out;
 }
+
+namespace {
+
+// The headers the problems take from the machine, asked of its compiler; a missing one names the
+// groups that need it and what to install.
+EnvCheck header_check(const MachineInfo& m, const std::vector<const Problem*>& problems,
+                      const fs::path& dir) {
+  EnvCheck c;
+  c.name = "headers";
+  const std::map<std::string, HeaderUse> uses = headers_from_machine(problems);
+  std::vector<std::string> names;
+  for (const auto& [h, u] : uses) names.push_back(h);
+  std::vector<std::string> missing;
+  try {
+    missing = missing_headers(m.nvcc_path, names, dir, libs_env_prefix());
+  } catch (const std::exception& e) {
+    c.status = CheckStatus::warn;
+    c.detail = e.what();
+    return c;
+  }
+  if (missing.empty()) {
+    c.detail =
+        fmt::format("the {} headers the problems include from the machine are found", names.size());
+    if (const std::optional<ExtraLibs> libs = find_extra_libs())
+      c.detail += " (with " + libs->root.string() + ")";
+    return c;
+  }
+  c.status = CheckStatus::fail;
+  std::set<std::string> groups, advice;
+  std::string which;
+  for (const std::string& h : missing) {
+    const HeaderUse& u = uses.at(h);
+    std::string gs;
+    for (const std::string& g : u.groups) {
+      gs += (gs.empty() ? "" : ", ") + (g.empty() ? std::string("(no group)") : g);
+      if (!g.empty()) groups.insert(g);
+    }
+    which += fmt::format("{}<{}> ({} problems: {})", which.empty() ? "" : "; ", h, u.problems, gs);
+    if (std::string a = header_advice(h); !a.empty()) advice.insert(a);
+  }
+  c.detail = "missing here: " + which;
+  for (const std::string& a : advice) c.advice += (c.advice.empty() ? "" : "; ") + a;
+  if (!groups.empty())
+    c.advice += fmt::format("{}or leave those problems out with --exclude-group {}",
+                            c.advice.empty() ? "" : "; ", fmt::join(groups, " --exclude-group "));
+  return c;
+}
+
+}  // namespace
 
 std::vector<EnvCheck> check_environment(const MachineInfo& m,
                                         const std::vector<const Problem*>& problems,
@@ -151,7 +216,7 @@ std::vector<EnvCheck> check_environment(const MachineInfo& m,
       src << "__global__ void k(int* p) { if (p) *p = 1; }\nint main() { return 0; }\n";
     }
     auto compile = [&](const std::vector<std::string>& fl) {
-      std::string cmd = "\"" + m.nvcc_path + "\" -o probe.out probe.cu";
+      std::string cmd = libs_env_prefix() + "\"" + m.nvcc_path + "\" -o probe.out probe.cu";
       for (const auto& f : fl) cmd += " " + f;
       return run_shell(cmd, dir, 180, 8192);
     };
@@ -168,6 +233,7 @@ std::vector<EnvCheck> check_environment(const MachineInfo& m,
     }
     for (const auto& f : others)
       if (!compile({f}).ok()) broken.push_back(f);
+    checks.push_back(header_check(m, problems, dir));
     fs::remove_all(dir, ec);
     if (broken.empty()) {
       probe.detail = fmt::format("{} distinct flags compile and link", flags.size());

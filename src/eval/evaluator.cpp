@@ -26,6 +26,7 @@
 #include "eval/symbol_scan.h"
 #include "eval/workspace.h"
 #include "run/beside_binary.h"
+#include "run/extra_libs.h"
 #include "run/gpu_probe.h"
 #include "run/machine_fault.h"
 #include "run/main_return.h"
@@ -214,6 +215,9 @@ Evaluator::Evaluator(EvalOptions options, MachineInfo machine)
     const char* v = std::getenv(var);
     build_env_ += std::string("\n") + var + "=" + (v ? v : "");
   }
+  // The folder of scripts/install-libs (cuDNN, cudnn-frontend), which every step sees.
+  if (const std::optional<ExtraLibs> libs = find_extra_libs())
+    build_env_ += "\nlibs=" + libs->root.string() + "\n" + libs->stamp;
 
   if (opt_.use_cache) cache_ = std::make_unique<BuildCache>(opt_.cache_dir / "builds");
   costs_ = std::make_unique<CostModel>(opt_.cache_dir / "timings.json");

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "run/extra_libs.h"
 #include "run/sandbox.h"
 
 extern char** environ;
@@ -27,6 +28,14 @@ ProcessResult run_step(const StepSettings& settings, const MachineInfo& machine,
     for (const fs::path& lib : extras.preload)
       list += (list.empty() ? "" : ":") + preload_path(settings, lib).string();
     extras.env.push_back("LD_PRELOAD=" + list);
+  }
+  // Found per step (a few stat calls): a folder installed while a long run goes on counts from
+  // the next step, the same moment the build cache's key sees it (Evaluator).
+  const std::optional<ExtraLibs> libs = find_extra_libs();
+  if (libs) {
+    std::vector<std::string> env = extra_libs_env(*libs, !settings.sandbox);
+    extras.env.insert(extras.env.begin(), env.begin(), env.end());
+    extras.ro_paths.push_back(libs->root);
   }
   if (!settings.sandbox) {
     std::vector<std::string> env;
