@@ -17,15 +17,15 @@
 #include "core/time_stamp.h"
 #include "perf/benchmarker.h"
 #include "run/cloexec_file.h"
-#include "triton/codebleu.h"
-#include "triton/defects.h"
-#include "triton/eval.h"
-#include "triton/journal.h"
-#include "triton/llm_generated.h"
-#include "triton/python_bytecode.h"
+#include "triton/candidates/llm_generated.h"
+#include "triton/candidates/solutions.h"
+#include "triton/data/tritonbench.h"
+#include "triton/judge/codebleu.h"
+#include "triton/judge/defects.h"
+#include "triton/judge/eval.h"
+#include "triton/judge/journal.h"
 #include "triton/run_json.h"
-#include "triton/solutions.h"
-#include "triton/tritonbench.h"
+#include "triton/runner/python_bytecode.h"
 
 namespace kjudge {
 namespace {
@@ -52,7 +52,7 @@ size_t line_count(const std::string& s) {
 }
 
 // Versioned per element, like `problems list --json`: the list stays a bare array. `defect` is
-// the known test defect `triton eval` applies to the operator (triton/defects.h), or null.
+// the known test defect `triton eval` applies to the operator (triton/judge/defects.h), or null.
 nlohmann::ordered_json brief_json(const triton::TritonOperator& op) {
   const triton::TritonDefect* d = triton::find_triton_defect(triton::triton_defects(), op);
   return {{"schema_version", 1},
@@ -330,7 +330,7 @@ void run_triton_eval(const TritonEvalArgs& a, int& rc) {
   const fs::path run_dir =
       a.out.empty() ? fs::path("kjudge-runs") / ("triton-" + run_stamp(std::time(nullptr), false))
                     : fs::path(a.out);
-  // The run directory's journals (triton/journal.h): each candidate's line is written as
+  // The run directory's journals (triton/judge/journal.h): each candidate's line is written as
   // soon as it is judged. One left by an earlier run is finished with --resume, never mixed
   // with another run's: run.json says what that run judges.
   const fs::path results_path = run_dir / "results.jsonl";

@@ -13,10 +13,10 @@
 #include "core/input_error.h"
 #include "core/read_file.h"
 #include "core/sha256.h"
-#include "triton/llm_generated.h"
-#include "triton/oneshot_retrieval.h"
-#include "triton/prompt.h"
-#include "triton/tritonbench.h"
+#include "triton/candidates/llm_generated.h"
+#include "triton/candidates/oneshot_retrieval.h"
+#include "triton/candidates/prompt.h"
+#include "triton/data/tritonbench.h"
 
 namespace kjudge {
 namespace {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cli/step_options.h"
-#include "triton/run.h"
+#include "triton/runner/run.h"
 
 namespace kjudge {
 
@@ -22,14 +22,14 @@ struct TritonEvalArgs {
   int warmup_rounds = 1;
   bool no_reference_check = false;
   bool prestart = false;        // start each timing process while the one before it runs
-  bool keep_defective = false;  // ignore the table of known test defects (triton/defects.h)
+  bool keep_defective = false;  // ignore the table of known test defects (triton/judge/defects.h)
   std::string peaks;
   std::string channel;
   std::vector<std::string> operators;
   int difficulty = 0;
   int limit = 0;
   bool speedup = false;
-  // With speedup: the judge's CUPTI profiler in every timing process (triton/cupti.h).
+  // With speedup: the judge's CUPTI profiler in every timing process (triton/timing/cupti.h).
   // By default it is used where its library is found; cupti: required (no library is an
   // error); no_cupti: not used.
   bool cupti = false;
@@ -41,8 +41,9 @@ struct TritonEvalArgs {
   bool quiet = false;  // no progress lines (kjudge evaluate -q)
   std::string python = default_triton_python();
   std::string runner;
-  // Where the judge keeps its bytecode of torch, triton and numpy (triton/python_bytecode.h);
-  // empty: $XDG_CACHE_HOME or ~/.cache. no_bytecode_cache: every run compiles what it imports.
+  // Where the judge keeps its bytecode of torch, triton and numpy
+  // (triton/runner/python_bytecode.h); empty: $XDG_CACHE_HOME or ~/.cache. no_bytecode_cache: every
+  // run compiles what it imports.
   std::string bytecode_cache;
   bool no_bytecode_cache = false;
   double timeout_s = 180;
