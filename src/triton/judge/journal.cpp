@@ -8,8 +8,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "core/atomic_file.h"
 #include "core/input_error.h"
-#include "run/cloexec_file.h"
 
 namespace kjudge::triton {
 namespace fs = std::filesystem;
@@ -278,11 +278,9 @@ void TritonJournal::finish_references(const std::vector<TritonJob>& jobs) {
     text +=
         it->second.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
   }
-  const fs::path path = run_dir_ / "references.jsonl";
-  fs::path tmp = path;
-  tmp += ".tmp";
-  write_file_cloexec(tmp, text);
-  fs::rename(tmp, path);
+  // Replaced whole (core/atomic_file.h): a reader, a kill or a crash sees the old file or the
+  // new one, never half of either.
+  write_file_atomically(run_dir_ / "references.jsonl", text);
 }
 
 }  // namespace kjudge::triton
