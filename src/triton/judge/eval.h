@@ -3,7 +3,8 @@
 // mode (in parallel), the reference checked against a second run of itself, outputs compared,
 // and, with speedup on, reference and each correct candidate timed one process at a time in
 // interleaved rounds. Writes nothing itself: it hands each result out as soon as it is final
-// (TritonEvalOptions::on_result), and the command (cmd_triton.cpp) journals it in the run dir.
+// (TritonEvalOptions::on_result), and the run (triton/judge/eval_run.h) journals it in the run
+// dir.
 #include <filesystem>
 #include <functional>
 #include <map>
