@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""CodeBLEU for kjudge (src/triton/codebleu.cpp): candidate code against reference code.
+"""CodeBLEU for kjudge (src/triton/judge/codebleu.cpp): candidate code against reference code.
 
 Usage: codebleu_score.py IN.json OUT.json
 

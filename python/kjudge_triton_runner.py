@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""kjudge's TritonBench runner, the script the judge starts (src/triton/run.cpp): a thin
+"""kjudge's TritonBench runner, the script the judge starts (src/triton/runner/run.cpp): a thin
 entry that loads the runner's package, python/kjudge_triton/ beside it (what the runner does:
 its __init__.py and python/README.md), and calls its main.
 

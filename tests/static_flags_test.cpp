@@ -19,8 +19,8 @@
 #include "report/run_data.h"
 #include "task/run.h"
 #include "test_util.h"
-#include "triton/eval.h"
-#include "triton/tritonbench.h"
+#include "triton/data/tritonbench.h"
+#include "triton/judge/eval.h"
 
 namespace kjudge {
 namespace {

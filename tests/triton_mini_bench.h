@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "triton/split.h"
-#include "triton/tritonbench.h"
+#include "triton/data/split.h"
+#include "triton/data/tritonbench.h"
 
 namespace kjudge::testing {
 

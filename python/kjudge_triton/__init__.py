@@ -1,7 +1,7 @@
 """kjudge's TritonBench runner, as a package of modules with one job each: runs one operator's
 test code against one piece of operator code (a candidate's, or the reference's) and reports to
 the judge. Standard library + torch (+ the triton the code imports) only. The judge
-(src/triton/run.cpp) starts it in the sandbox, one process per run, through the entry script
+(src/triton/runner/run.cpp) starts it in the sandbox, one process per run, through the entry script
 python/kjudge_triton_runner.py (which says how it is loaded); the protocol is documented in
 docs/triton.md ("The runner protocol"), the modules in python/README.md.
 
@@ -22,7 +22,7 @@ Order of work (each step's failure is reported with its stage):
 With "zero_fill": true in the request, torch.empty, empty_like, empty_strided and
 Tensor.new_empty(_strided) return zero-filled tensors from before the operator code runs until
 the test's results (or its timed calls) are in hand: the judge asks for it for operators whose
-own test reads memory it never set (src/triton/defect_table.cpp), for reference and
+own test reads memory it never set (src/triton/judge/defect_table.cpp), for reference and
 candidate alike, in test and timed runs (in timed runs the fill is part of both sides' time).
 With "entry_args": {"entry": NAME, "args": [i, ...], "max_bytes": N} (test mode only), the calls
 of that entry record only those arguments, after each call, up to N bytes in all, instead of the

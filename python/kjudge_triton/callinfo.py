@@ -1,5 +1,5 @@
 """Describing a call: the bytes it moves and the values it was given, for the judge's work
-counts (src/triton/work_table.cpp) and its GPU efficiency figures.
+counts (src/triton/timing/work_table.cpp) and its GPU efficiency figures.
 """
 
 import inspect
@@ -42,7 +42,7 @@ VALUE_TEXT_CAP = 64  # characters of a string argument kept
 
 def call_values(fn, args, kwargs, result, tensor_type):
     """What one operator call was given and returned, for the judge's per-operator work counts
-    (src/triton/work_table.cpp): [{"name", "kind", ...}], where name is the parameter's
+    (src/triton/timing/work_table.cpp): [{"name", "kind", ...}], where name is the parameter's
     name when the call binds to fn's signature ("a", "q"; "args[2]" for *args, the key for
     **kwargs; "args[i]" and the keyword's name when it does not bind), "result", "result[1]" or
     "result.key" for what it returned, and "NAME[i]" for a list or tuple's items. A tensor is

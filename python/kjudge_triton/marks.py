@@ -1,6 +1,6 @@
 """CUPTI marks: where each call of the operator code lies in time on the preloaded profiler's
 clock (libkjudge_profiler.so, --cupti), so the judge can place every kernel the profiler saw
-(src/triton/cupti.cpp).
+(src/triton/timing/cupti.cpp).
 """
 
 import threading
@@ -12,7 +12,7 @@ class CallMarks:
     """Where each call of the operator code lies in time, for the judge's CUPTI profiler
     (libkjudge_profiler.so, preloaded by the judge with --cupti): the profiler records every
     kernel, copy and memset of the process with the time and thread that launched it, and the
-    judge (src/triton/cupti.cpp) places each by these windows. A timed call's window is
+    judge (src/triton/timing/cupti.cpp) places each by these windows. A timed call's window is
     [site, rep, start, end] with rep its index in the site's samples; every other call of the
     operator code (the test's own, the warm-ups, the probes, a repetition not counted) is
     [site, -1, start, end], and executing the operator code as a module (its own setup) is

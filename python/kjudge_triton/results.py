@@ -1,6 +1,6 @@
 """Results: flattening whatever the test returned into named leaves, and encoding the leaves
 (the report's manifest entries and the little-endian data blob they point into). The judge reads
-this format (src/triton/tensor_file.h); every other module that reports values goes through
+this format (src/triton/outputs/tensor_file.h); every other module that reports values goes through
 encode_results.
 """
 
@@ -10,8 +10,8 @@ import sys
 from .errors import TEXT_CAP
 
 
-# dtype names the judge reads (src/triton/tolerance.h parse_dtype); anything else is reported as
-# an entry of kind "other" and never passes a comparison.
+# dtype names the judge reads (src/triton/outputs/tolerance.h parse_dtype); anything else is
+# reported as an entry of kind "other" and never passes a comparison.
 SUPPORTED_DTYPES = {
     "float64", "float32", "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2",
     "int8", "int16", "int32", "int64", "uint8", "bool",

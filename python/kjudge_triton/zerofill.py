@@ -1,5 +1,5 @@
 """The zero fill (the request's "zero_fill"): for an operator whose own test reads memory it never
-set (the judge's table of known test defects, src/triton/defect_table.cpp), the torch.empty
+set (the judge's table of known test defects, src/triton/judge/defect_table.cpp), the torch.empty
 family returns zeros while the operator and its test run.
 """
 
@@ -7,7 +7,7 @@ from .errors import StageError
 
 
 # The zero fill: for an operator whose own test reads memory it never set (the judge's table of
-# known test defects, src/triton/defect_table.cpp), the torch.empty family returns zeros.
+# known test defects, src/triton/judge/defect_table.cpp), the torch.empty family returns zeros.
 
 ZERO_FILL_FUNCTIONS = ("empty", "empty_like", "empty_strided")   # torch.X
 ZERO_FILL_METHODS = ("new_empty", "new_empty_strided")           # torch.Tensor.X

@@ -311,7 +311,7 @@ class FakeDriver:
 
 
 class FakeJudge:
-    """The judge's end of the per-call channel (src/triton/run.cpp, TritonStreamServer), in
+    """The judge's end of the per-call channel (src/triton/runner/run.cpp, TritonStreamServer), in
     a thread: answers key and done in order with keys of its own, records every message, and
     says "refused" to anything out of turn. `refuse_at` refuses the n-th message whatever it is."""
 

@@ -1,36 +1,26 @@
 // kjudge triton {list, show, eval}: a look at a TritonBench data folder, and judging Triton
 // operators against its references. A command of its own rather than `problems list`: a
 // TritonBench operator has no build or test command and its reference is Python, so forcing it
-// into the ComputeEval Problem model would invent fields.
+// into the ComputeEval Problem model would invent fields. Here are the options, the wiring and
+// the printing; the judging run itself is the engine's (triton/judge/eval_run.h).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdlib>
-#include <ctime>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/step_options.h"
 #include "cli/triton_eval_args.h"
 #include "core/input_error.h"
-#include "core/time_stamp.h"
-#include "perf/benchmarker.h"
-#include "run/cloexec_file.h"
-#include "triton/codebleu.h"
-#include "triton/defects.h"
-#include "triton/eval.h"
-#include "triton/journal.h"
-#include "triton/llm_generated.h"
-#include "triton/python_bytecode.h"
-#include "triton/run_json.h"
-#include "triton/solutions.h"
-#include "triton/tritonbench.h"
+#include "triton/data/tritonbench.h"
+#include "triton/judge/defects.h"
+#include "triton/judge/eval_run.h"
 
 namespace kjudge {
 namespace {
-
-namespace fs = std::filesystem;
 
 struct TritonArgs {
   std::string dir;
@@ -41,18 +31,13 @@ struct TritonArgs {
   bool code = false;
 };
 
-std::optional<triton::TritonChannel> channel_filter(const std::string& c) {
-  if (c.empty()) return std::nullopt;
-  return c == "G" ? triton::TritonChannel::G : triton::TritonChannel::T;
-}
-
 size_t line_count(const std::string& s) {
   return static_cast<size_t>(std::count(s.begin(), s.end(), '\n')) +
          (!s.empty() && s.back() != '\n');
 }
 
 // Versioned per element, like `problems list --json`: the list stays a bare array. `defect` is
-// the known test defect `triton eval` applies to the operator (triton/defects.h), or null.
+// the known test defect `triton eval` applies to the operator (triton/judge/defects.h), or null.
 nlohmann::ordered_json brief_json(const triton::TritonOperator& op) {
   const triton::TritonDefect* d = triton::find_triton_defect(triton::triton_defects(), op);
   return {{"schema_version", 1},
@@ -68,7 +53,7 @@ nlohmann::ordered_json brief_json(const triton::TritonOperator& op) {
 
 void cmd_list(const TritonArgs& a, int& rc) {
   triton::TritonBench bench = triton::load_tritonbench(a.dir);
-  auto channel = channel_filter(a.channel);
+  auto channel = triton::triton_channel_filter(a.channel);
   std::vector<const triton::TritonOperator*> shown;
   for (const triton::TritonOperator& op : bench.operators)
     if ((!channel || op.channel == *channel) &&
@@ -99,7 +84,7 @@ void cmd_list(const TritonArgs& a, int& rc) {
 
 void cmd_show(const TritonArgs& a, int& rc) {
   triton::TritonBench bench = triton::load_tritonbench(a.dir);
-  const triton::TritonOperator* op = bench.find(a.op, channel_filter(a.channel));
+  const triton::TritonOperator* op = bench.find(a.op, triton::triton_channel_filter(a.channel));
   if (!op) throw InputError(a.dir, 0, "operator", "no operator '" + a.op + "' in this folder");
   if (a.json) {
     nlohmann::ordered_json j = brief_json(*op);
@@ -128,73 +113,6 @@ void cmd_show(const TritonArgs& a, int& rc) {
     }
   }
   rc = exit_code::ok;
-}
-
-// The jobs the options select: every operator's reference (--self), the solutions file's
-// candidates, or an LLM_generated file's, filtered by channel, operator and difficulty.
-// `llm` receives what the LLM_generated file held besides candidates (unmatched lines).
-std::vector<triton::TritonJob> select_jobs(const TritonEvalArgs& a,
-                                           const triton::TritonBench& bench,
-                                           triton::LlmGeneratedFile* llm) {
-  auto channel = channel_filter(a.channel);
-  std::vector<const triton::TritonOperator*> named;
-  for (const std::string& name : a.operators) {
-    const triton::TritonOperator* op = bench.find(name, channel);
-    if (!op) throw InputError(a.dir, 0, "--operator", "no operator '" + name + "' in this folder");
-    named.push_back(op);
-  }
-  auto wanted = [&](const triton::TritonOperator& op) {
-    return (!channel || op.channel == *channel) &&
-           (a.difficulty == 0 || op.difficulty == a.difficulty) &&
-           (named.empty() || std::find(named.begin(), named.end(), &op) != named.end());
-  };
-  std::vector<triton::TritonJob> jobs;
-  if (a.self) {
-    for (const triton::TritonOperator& op : bench.operators)
-      if (wanted(op)) jobs.push_back({&op, op.reference_code, 0, "self"});
-  } else if (!a.llm_generated.empty()) {
-    *llm = triton::read_llm_generated(a.llm_generated, bench);
-    for (triton::TritonCandidate& c : llm->candidates) {
-      const triton::TritonOperator* op = bench.find(c.file, c.channel);
-      // read_llm_generated matched the line to an operator of this folder: never null.
-      if (op && wanted(*op)) jobs.push_back({op, c.code, c.sample, c.source});
-    }
-  } else {
-    for (triton::TritonSolution& s : triton::read_triton_solutions(a.solutions, bench))
-      if (wanted(*s.op)) jobs.push_back({s.op, std::move(s.code), s.sample, s.origin});
-  }
-  if (a.limit > 0 && jobs.size() > static_cast<std::size_t>(a.limit)) jobs.resize(a.limit);
-  return jobs;
-}
-
-// CodeBLEU of the judged G candidates against their references, or why it is unavailable.
-nlohmann::ordered_json codebleu_json(const TritonEvalArgs& a,
-                                     const std::vector<triton::TritonJob>& jobs,
-                                     const triton::TritonBench& bench) {
-  std::vector<triton::TritonCandidate> candidates;
-  for (const triton::TritonJob& j : jobs) {
-    triton::TritonCandidate c;
-    c.channel = j.op->channel;
-    c.file = j.op->file;
-    c.operator_name = j.op->name;
-    c.sample = j.sample;
-    c.code = j.code;
-    candidates.push_back(std::move(c));
-  }
-  triton::CodeBleuOptions o;
-  o.python = a.codebleu_python.empty() ? a.python : a.codebleu_python;
-  const std::vector<triton::CodeBleuPair> pairs = triton::codebleu_pairs(candidates, bench);
-  const triton::CodeBleuResult r = triton::codebleu_score(pairs, o);
-  if (!r.available) return {{"available", false}, {"reason", r.reason}, {"pairs", pairs.size()}};
-  return {{"available", true},
-          {"pairs", r.pairs},
-          {"codebleu", r.codebleu},
-          {"ngram_match", r.ngram_match},
-          {"weighted_ngram_match", r.weighted_ngram_match},
-          {"syntax_match", r.syntax_match},
-          {"dataflow_match", r.dataflow_match},
-          {"package_version", r.package_version},
-          {"python", o.python}};
 }
 
 std::string percent(const nlohmann::ordered_json& v) {
@@ -272,124 +190,17 @@ std::string TritonEvalArgs::default_triton_python() {
   return env && *env ? env : "python3";
 }
 
-namespace {
-
-// The options that make the run's identity (triton/run_json.h).
-triton::RunIdentityOptions identity_options(const TritonEvalArgs& a) {
-  triton::RunIdentityOptions o;
-  o.dir = a.dir;
-  o.self = a.self;
-  o.solutions = a.solutions;
-  o.llm_generated = a.llm_generated;
-  o.channel = a.channel;
-  o.operators = a.operators;
-  o.difficulty = a.difficulty;
-  o.limit = a.limit;
-  o.keep_defective = a.keep_defective;
-  o.no_reference_check = a.no_reference_check;
-  o.seed = a.seed;
-  o.speedup = a.speedup;
-  o.rounds = a.rounds;
-  o.warmup_rounds = a.warmup_rounds;
-  o.timing = a.timing;
-  o.cupti = a.cupti;
-  return o;
-}
-
-}  // namespace
-
 void run_triton_eval(const TritonEvalArgs& a, int& rc) {
-  if (int(a.self) + int(!a.solutions.empty()) + int(!a.llm_generated.empty()) != 1) {
-    fmt::print(stderr,
-               "kjudge: give exactly one of --solutions FILE, --llm-generated FILE and --self\n");
-    rc = exit_code::usage;
+  // Notes, warnings and progress go to stderr, so they stay beside --json.
+  const triton::TritonEvalNote note = [](const std::string& line) {
+    fmt::print(stderr, "{}\n", line);
+  };
+  triton::TritonEvalSetup setup;
+  if (std::optional<triton::TritonEvalStop> stop = triton::prepare_triton_eval(a, setup, note)) {
+    fmt::print(stderr, "kjudge: {}\n", stop->message);
+    rc = stop->kind == triton::TritonEvalStop::Kind::usage ? exit_code::usage
+                                                           : exit_code::environment;
     return;
-  }
-  triton::TritonBench bench = triton::load_tritonbench(a.dir);
-  triton::LlmGeneratedFile llm;
-  std::vector<triton::TritonJob> jobs = select_jobs(a, bench, &llm);
-  if (jobs.empty()) {
-    fmt::print(stderr, "kjudge: nothing to judge (no operator matches the filters)\n");
-    rc = exit_code::usage;
-    return;
-  }
-  if (a.cupti && !a.speedup) {
-    fmt::print(stderr, "kjudge: --cupti watches the timing processes: it needs --speedup\n");
-    rc = exit_code::usage;
-    return;
-  }
-  triton::TritonEvalOptions opt;
-  try {
-    opt.runner.python = triton::probe_python(a.python);
-    opt.runner.script = triton::locate_triton_runner(a.runner);
-  } catch (const std::runtime_error& e) {
-    fmt::print(stderr, "kjudge: {}\n", e.what());
-    rc = exit_code::environment;
-    return;
-  }
-  const fs::path run_dir =
-      a.out.empty() ? fs::path("kjudge-runs") / ("triton-" + run_stamp(std::time(nullptr), false))
-                    : fs::path(a.out);
-  // The run directory's journals (triton/journal.h): each candidate's line is written as
-  // soon as it is judged. One left by an earlier run is finished with --resume, never mixed
-  // with another run's: run.json says what that run judges.
-  const fs::path results_path = run_dir / "results.jsonl";
-  const bool resuming = a.resume && fs::exists(results_path);
-  // The CUPTI profiler: asked for (--cupti) it must be there; by default a timed run uses it
-  // where its library is found, except when finishing a run that was started without it (a
-  // library named by --profiler is asked for too).
-  std::string cupti_why;
-  if (a.speedup && !a.no_cupti) {
-    const fs::path lib = a.profiler.empty() ? locate_profiler() : fs::path(a.profiler);
-    std::error_code ec;
-    const bool found = !lib.empty() && fs::is_regular_file(lib, ec);
-    const bool resuming_without =
-        !a.cupti && a.profiler.empty() && resuming && !triton::triton_run_used_cupti(run_dir);
-    if ((a.cupti || !a.profiler.empty()) && !found) {
-      fmt::print(stderr,
-                 "kjudge: {} the profiler library, libkjudge_profiler.so (built beside kjudge "
-                 "where CUPTI is installed; or set KJUDGE_PROFILER){}\n",
-                 a.cupti ? "--cupti needs" : "--profiler names",
-                 lib.empty() ? "" : ": " + lib.string() + " is no file");
-      rc = exit_code::environment;
-      return;
-    }
-    if (resuming_without) {
-      cupti_why = "the run being resumed was started without it";
-    } else if (!found) {
-      cupti_why = "the profiler library (libkjudge_profiler.so) was not found" +
-                  (lib.empty() ? std::string() : " at " + lib.string()) +
-                  " (built only where CUPTI is installed; set KJUDGE_PROFILER)";
-      if (!a.quiet)
-        fmt::print(stderr,
-                   "kjudge: note: timed without the CUPTI profiler: {}; --cupti requires it\n",
-                   cupti_why);
-    } else {
-      opt.profiler = lib;
-    }
-  } else if (a.speedup) {
-    cupti_why = "turned off (--no-cupti)";
-  }
-  TritonEvalArgs args = a;
-  args.cupti = !opt.profiler.empty();
-  // Compiled once here, outside the sandbox, with no operator code; a cache that cannot be made
-  // costs time, never the run.
-  nlohmann::ordered_json bytecode = nullptr;
-  const fs::path bytecode_root = a.bytecode_cache.empty() ? triton::default_python_bytecode_root()
-                                                          : fs::path(a.bytecode_cache);
-  if (!a.no_bytecode_cache && !bytecode_root.empty()) {
-    try {
-      const triton::PythonBytecode bc = triton::prepare_python_bytecode(
-          opt.runner.python, bytecode_root, triton::kRunnerPackages);
-      opt.runner.python.bytecode_cache = bc.dir;
-      bytecode = {{"dir", bc.dir.string()},
-                  {"compiled", bc.compiled},
-                  {"missing", bc.missing},
-                  {"failed", bc.failed}};
-    } catch (const std::runtime_error& e) {
-      fmt::print(stderr, "kjudge: warning: no bytecode cache, each run compiles torch: {}\n",
-                 e.what());
-    }
   }
   int steps_rc = 0;
   std::optional<ResolvedSteps> steps = resolve_step_options(a.steps, a.log_cap, &steps_rc);
@@ -397,132 +208,15 @@ void run_triton_eval(const TritonEvalArgs& a, int& rc) {
     rc = steps_rc;
     return;
   }
-  opt.runner.step = steps->settings;
-  opt.runner.machine = probe_machine();
-  opt.runner.timeout_s = a.timeout_s;
-  opt.runner.gpu = a.gpu;
-  opt.seed = a.seed;
-  opt.speedup = a.speedup;
-  opt.timing = a.timing;
-  opt.rounds = a.rounds;
-  opt.warmup_rounds = a.warmup_rounds;
-  opt.check_references = !a.no_reference_check;
-  if (a.keep_defective) opt.defects.clear();
-  opt.prestart = a.prestart;
-  if (!a.peaks.empty()) opt.peaks = triton::read_gpu_peaks(a.peaks);
-  opt.workers = a.workers;
-  opt.keep_workspaces = a.keep_workspaces;
-  const nlohmann::ordered_json identity = triton::triton_run_identity(identity_options(args), jobs);
-  if (fs::exists(results_path) && !a.resume)
-    throw InputError(results_path.string(), 0, "",
-                     "holds an earlier run's results; pass --resume to finish that run, or "
-                     "choose another --out");
-  if (resuming) triton::check_triton_run_identity(run_dir, identity);
-  fs::create_directories(run_dir);
-  triton::write_triton_run_json(run_dir, identity, resuming);
-  triton::TritonJournal journal(run_dir, jobs);
-  const std::vector<triton::TritonJob> todo = journal.todo(jobs);
-  if (resuming) {
-    // What a killed run left in flight is of no use now.
-    std::error_code ec;
-    if (!a.keep_workspaces) fs::remove_all(run_dir / "work", ec);
-    if (!a.quiet)
-      fmt::print(stderr, "kjudge: resuming {}: {} of {} candidates already judged\n",
-                 run_dir.string(), journal.earlier(), jobs.size());
-  }
-  opt.on_result = [&journal](const triton::TritonJobResult& r) { journal.append(r); };
-  opt.on_reference =
-      [&journal](const triton::TritonOperator& op, const triton::TritonRunOutcome& ref,
-                 const triton::TritonReferenceCheck& check, const triton::TritonDefect* defect) {
-        journal.append_reference(op, ref, check, defect);
-      };
-  fs::create_directories(run_dir / "work");
-  opt.work_dir = fs::absolute(run_dir / "work");
-  // Progress goes to stderr, so it stays on beside --json (a long timed run that is cut off
-  // otherwise leaves nothing that says how far it got).
-  if (!a.quiet) opt.progress = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
-
-  nlohmann::ordered_json info = {
-      {"data_dir", a.dir},
-      {"solutions", a.self                     ? "self"
-                    : !a.llm_generated.empty() ? a.llm_generated
-                                               : a.solutions},
-      {"run_dir", run_dir.string()},
-      {"started_at", iso8601_utc(std::time(nullptr))},
-      {"jobs", jobs.size()},
-      {"seed", a.seed},
-      {"speedup", a.speedup},
-      {"options",
-       {{"python", opt.runner.python.executable},
-        {"python_version", opt.runner.python.version},
-        {"runner", opt.runner.script.string()},
-        {"timeout_s", a.timeout_s},
-        {"workers", a.workers},
-        {"gpu", a.gpu},
-        {"reference_check", !a.no_reference_check},
-        {"keep_defective", a.keep_defective},
-        {"prestart", a.prestart},
-        {"cupti", opt.profiler.empty() ? nlohmann::ordered_json(nullptr)
-                                       : nlohmann::ordered_json(opt.profiler.string())},
-        {"cupti_why",
-         cupti_why.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(cupti_why)},
-        {"bytecode_cache", bytecode},
-        {"peaks",
-         opt.peaks ? nlohmann::ordered_json{{"file", a.peaks},
-                                            {"gpu", opt.peaks->gpu},
-                                            {"memory_bandwidth_bytes_per_s",
-                                             opt.peaks->memory_bandwidth_bytes_per_s},
-                                            {"matmul_flops_per_s", opt.peaks->matmul_flops_per_s}}
-                   : nlohmann::ordered_json(nullptr)},
-        {"sandbox", steps->mode},
-        {"memory_limit_bytes", steps->settings.memory_limit_bytes},
-        {"sandbox_limits", steps->limits_how},
-        {"timing",
-         {{"warmup", a.timing.warmup},
-          {"reps", a.timing.reps},
-          {"min_reps", a.timing.min_reps},
-          {"max_ms_per_site", a.timing.max_ms_per_site},
-          {"flush_bytes", a.timing.flush_bytes},
-          {"rounds", a.rounds},
-          {"warmup_rounds", a.warmup_rounds}}}}}};
-  if (!a.llm_generated.empty()) {
-    // What could not become a candidate is listed, never dropped silently.
-    nlohmann::ordered_json unmatched = nlohmann::ordered_json::array();
-    for (const triton::UnmatchedLine& u : llm.unmatched)
-      unmatched.push_back(
-          {{"line", u.line}, {"reason", u.reason}, {"instruction_start", u.instruction_start}});
-    nlohmann::ordered_json no_code = nlohmann::ordered_json::array();
-    for (const triton::TritonCandidate& c : llm.candidates)
-      if (!c.code_error.empty())
-        no_code.push_back(
-            {{"source", c.source}, {"operator", c.operator_name}, {"why", c.code_error}});
-    info["llm_generated"] = {{"file", a.llm_generated},
-                             {"candidates", llm.candidates.size()},
-                             {"unmatched", std::move(unmatched)},
-                             {"without_code", std::move(no_code)}};
-  }
-
-  if (resuming) info["resumed"] = {{"earlier_results", journal.earlier()}};
-
-  // results.jsonl is written as the candidates are judged; references.jsonl is put in the
-  // jobs' order at the end, and the summary covers the earlier runs' results too.
-  triton::TritonEvalResult res = triton::evaluate_triton(todo, opt);
-  journal.finish_references(jobs);
-  journal.add_earlier(res, opt.defects);
-  nlohmann::ordered_json summary = triton::triton_summary_json(res, info);
-  if (a.codebleu) summary["codebleu"] = codebleu_json(a, jobs, bench);
-  write_file_cloexec(run_dir / "summary.json", summary.dump(2) + "\n");
-  if (!opt.keep_workspaces) {
-    std::error_code ec;
-    fs::remove(run_dir / "work", ec);  // empty by now; kept when a workspace is still there
-  }
+  const triton::TritonEvalDone done = triton::run_triton_eval_jobs(
+      a, setup, {steps->settings, steps->mode, steps->limits_how}, note);
   if (a.json) {
-    fmt::print("{}\n", summary.dump(2));
+    fmt::print("{}\n", done.summary.dump(2));
   } else if (!a.quiet) {
-    print_table(summary);
-    fmt::print("results: {}\n", results_path.string());
+    print_table(done.summary);
+    fmt::print("results: {}\n", setup.results_path.string());
   }
-  rc = res.scores.all.judge_errors > 0 ? exit_code::judge_error : exit_code::ok;
+  rc = done.judge_errors ? exit_code::judge_error : exit_code::ok;
 }
 
 void add_triton_commands(CLI::App& app, int& rc) {

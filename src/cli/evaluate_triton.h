@@ -3,10 +3,10 @@
 // the command that judges every other kind of solutions, with the same code as
 // `kjudge triton eval DIR --solutions FILE` (docs/triton.md, "kjudge evaluate on a Triton
 // solutions pack"). The evaluate command's own dispatch (cmd_run.cpp) asks is_triton_evaluation
-// (triton/pack.h) first and hands over its parsed options.
+// (triton/data/pack.h) first and hands over its parsed options.
 #include <CLI/CLI.hpp>
 
-#include "triton/pack.h"
+#include "triton/data/pack.h"
 
 namespace kjudge {
 

@@ -1,3 +1,6 @@
+// `kjudge generate --tritonbench`: the options, the generation session (journal, answers/,
+// --resume, Ctrl-C) and the files and summary of the run; what is Triton about it (the task
+// filter, one-shot examples, answers as candidates) is triton/candidates/generation.h.
 #include "cli/generate_triton.h"
 
 #include <fmt/format.h>
@@ -11,12 +14,10 @@
 
 #include "cli/exit_codes.h"
 #include "core/input_error.h"
-#include "core/read_file.h"
-#include "core/sha256.h"
-#include "triton/llm_generated.h"
-#include "triton/oneshot_retrieval.h"
-#include "triton/prompt.h"
-#include "triton/tritonbench.h"
+#include "triton/candidates/generation.h"
+#include "triton/candidates/llm_generated.h"
+#include "triton/candidates/prompt.h"
+#include "triton/data/tritonbench.h"
 
 namespace kjudge {
 namespace {
@@ -30,39 +31,6 @@ extern "C" void on_triton_generate_interrupt(int) {
   if (GenerationSession* s = g_triton_session.load()) s->request_stop();
   signal(SIGINT, SIG_DFL);
   signal(SIGTERM, SIG_DFL);
-}
-
-// `--task` accepts what `kjudge triton show` accepts (name or file) besides the task_id
-// "G/add_example.py", so the filter speaks the benchmark's language.
-std::vector<std::string> resolve_tasks(const std::vector<std::string>& tasks,
-                                       const triton::TritonBench& bench,
-                                       std::optional<triton::TritonChannel> channel) {
-  std::vector<std::string> out;
-  for (const std::string& t : tasks) {
-    std::optional<triton::TritonChannel> ch = channel;
-    std::string key = t;
-    if (t.size() > 2 && (t[0] == 'G' || t[0] == 'T') && t[1] == '/') {
-      ch = t[0] == 'G' ? triton::TritonChannel::G : triton::TritonChannel::T;
-      key = t.substr(2);
-    }
-    bool found = false;
-    for (const triton::TritonOperator& op : bench.operators) {
-      if (ch && op.channel != *ch) continue;
-      if (op.name == key || op.file == key || op.file == key + ".py") {
-        out.push_back(triton::triton_task_id(op));
-        found = true;
-      }
-    }
-    if (!found) throw InputError("--task", 0, "", "no TritonBench operator named '" + t + "'");
-  }
-  return out;
-}
-
-std::string corpus_fingerprint(const std::string& path) {
-  if (path.empty()) return "";
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) return "dir:" + fs::weakly_canonical(path, ec).string();
-  return "file:" + Sha256().update(read_input_file(path)).hex();
 }
 
 }  // namespace
@@ -96,7 +64,7 @@ int run_triton_generate(const GenArgs& args, const TritonGenArgs& t, const fs::p
   if (t.channel == "T") channel = triton::TritonChannel::T;
 
   const triton::TritonBench bench = triton::load_tritonbench(t.tritonbench);
-  std::map<std::string, const triton::TritonOperator*> by_task;
+  triton::TritonTaskMap by_task;
   std::vector<Problem> problems;
   for (const triton::TritonOperator& op : bench.operators) {
     if (channel && op.channel != *channel) continue;
@@ -104,25 +72,16 @@ int run_triton_generate(const GenArgs& args, const TritonGenArgs& t, const fs::p
     by_task[problems.back().task_id] = &op;
   }
   ProblemFilter filter = args.filter;
-  filter.task_ids = resolve_tasks(filter.task_ids, bench, channel);
+  filter.task_ids = triton::resolve_triton_tasks(filter.task_ids, bench, channel);
   problems = filter_problems(problems, filter);
   if (problems.empty())
     throw InputError(t.tritonbench, 0, "", "no operators to ask for (after filters)");
 
-  // One-shot: each prompt gets its best example, never the operator itself. Chosen before any
-  // request, so a bad corpus costs no API call.
+  // One-shot: each prompt gets its best example, never the operator itself, chosen before any
+  // request (triton/candidates/generation.h).
   json one_shot = json::object();
   if (!t.one_shot.empty()) {
-    triton::OneShotIndex index(triton::load_oneshot_corpus(t.one_shot), t.one_shot_db);
-    if (index.size() == 0)
-      throw InputError(t.one_shot, 0, "", "the corpus holds no example with code");
-    for (Problem& p : problems) {
-      const triton::TritonOperator& op = *by_task.at(p.task_id);
-      std::optional<triton::OneShotExample> ex =
-          index.best_for(op, triton::instruction_of(op, *kind));
-      p = triton::triton_problem(op, *kind, ex ? &*ex : nullptr);
-      one_shot[p.task_id] = ex ? json(ex->source) : json(nullptr);
-    }
+    one_shot = triton::add_oneshot_examples(problems, by_task, *kind, t.one_shot, t.one_shot_db);
   }
 
   // What must not change on --resume besides what the session checks itself (model,
@@ -132,7 +91,7 @@ int run_triton_generate(const GenArgs& args, const TritonGenArgs& t, const fs::p
   const json settings = {{"tritonbench", fs::weakly_canonical(t.tritonbench).string()},
                          {"channel", t.channel},
                          {"instruction", t.instruction},
-                         {"one_shot", corpus_fingerprint(t.one_shot)}};
+                         {"one_shot", triton::triton_corpus_fingerprint(t.one_shot)}};
   const fs::path settings_file = out / "triton-run.json";
   if (args.resume && fs::exists(settings_file)) {
     std::ifstream in(settings_file);
@@ -157,42 +116,14 @@ int run_triton_generate(const GenArgs& args, const TritonGenArgs& t, const fs::p
 
   // The solutions: the code of every answer, re-read from the raw text by the Triton rule
   // (extract_triton_code), so generated and published (LLM_generated) answers are read alike.
-  std::vector<triton::TritonCandidate> candidates;
-  json unusable = json::array();
-  long in_tokens = 0, out_tokens = 0;
-  int truncated = 0;
-  std::set<std::string> asked;
-  for (const Problem& p : problems) asked.insert(p.task_id);
-  for (const GenRecord& r : session.records()) {
-    if (!asked.count(r.task_id)) continue;
-    const triton::TritonOperator& op = *by_task.at(r.task_id);
-    in_tokens += r.usage.input_tokens;
-    out_tokens += r.usage.output_tokens;
-    truncated += r.finish_reason == "length";
-    triton::TritonCode code = triton::extract_triton_code(r.raw_answer, op.file);
-    triton::TritonCandidate c;
-    c.channel = op.channel;
-    c.file = op.file;
-    c.operator_name = op.name;
-    c.instruction = *kind;
-    c.sample = r.sample;
-    c.code = std::move(code.code);
-    c.code_error = std::move(code.error);
-    if (!c.code_error.empty())
-      unusable.push_back({{"task_id", r.task_id}, {"sample", r.sample}, {"reason", c.code_error}});
-    candidates.push_back(std::move(c));
-  }
-  std::sort(candidates.begin(), candidates.end(),
-            [](const triton::TritonCandidate& x, const triton::TritonCandidate& y) {
-              return std::tie(x.channel, x.file, x.sample) < std::tie(y.channel, y.file, y.sample);
-            });
+  const triton::TritonAnswers answers =
+      triton::triton_answers(problems, by_task, *kind, session.records());
+  const std::vector<triton::TritonCandidate>& candidates = answers.candidates;
+  const json& unusable = answers.unusable;
+  const long in_tokens = answers.in_tokens, out_tokens = answers.out_tokens;
+  const int truncated = answers.truncated;
   const fs::path solutions = out / "triton-solutions.jsonl";
-  {
-    std::ofstream f(solutions, std::ios::binary | std::ios::trunc);
-    for (const triton::TritonCandidate& c : candidates)
-      f << triton::triton_solution_json(c).dump(-1, ' ', false, json::error_handler_t::replace)
-        << "\n";
-  }
+  triton::write_triton_solutions(solutions, candidates);
   const std::size_t total = problems.size() * static_cast<std::size_t>(args.samples);
   json summary = {
       {"schema_version", 1},

@@ -3,7 +3,7 @@
 // so a run killed at any moment loses at most the records in flight. Reopening hands back the
 // lines already there, drops a torn last line (a write cut by kill -9) and appends after the
 // rest. What a line holds is its owner's: eval/journal.h (graded ComputeEval solutions),
-// triton/journal.h (Triton results and references).
+// triton/judge/journal.h (Triton results and references).
 #include <filesystem>
 #include <functional>
 #include <mutex>

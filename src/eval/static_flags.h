@@ -59,7 +59,7 @@ StaticContext computeeval_context(const Problem& problem);
 // The context of a kernel task: task.yml's forbidden list, description and public seeds.
 StaticContext task_context(const TaskSpec& task);
 // The seeds the public tests' generators use in `text` (literal arguments of the seeding calls),
-// added to `seeds`. For a family's own context (triton/eval.h: triton_context).
+// added to `seeds`. For a family's own context (triton/judge/eval.h: triton_context).
 void collect_seeds(const std::string& text, std::set<std::string>& seeds);
 
 // {check, detail, file, line, source: "static"}: the object form of `cheat_flags` in

@@ -109,9 +109,9 @@ Output requirements:
 - Write no text outside the code blocks.
 Start your answer with the first code block.)";
 
-// TritonBench operators (problem type "triton", triton/prompt.h). The instruction TritonBench
-// ships already says what to write (its own preamble included); the system message adds only
-// what the judge needs to read and run the answer.
+// TritonBench operators (problem type "triton", triton/candidates/prompt.h). The instruction
+// TritonBench ships already says what to write (its own preamble included); the system message adds
+// only what the judge needs to read and run the answer.
 constexpr const char* kTritonSystem =
     R"(You are an expert in writing Triton kernels for NVIDIA GPUs. You are given the description of an operator; you answer with one Python module that implements it: Triton kernels (@triton.jit) and the Python wrapper functions that launch them.
 

@@ -20,8 +20,8 @@ ResultChannel open_profiler_channel(const char* name);
 std::vector<std::string> profiler_channel_env(const ResultChannel& channel, bool early_header);
 
 // What the channel holds, as the record readers (profile_record.h, task/cupti.h,
-// triton/cupti.h) take it: "" when the profiler never took the channel (the judge's nonce line
-// is still there alone: it was not loaded), "KJPROF 1 <nonce>\n" (the header alone: started,
+// triton/timing/cupti.h) take it: "" when the profiler never took the channel (the judge's nonce
+// line is still there alone: it was not loaded), "KJPROF 1 <nonce>\n" (the header alone: started,
 // never finished) for the profiler's nonce-free start line alone, else the text as it is.
 std::string profile_channel_text(const std::string& text, const std::string& nonce);
 std::string profile_channel_text(const ResultChannel& channel);

@@ -15,7 +15,7 @@
 
 #include "schema_validator.h"
 #include "test_util.h"
-#include "triton/tritonbench.h"
+#include "triton/data/tritonbench.h"
 
 namespace kjudge::triton {
 namespace {
@@ -96,7 +96,7 @@ TEST_F(TritonEvalCli, SelfWritesTheRunDirectory) {
   EXPECT_FALSE(fs::exists(dir_ / "run/work"));
 }
 
-// The judge's bytecode (triton/python_bytecode.h): made where --bytecode-cache says, for the
+// The judge's bytecode (triton/runner/python_bytecode.h): made where --bytecode-cache says, for the
 // interpreter the runs use, and said in the summary; none with --no-bytecode-cache. (What the
 // runs do with it is python_bytecode_test's.)
 TEST_F(TritonEvalCli, TheBytecodeCacheIsMadeWhereAskedAndReported) {

@@ -11,10 +11,10 @@
 
 #include "fake_llm_server.h"
 #include "test_util.h"
-#include "triton/llm_generated.h"
-#include "triton/prompt.h"
-#include "triton/solutions.h"
-#include "triton/tritonbench.h"
+#include "triton/candidates/llm_generated.h"
+#include "triton/candidates/prompt.h"
+#include "triton/candidates/solutions.h"
+#include "triton/data/tritonbench.h"
 #include "triton_mini_bench.h"
 
 namespace kjudge::triton {

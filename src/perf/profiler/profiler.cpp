@@ -78,7 +78,7 @@ __attribute__((constructor)) void start_profiler(int, char**, char** envp) {
 extern "C" {
 
 // The clock of the record's timestamps (CUPTI's), for a program that marks its own windows in
-// time: the Triton runner brackets each call with it (triton/cupti.h).
+// time: the Triton runner brackets each call with it (triton/timing/cupti.h).
 __attribute__((visibility("default"))) std::uint64_t kjudge_profiler_now_ns() {
   return kjudge::profiler::now_ns();
 }
