@@ -16,7 +16,6 @@
 
 #include "cli/commands.h"
 #include "cli/evaluate_triton.h"
-#include "cli/exit_codes.h"
 #include "cli/generation_session.h"
 #include "cli/load.h"
 #include "cli/option_ranges.h"
@@ -29,6 +28,7 @@
 #include "cli/step_options.h"
 #include "core/atomic_file.h"
 #include "core/byte_size.h"
+#include "core/error.h"
 #include "core/problem_json.h"
 #include "core/sha256.h"
 #include "core/time_stamp.h"
@@ -259,7 +259,7 @@ int run_jobs(const std::string& command, const RunArgs& a0) {
     ga.resume = a.resume;
     ga.quiet = true;  // the grading progress bar reports instead
     session = std::make_unique<GenerationSession>(ga, out);
-    if (int rc = session->open(); rc != exit_code::ok) return rc;
+    session->open();
     for (const auto& r : session->records())
       if (by_id.count(r.task_id))
         jobs.push_back({by_id[r.task_id], solution_of(r, *by_id[r.task_id])});
@@ -276,22 +276,18 @@ int run_jobs(const std::string& command, const RunArgs& a0) {
     eo.need_gpus = !a.build_only;
     auto checks = check_environment(machine, ps, eo);
     if (any_failed(checks)) {
-      fmt::print(stderr,
-                 "{}kjudge: the environment check failed; fix the above or pass "
-                 "--skip-env-check\n",
-                 format_checks(checks));
-      return exit_code::environment;
+      fmt::print(stderr, "{}", format_checks(checks));
+      throw Error(exit_code::environment,
+                  "the environment check failed; fix the above or pass --skip-env-check");
     }
   }
 
-  int steps_rc = exit_code::ok;
-  std::optional<ResolvedSteps> steps = resolve_step_options(a.steps, a.log_cap, &steps_rc);
-  if (!steps) return steps_rc;
-  const bool sandboxed = steps->settings.sandbox;
-  const fs::path bwrap = steps->settings.bwrap;
-  const std::string& sandbox_mode = steps->mode;
-  const std::optional<std::uint64_t> memory_limit = steps->settings.memory_limit_bytes;
-  const std::string& limits_how = steps->limits_how;
+  const ResolvedSteps steps = resolve_step_options(a.steps, a.log_cap);
+  const bool sandboxed = steps.settings.sandbox;
+  const fs::path bwrap = steps.settings.bwrap;
+  const std::string& sandbox_mode = steps.mode;
+  const std::optional<std::uint64_t> memory_limit = steps.settings.memory_limit_bytes;
+  const std::string& limits_how = steps.limits_how;
 
   nlohmann::json run_json =
       run_json_header(command, a, jobs.size() + pre_graded.size(), fingerprint);

@@ -8,8 +8,9 @@
 #include <map>
 #include <sstream>
 
-#include "cli/exit_codes.h"
+#include "core/atomic_file.h"
 #include "core/datapack.h"
+#include "core/error.h"
 #include "core/input_error.h"
 #include "core/sha256.h"
 #include "eval/evaluator.h"
@@ -119,10 +120,11 @@ int GenerationSession::open() {
   co.max_retries = a_.retries;
   std::optional<std::string> key = find_api_key(a_.provider, a_.env_file);
   if (!key) {
-    fmt::print(stderr, "kjudge: no API key for {}: set {} (or put it in {})\n", a_.provider,
-               a_.provider == "anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY or NEMO_API_KEY",
-               a_.env_file);
-    return exit_code::environment;
+    throw Error(exit_code::environment,
+                fmt::format("no API key for {}: set {} (or put it in {})", a_.provider,
+                            a_.provider == "anthropic" ? "ANTHROPIC_API_KEY"
+                                                       : "OPENAI_API_KEY or NEMO_API_KEY",
+                            a_.env_file));
   }
   co.api_key = *key;
   if (!a_.quiet)
@@ -161,7 +163,7 @@ int GenerationSession::open() {
                         {"system_prompt_file", a_.system_prompt_file},
                         {"user_prompt_template", a_.user_prompt_template},
                         {"settings_fingerprint", fingerprint}};
-  std::ofstream(dir_ / "generation-run.json") << run.dump(2) << "\n";
+  write_json_atomically(dir_ / "generation-run.json", run);
   records_ = read_journal(journal);
   if (a_.resume && !records_.empty() && !a_.quiet)
     fmt::print(stderr, "kjudge: resuming {}: {} answers already there\n", dir_.string(),
@@ -287,7 +289,7 @@ nlohmann::json GenerationSession::finish(const std::vector<Problem>& problems,
     summary["estimated_cost_usd"] = (in_tokens * *a_.price_in + out_tokens * *a_.price_out) / 1e6;
   else
     summary["estimated_cost_usd"] = nullptr;  // no price given: no made-up figure
-  std::ofstream(dir_ / summary_name) << summary.dump(2) << "\n";
+  write_json_atomically(dir_ / summary_name, summary);
   return summary;
 }
 

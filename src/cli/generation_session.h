@@ -54,8 +54,8 @@ class GenerationSession {
   ~GenerationSession();
 
   // Finds the key, checks --resume against run.json, writes run.json and reads the journal.
-  // Returns an exit code (exit_codes.h) other than ok when the run cannot start; throws
-  // InputError for bad input.
+  // Throws Error (core/error.h) when the run cannot start (no API key: exit code environment)
+  // and InputError for bad input; returns exit_code::ok (kept for callers that test it).
   int open();
 
   const std::vector<GenRecord>& records() const { return records_; }

@@ -1,6 +1,6 @@
 #include "cli/run_exit.h"
 
-#include "cli/exit_codes.h"
+#include "core/exit_codes.h"
 
 namespace kjudge {
 

@@ -9,9 +9,9 @@
 #include <algorithm>
 #include <map>
 
-#include "cli/exit_codes.h"
 #include "cli/run_exit.h"
 #include "cli/run_json.h"
+#include "core/exit_codes.h"
 #include "core/input_error.h"
 #include "eval/build_cache.h"
 #include "eval/cost_model.h"
@@ -216,7 +216,7 @@ int run_slurm_generation(const RunArgs& a, const fs::path& out,
   ga.resume = a.resume;
   ga.quiet = true;  // the shards' progress line reports instead
   GenerationSession session(ga, out);
-  if (int rc = session.open(); rc != exit_code::ok) return rc;
+  session.open();
 
   fs::path cache_dir = a.cache_dir.empty() ? default_cache_dir() : fs::path(a.cache_dir);
   CostModel costs(cache_dir / "timings.json");

@@ -4,8 +4,8 @@
 
 #include <filesystem>
 
-#include "cli/exit_codes.h"
 #include "core/byte_size.h"
+#include "core/error.h"
 #include "run/cgroup.h"
 #include "run/sandbox.h"
 
@@ -24,7 +24,7 @@ void add_step_options(CLI::App* c, StepArgs& a) {
                 "The bwrap binary (default: $KJUDGE_BWRAP, PATH, or beside kjudge)");
 }
 
-std::optional<ResolvedSteps> resolve_step_options(const StepArgs& a, std::size_t log_cap, int* rc) {
+ResolvedSteps resolve_step_options(const StepArgs& a, std::size_t log_cap) {
   ResolvedSteps r;
   // The sandbox: on unless the user says otherwise, and then said in every report.
   const bool sandboxed = a.sandbox != "none";
@@ -34,14 +34,12 @@ std::optional<ResolvedSteps> resolve_step_options(const StepArgs& a, std::size_t
     probe.bwrap = bwrap;
     std::string why;
     if (!sandbox_available(probe, &why)) {
-      fmt::print(stderr,
-                 "kjudge: the sandbox (bubblewrap) does not work here: {}\n"
-                 "  install it with `apt-get install bubblewrap` (or point --bwrap at a bwrap "
-                 "binary); on a machine without user namespaces, --sandbox none runs solutions "
-                 "unconfined\n",
-                 why.empty() ? "bwrap failed" : why);
-      *rc = exit_code::environment;
-      return std::nullopt;
+      throw Error(exit_code::environment,
+                  fmt::format("the sandbox (bubblewrap) does not work here: {}\n"
+                              "  install it with `apt-get install bubblewrap` (or point --bwrap "
+                              "at a bwrap binary); on a machine without user namespaces, "
+                              "--sandbox none runs solutions unconfined",
+                              why.empty() ? "bwrap failed" : why));
     }
   } else {
     fmt::print(stderr,
@@ -51,17 +49,25 @@ std::optional<ResolvedSteps> resolve_step_options(const StepArgs& a, std::size_t
   std::optional<std::uint64_t> memory_limit =
       a.memory_limit == "none" ? std::optional<std::uint64_t>(0) : parse_byte_size(a.memory_limit);
   if (!memory_limit) {
-    fmt::print(stderr,
-               "kjudge: --memory-limit '{}' is not a size (write e.g. 8GiB, 512M, or none)\n",
-               a.memory_limit);
-    *rc = exit_code::usage;
-    return std::nullopt;
+    throw Error(exit_code::usage,
+                fmt::format("--memory-limit '{}' is not a size (write e.g. 8GiB, 512M, or none)",
+                            a.memory_limit));
   }
   r.settings = {sandboxed, bwrap, *memory_limit, log_cap};
   r.mode = sandboxed ? "bwrap" : "none";
   // How the limits are enforced here: a cgroup per step, or per-process rlimits only.
   r.limits_how = sandboxed ? cgroup_place().describe() : "no sandbox";
   return r;
+}
+
+std::optional<ResolvedSteps> resolve_step_options(const StepArgs& a, std::size_t log_cap, int* rc) {
+  try {
+    return resolve_step_options(a, log_cap);
+  } catch (const Error& e) {
+    fmt::print(stderr, "kjudge: {}\n", e.what());
+    *rc = e.code();
+    return std::nullopt;
+  }
 }
 
 }  // namespace kjudge

@@ -25,8 +25,12 @@ struct ResolvedSteps {
   std::string limits_how;  // how limits are enforced here (cgroup or rlimits)
 };
 
-// nullopt after printing why (the sandbox does not work, the memory limit is not a size);
-// *rc is then the exit code to return.
+// Throws Error (core/error.h) when the sandbox does not work here (exit code environment) or
+// the memory limit is not a size (usage).
+ResolvedSteps resolve_step_options(const StepArgs& a, std::size_t log_cap);
+
+// The form of before core/error.h, for the commands not converted yet (cmd_triton.cpp): nullopt
+// after printing why as it always did, with *rc the exit code to return.
 std::optional<ResolvedSteps> resolve_step_options(const StepArgs& a, std::size_t log_cap, int* rc);
 
 }  // namespace kjudge
