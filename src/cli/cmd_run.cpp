@@ -30,6 +30,7 @@
 #include "core/byte_size.h"
 #include "core/error.h"
 #include "core/problem_json.h"
+#include "core/run_identity.h"
 #include "core/sha256.h"
 #include "core/time_stamp.h"
 #include "eval/build_cache.h"
@@ -69,21 +70,25 @@ extern "C" void on_interrupt(int) {
 RunInterrupts interrupts() { return {&g_stop, &g_session, on_interrupt}; }
 
 // Identifies what a run grades, so --resume refuses to mix two different runs in one journal.
+// Each job's key and a hash of its solution and hidden tests ("key:hash" lines, as run.json files
+// of earlier versions recorded them).
 std::string jobs_fingerprint(const std::vector<EvalJob>& jobs) {
-  std::vector<std::string> items;
+  ItemFingerprint items(":");
   for (const auto& j : jobs) {
     Sha256 h;
     h.update(j.problem->task_id).update("\n");
     for (const auto& f : j.solution.files)
       h.update(f.path).update("\n").update(f.content).update("\n");
     for (const auto& f : j.problem->test_files) h.update(f.path).update("\n").update(f.content);
-    items.push_back(j.problem->task_id + "#" + std::to_string(j.solution.sample) + ":" + h.hex());
+    items.add(j.problem->task_id + "#" + std::to_string(j.solution.sample), h.hex());
   }
-  std::sort(items.begin(), items.end());
-  Sha256 all;
-  for (const auto& i : items) all.update(i).update("\n");
-  return all.hex();
+  return items.hex();
 }
+
+// run.json's identity: the jobs (their hash), named by what they come from.
+constexpr IdentityField kRunIdentity[] = {
+    {"jobs_fingerprint",
+     "the problems, solutions or filters (with --build-only, or the model for kjudge run)", true}};
 
 nlohmann::json machine_json(const MachineInfo& m) {
   nlohmann::json gpus = nlohmann::json::array();
@@ -223,10 +228,10 @@ int run_jobs(const std::string& command, const RunArgs& a0) {
                      "choose another --out");
   if (a.resume && fs::exists(out / "run.json")) {
     std::ifstream in(out / "run.json");
-    auto prev = nlohmann::json::parse(in, nullptr, false);
-    if (!prev.is_discarded() && prev.value("jobs_fingerprint", "") != fingerprint)
-      throw InputError((out / "run.json").string(), 0, "jobs_fingerprint",
-                       "the problems, solutions or filters differ from the run being resumed");
+    const auto prev = nlohmann::ordered_json::parse(in, nullptr, false);
+    const nlohmann::ordered_json now = {{"jobs_fingerprint", fingerprint}};
+    if (!prev.is_discarded())
+      check_run_identity(out / "run.json", out, identity_part(prev, now), now, kRunIdentity);
   }
   fs::create_directories(out);
   if (a.slurm.executor == "slurm" && a.slurm.shard_of.empty()) {

@@ -12,6 +12,7 @@
 #include "core/datapack.h"
 #include "core/error.h"
 #include "core/input_error.h"
+#include "core/run_identity.h"
 #include "core/sha256.h"
 #include "eval/evaluator.h"
 #include "eval/pass_at_k.h"
@@ -52,12 +53,22 @@ std::string file_text(const std::string& path) {
 }
 
 // What must not change between a run and its --resume: the model, the endpoint, the prompts.
+// The hash keeps the value earlier versions recorded; the named fields beside it say which.
 std::string settings_fingerprint(const GenArgs& a) {
   Sha256 h;
   h.update(a.provider).update("\n").update(a.base_url).update("\n").update(a.model).update("\n");
   h.update(file_text(a.system_prompt_file)).update("\n").update(file_text(a.user_prompt_template));
   return h.hex();
 }
+
+constexpr IdentityField kGenerationIdentity[] = {
+    {"provider", "--provider"},
+    {"base_url", "--base-url"},
+    {"model", "--model"},
+    {"settings_fingerprint",
+     "the model, endpoint or prompts (--system-prompt-file, --user-prompt-template or the files "
+     "they name)",
+     true}};
 
 std::string pack_name(const std::string& model) {
   std::string s;
@@ -141,10 +152,14 @@ int GenerationSession::open() {
                      "another --out");
   if (a_.resume && fs::exists(dir_ / "generation-run.json")) {
     std::ifstream in(dir_ / "generation-run.json");
-    auto prev = nlohmann::json::parse(in, nullptr, false);
-    if (!prev.is_discarded() && prev.value("settings_fingerprint", "") != fingerprint)
-      throw InputError((dir_ / "generation-run.json").string(), 0, "settings_fingerprint",
-                       "the model, endpoint or prompts differ from the run being resumed");
+    const auto prev = nlohmann::ordered_json::parse(in, nullptr, false);
+    const nlohmann::ordered_json now = {{"provider", a_.provider},
+                                        {"base_url", a_.base_url},
+                                        {"model", a_.model},
+                                        {"settings_fingerprint", fingerprint}};
+    if (!prev.is_discarded())
+      check_run_identity(dir_ / "generation-run.json", dir_, identity_part(prev, now), now,
+                         kGenerationIdentity, "settings_fingerprint");
   }
   fs::create_directories(dir_ / "answers");
   // No key here: the file says which endpoint, not with what credentials.
