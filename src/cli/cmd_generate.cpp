@@ -9,11 +9,11 @@
 #include "cli/generate_triton.h"
 #include "cli/generation_session.h"
 #include "cli/load.h"
-#include "cli/turn_judge.h"
 #include "core/datapack.h"
 #include "core/error.h"
 #include "core/input_error.h"
 #include "eval/build_cache.h"
+#include "plan/turn_judge.h"
 #include "run/machine.h"
 #include "run/sandbox.h"
 
@@ -58,7 +58,7 @@ int run_generate(const GenArgs& a, const TritonGenArgs& t) {
   session.open();
 
   // --turns: every answer is built and tested here, in the sandbox, as it arrives.
-  std::unique_ptr<TurnJudge> judge;
+  std::unique_ptr<plan::TurnJudge> judge;
   if (a.turns > 1) {
     EvalOptions eo;
     eo.sandbox = true;
@@ -73,7 +73,7 @@ int run_generate(const GenArgs& a, const TritonGenArgs& t) {
                               "here: {}\n  install bubblewrap (apt-get install bubblewrap)",
                               why));
     }
-    judge = std::make_unique<TurnJudge>(eo, probe_machine());
+    judge = std::make_unique<plan::TurnJudge>(eo, probe_machine());
     session.set_judge([&judge](const Problem& p, const Solution& s) { return judge->judge(p, s); });
   }
   g_session.store(&session);
