@@ -5,9 +5,9 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
 #include "cli/yaml_config.h"
-#include "core/input_error.h"
+#include "core/error.h"
+#include "core/exit_codes.h"
 #include "core/read_file.h"
 #include "core/yaml_load.h"
 
@@ -53,12 +53,11 @@ int run_cli(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     int r = app.exit(e);
     return r == 0 ? 0 : exit_code::usage;
-  } catch (const InputError& e) {
-    fmt::print(stderr, "kjudge: error: {}\n", e.what());
-    return exit_code::usage;
   } catch (const std::exception& e) {
+    // The one place errors end up (core/error.h): an Error carries its exit code, an InputError
+    // is usage, and so is any other exception (an unreadable file, a malformed document).
     fmt::print(stderr, "kjudge: error: {}\n", e.what());
-    return exit_code::usage;
+    return exit_code_of(e);
   }
   return rc;
 }

@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
 #include "cli/load.h"
+#include "core/exit_codes.h"
 #include "eval/build_cache.h"
 #include "eval/env_check.h"
 #include "perf/benchmarker.h"

@@ -6,14 +6,14 @@
 #include <chrono>
 
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
 #include "cli/generate_triton.h"
 #include "cli/generation_session.h"
 #include "cli/load.h"
-#include "cli/turn_judge.h"
 #include "core/datapack.h"
+#include "core/error.h"
 #include "core/input_error.h"
 #include "eval/build_cache.h"
+#include "plan/turn_judge.h"
 #include "run/machine.h"
 #include "run/sandbox.h"
 
@@ -55,10 +55,10 @@ int run_generate(const GenArgs& a, const TritonGenArgs& t) {
 
   const fs::path out = a.out.empty() ? fs::path(default_dir(a.model)) : fs::path(a.out);
   GenerationSession session(a, out);
-  if (int rc = session.open(); rc != exit_code::ok) return rc;
+  session.open();
 
   // --turns: every answer is built and tested here, in the sandbox, as it arrives.
-  std::unique_ptr<TurnJudge> judge;
+  std::unique_ptr<plan::TurnJudge> judge;
   if (a.turns > 1) {
     EvalOptions eo;
     eo.sandbox = true;
@@ -68,13 +68,12 @@ int run_generate(const GenArgs& a, const TritonGenArgs& t) {
     probe.bwrap = eo.bwrap;
     std::string why;
     if (!sandbox_available(probe, &why)) {
-      fmt::print(stderr,
-                 "kjudge: --turns judges each answer in the sandbox, which does not work here: "
-                 "{}\n  install bubblewrap (apt-get install bubblewrap)\n",
-                 why);
-      return exit_code::environment;
+      throw Error(exit_code::environment,
+                  fmt::format("--turns judges each answer in the sandbox, which does not work "
+                              "here: {}\n  install bubblewrap (apt-get install bubblewrap)",
+                              why));
     }
-    judge = std::make_unique<TurnJudge>(eo, probe_machine());
+    judge = std::make_unique<plan::TurnJudge>(eo, probe_machine());
     session.set_judge([&judge](const Problem& p, const Solution& s) { return judge->judge(p, s); });
   }
   g_session.store(&session);

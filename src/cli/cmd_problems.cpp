@@ -4,9 +4,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
 #include "cli/load.h"
 #include "core/datapack.h"
+#include "core/exit_codes.h"
 #include "core/problem_dir.h"
 #include "core/problem_json.h"
 #include "eval/evaluator.h"

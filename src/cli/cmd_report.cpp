@@ -4,7 +4,7 @@
 #include <fstream>
 
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
+#include "core/exit_codes.h"
 #include "core/input_error.h"
 #include "report/comparison.h"
 #include "report/render.h"

@@ -13,12 +13,12 @@
 #include "board/judge_service.h"
 #include "board/store.h"
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
 #include "cli/load.h"
 #include "cli/option_ranges.h"
 #include "cli/step_options.h"
 #include "core/byte_size.h"
 #include "core/datapack.h"
+#include "core/error.h"
 #include "eval/build_cache.h"
 #include "perf/benchmarker.h"
 #include "slurm/executor.h"
@@ -119,15 +119,13 @@ int serve(const ServeArgs& a) {
         if (fs::exists(e.path() / "task.yml"))
           jo.tasks[e.path().filename().string()] = fs::absolute(e.path());
   }
-  int rc = exit_code::ok;
-  std::optional<ResolvedSteps> steps = resolve_step_options(a.steps, 16 * 1024, &rc);
-  if (!steps) return rc;
+  const ResolvedSteps steps = resolve_step_options(a.steps, 16 * 1024);
   MachineInfo machine = probe_machine();
-  jo.eval.sandbox = steps->settings.sandbox;
-  jo.eval.bwrap = steps->settings.bwrap;
-  jo.eval.memory_limit_bytes = steps->settings.memory_limit_bytes;
+  jo.eval.sandbox = steps.settings.sandbox;
+  jo.eval.bwrap = steps.settings.bwrap;
+  jo.eval.memory_limit_bytes = steps.settings.memory_limit_bytes;
   jo.eval.cache_dir = a.cache_dir.empty() ? default_cache_dir() : fs::path(a.cache_dir);
-  jo.step = steps->settings;
+  jo.step = steps.settings;
   if (a.workers_only) jo.stopping = &g_stop;
   jo.worker_id = !a.worker_id.empty() ? a.worker_id
                  : a.workers_only     ? slurm::worker_id_from_env()
@@ -139,7 +137,7 @@ int serve(const ServeArgs& a) {
   // Pack boards' ranked runs: timed as `kjudge evaluate --benchmark` times.
   jo.bench.runs = a.bench_runs;
   jo.bench.profiler = locate_profiler();
-  jo.bench.step = steps->settings;
+  jo.bench.step = steps.settings;
   jo.process = !a.no_judge;
   jo.gpu_type = !a.gpu_type.empty()    ? a.gpu_type
                 : machine.gpus.empty() ? "host"
@@ -147,9 +145,8 @@ int serve(const ServeArgs& a) {
 
   const std::optional<std::uint64_t> quota = parse_byte_size(a.max_stored);
   if (!quota || *quota > static_cast<std::uint64_t>(INT64_MAX)) {
-    fmt::print(stderr, "kjudge serve: --max-stored '{}' is not a size (e.g. 4G, 512M, 0)\n",
-               a.max_stored);
-    return exit_code::usage;
+    throw Error(exit_code::usage,
+                fmt::format("--max-stored '{}' is not a size (e.g. 4G, 512M, 0)", a.max_stored));
   }
   board::Store store(board::open_db(a.db));
   store.set_storage_quota(static_cast<std::int64_t>(*quota));
@@ -163,8 +160,8 @@ int serve(const ServeArgs& a) {
   raise_fd_limit();
   board::ApiServer api(store, judge, a.max_queued, a.http);
   if (!api.start(a.host, a.port)) {
-    fmt::print(stderr, "kjudge serve: cannot listen on {}:{}\n", a.host, a.port);
-    return exit_code::environment;
+    throw Error(exit_code::environment,
+                fmt::format("serve: cannot listen on {}:{}", a.host, a.port));
   }
   std::signal(SIGINT, on_stop_signal);
   std::signal(SIGTERM, on_stop_signal);

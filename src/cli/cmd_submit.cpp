@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
+#include "core/error.h"
 #include "core/read_file.h"
 
 namespace kjudge {
@@ -55,36 +55,33 @@ int show(const json& sub, bool as_json) {
   return passed ? exit_code::ok : exit_code::findings;
 }
 
+// A request that failed: no answer (environment), a refused token (usage), or another HTTP error
+// (findings: the server judged the request and said no).
+[[noreturn]] void fail(const httplib::Result& r) {
+  if (!r)
+    throw Error(exit_code::environment, fmt::format("submit: no answer from the server ({})",
+                                                    httplib::to_string(r.error())));
+  json j = json::parse(r->body, nullptr, false);
+  throw Error(r->status == 401 || r->status == 403 ? exit_code::usage : exit_code::findings,
+              fmt::format("submit: HTTP {}: {}", r->status,
+                          j.is_object() ? j.value("error", r->body) : r->body));
+}
+
 int submit(const SubmitArgs& a) {
   std::string token = a.token;
   if (token.empty())
     if (const char* t = std::getenv("KJUDGE_TOKEN")) token = t;
-  if (token.empty()) {
-    fmt::print(stderr,
-               "kjudge submit: no API token: --token or $KJUDGE_TOKEN (from `kjudge users add`)\n");
-    return exit_code::usage;
-  }
+  if (token.empty())
+    throw Error(exit_code::usage,
+                "submit: no API token: --token or $KJUDGE_TOKEN (from `kjudge users add`)");
   httplib::Client cl(a.server);
   cl.set_read_timeout(static_cast<time_t>(a.wait) + 30, 0);
   httplib::Headers auth = {{"Authorization", "Bearer " + token}};
-  auto fail = [](const httplib::Result& r) {
-    if (!r) {
-      fmt::print(stderr, "kjudge submit: no answer from the server ({})\n",
-                 httplib::to_string(r.error()));
-      return exit_code::environment;
-    }
-    json j = json::parse(r->body, nullptr, false);
-    fmt::print(stderr, "kjudge submit: HTTP {}: {}\n", r->status,
-               j.is_object() ? j.value("error", r->body) : r->body);
-    return r->status == 401 || r->status == 403 ? exit_code::usage : exit_code::findings;
-  };
 
   long id = a.status_of;
   if (id == 0) {
-    if (a.files.empty()) {
-      fmt::print(stderr, "kjudge submit: name the files to submit (or --status ID)\n");
-      return exit_code::usage;
-    }
+    if (a.files.empty())
+      throw Error(exit_code::usage, "submit: name the files to submit (or --status ID)");
     json body = json::object();
     if (!a.mode.empty()) body["mode"] = a.mode;
     if (!a.key.empty()) body["idempotency_key"] = a.key;
@@ -106,15 +103,13 @@ int submit(const SubmitArgs& a) {
       }
       body["files"] = files;
     } else {
-      if (a.files.size() != 1) {
-        fmt::print(stderr, "kjudge submit: a task submission is one source file\n");
-        return exit_code::usage;
-      }
+      if (a.files.size() != 1)
+        throw Error(exit_code::usage, "submit: a task submission is one source file");
       body["code"] = read_input_file(a.files[0]);
       body["file_name"] = fs::path(a.files[0]).filename().string();
     }
     auto r = cl.Post(path, auth, body.dump(), "application/json");
-    if (!r || (r->status != 200 && r->status != 202)) return fail(r);
+    if (!r || (r->status != 200 && r->status != 202)) fail(r);
     id = json::parse(r->body)["id"].get<long>();
     if (!a.json)
       fmt::print(stderr, "kjudge submit: submission {}{}\n", id,
@@ -123,7 +118,7 @@ int submit(const SubmitArgs& a) {
   std::string get = "/api/v1/submissions/" + std::to_string(id);
   if (a.wait > 0) get += "?wait=" + std::to_string(a.wait);
   auto r = cl.Get(get, auth);
-  if (!r || r->status != 200) return fail(r);
+  if (!r || r->status != 200) fail(r);
   return show(json::parse(r->body), a.json);
 }
 

@@ -10,9 +10,9 @@
 #include <sstream>
 
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
 #include "cli/option_ranges.h"
 #include "cli/step_options.h"
+#include "core/error.h"
 #include "core/input_error.h"
 #include "core/read_file.h"
 #include "core/sha256.h"
@@ -126,30 +126,23 @@ void add_spills(json& profile, const std::vector<KernelResources>& kernels) {
 int task_command(const TaskArgs& a, bool build_only) {
   TaskSpec task = load_task(a.folder);  // InputError: exit 2 from run_cli
   if (std::string why = task_unsupported(task); !why.empty()) {
-    fmt::print(stderr, "kjudge: {}: {}\n", task.yml.string(), why);
-    return exit_code::usage;
+    throw InputError(task.yml.string(), 0, "", why);
   }
   const std::string submission = read_input_file(a.submission);
   MachineInfo machine = probe_machine();
   if (machine.nvcc_path.empty()) {
-    fmt::print(
-        stderr,
-        "kjudge: nvcc was not found: task builds need the CUDA toolkit (see `kjudge doctor`)\n");
-    return exit_code::environment;
+    throw Error(exit_code::environment,
+                "nvcc was not found: task builds need the CUDA toolkit (see `kjudge doctor`)");
   }
   if (!build_only && machine.gpus.empty()) {
-    fmt::print(stderr,
-               "kjudge: no GPU here: `task run` needs one (`kjudge task build` compiles only)\n");
-    return exit_code::environment;
+    throw Error(exit_code::environment,
+                "no GPU here: `task run` needs one (`kjudge task build` compiles only)");
   }
   if (!build_only && a.gpu >= static_cast<int>(machine.gpus.size())) {
-    fmt::print(stderr, "kjudge: --gpu {}: this machine has {} GPU(s)\n", a.gpu,
-               machine.gpus.size());
-    return exit_code::usage;
+    throw Error(exit_code::usage,
+                fmt::format("--gpu {}: this machine has {} GPU(s)", a.gpu, machine.gpus.size()));
   }
-  int rc = exit_code::ok;
-  std::optional<ResolvedSteps> steps = resolve_step_options(a.steps, a.log_cap, &rc);
-  if (!steps) return rc;
+  const ResolvedSteps steps = resolve_step_options(a.steps, a.log_cap);
 
   const fs::path out = a.out.empty()
                            ? fs::path("kjudge-runs") /
@@ -167,8 +160,8 @@ int task_command(const TaskArgs& a, bool build_only) {
                  {"submission", fs::absolute(a.submission).string()},
                  {"submission_sha256", sha256_hex(submission)},
                  {"mode", build_only ? "build" : a.mode},
-                 {"sandbox", steps->mode},
-                 {"sandbox_limits", steps->limits_how},
+                 {"sandbox", steps.mode},
+                 {"sandbox_limits", steps.limits_how},
                  {"ranking_by", to_string(task.ranking_by)}};
   std::vector<std::string> warnings;
   const task::TaskIsolation iso =
@@ -193,7 +186,7 @@ int task_command(const TaskArgs& a, bool build_only) {
 
   if (!a.quiet) fmt::print(stderr, "kjudge: building {} with {}\n", task.name, a.submission);
   task::TaskBuildOptions bo;
-  bo.step = steps->settings;
+  bo.step = steps.settings;
   bo.machine = machine;
   bo.arch = a.arch;
   bo.isolate = iso.isolate;  // the checker and the worker exactly when the run uses them
@@ -215,7 +208,7 @@ int task_command(const TaskArgs& a, bool build_only) {
   if (build_only) return finish(exit_code::ok);
 
   task::TaskRunOptions ro;
-  ro.step = steps->settings;
+  ro.step = steps.settings;
   ro.machine = machine;
   ro.gpu = a.gpu;
   ro.ncu = a.ncu;

@@ -5,7 +5,7 @@
 #include <regex>
 
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
+#include "core/error.h"
 #include "run/cloexec_file.h"
 
 namespace kjudge {
@@ -114,13 +114,12 @@ tolerance) and task.yml (the statement, tests and benchmarks).
 int task_new(const std::string& name, const std::string& parent) {
   static const std::regex ok("[A-Za-z0-9][A-Za-z0-9_.-]*");
   if (!std::regex_match(name, ok)) {
-    fmt::print(stderr, "kjudge: '{}' is not a usable task name (letters, digits, _ . -)\n", name);
-    return exit_code::usage;
+    throw Error(exit_code::usage,
+                fmt::format("'{}' is not a usable task name (letters, digits, _ . -)", name));
   }
   const fs::path dir = fs::path(parent) / name;
   if (fs::exists(dir)) {
-    fmt::print(stderr, "kjudge: {} already exists; nothing was written\n", dir.string());
-    return exit_code::usage;
+    throw Error(exit_code::usage, dir.string() + " already exists; nothing was written");
   }
   fs::create_directories(dir);
   auto fill = [&](const char* text) {

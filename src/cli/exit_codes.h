@@ -1,14 +1,4 @@
 #pragma once
-// Exit codes of kjudge, documented in README.md.
-namespace kjudge::exit_code {
-
-constexpr int ok = 0;
-constexpr int findings = 1;     // the run finished and found what the command looks for:
-                                // a failing baseline (validate), a bad hash (verify), lines
-                                // of the input that could not be read
-constexpr int usage = 2;        // bad arguments or unreadable input; nothing was run
-constexpr int environment = 3;  // the machine cannot do the job (see `kjudge doctor`)
-constexpr int judge_error = 4;  // some solutions could not be judged (faults of the machine)
-constexpr int interrupted = 130;
-
-}  // namespace kjudge::exit_code
+// The exit codes moved to core/exit_codes.h, next to the error type that carries them
+// (core/error.h); this header stays for the command files that still include it.
+#include "core/exit_codes.h"

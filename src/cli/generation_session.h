@@ -1,86 +1,20 @@
 #pragma once
-// One generation run directory (docs/formats.md): the API client, the journal of answers, the
-// raw answers, and at the end the solutions pack and summary. Shared by `kjudge generate` and
-// `kjudge run`, which also grades the answers as they arrive.
+// The model and API options of kjudge generate and kjudge run: add_model_options fills the
+// GenArgs of a generation session. The session itself is the engine's
+// (plan/generation_session.h); its names stay visible here for the command files.
 #include <CLI/CLI.hpp>
-#include <filesystem>
-#include <functional>
-#include <memory>
-#include <nlohmann/json.hpp>
-#include <optional>
-#include <string>
-#include <vector>
 
 #include "cli/load.h"
-#include "core/problem.h"
-#include "gen/chat.h"
-#include "gen/generator.h"
+#include "plan/generation_session.h"
 
 namespace kjudge {
 
-struct GenArgs {
-  std::string problems;
-  std::string out;
-  bool resume = false;
-  ProblemFilter filter;
-  std::string provider = "openai";
-  std::string base_url;
-  std::string model;
-  std::optional<double> temperature, top_p;
-  std::optional<int> max_tokens;
-  std::string reasoning_effort;
-  std::optional<long> seed;
-  int samples = 1;
-  int turns = 1;
-  std::string cache_dir;  // --turns: the build cache of the judge (default: the usual one)
-  int workers = 8;
-  std::string system_prompt_file, user_prompt_template;
-  std::string env_file = ".env";
-  double timeout = 600;
-  int retries = 6;
-  std::optional<double> price_in, price_out;  // USD per million tokens
-  bool quiet = false;
-  bool json = false;
-};
+using plan::GenArgs;
+using plan::GenerationSession;
 
 // The model and API options (not --problems, --out, --resume, filters, -q, --json).
 // `standalone` (kjudge generate) also names them --workers, --retries and --timeout, which in
 // kjudge run belong to the judge (--requests, --api-retries and --api-timeout always work).
 void add_model_options(CLI::App* cmd, GenArgs& a, bool standalone);
-
-class GenerationSession {
- public:
-  GenerationSession(const GenArgs& args, std::filesystem::path dir);
-  ~GenerationSession();
-
-  // Finds the key, checks --resume against run.json, writes run.json and reads the journal.
-  // Returns an exit code (exit_codes.h) other than ok when the run cannot start; throws
-  // InputError for bad input.
-  int open();
-
-  const std::vector<GenRecord>& records() const { return records_; }
-  std::size_t failed_requests() const { return failures_.size(); }
-
-  // Asks for every missing answer; each is journaled, then handed to `also` (may be empty).
-  void run(const std::vector<Problem>& problems, const std::function<void(const GenRecord&)>& also);
-  void request_stop();
-  // --turns: how each turn's answer is judged (without one, a single turn is asked for).
-  void set_judge(std::function<GradedSolution(const Problem&, const Solution&)> judge) {
-    judge_ = std::move(judge);
-  }
-
-  // Writes the solutions pack and `summary_name` (in the run directory); returns the summary.
-  nlohmann::json finish(const std::vector<Problem>& problems, const std::string& summary_name,
-                        double wall_s);
-
- private:
-  GenArgs a_;
-  std::filesystem::path dir_;
-  std::unique_ptr<ChatClient> client_;
-  std::unique_ptr<Generator> generator_;
-  std::vector<GenRecord> records_;
-  std::vector<GenFailure> failures_;
-  std::function<GradedSolution(const Problem&, const Solution&)> judge_;
-};
 
 }  // namespace kjudge

@@ -1,32 +1,7 @@
+// The problem filter options (cli/load.h).
 #include "cli/load.h"
 
-#include <fmt/format.h>
-
-#include <algorithm>
-
 namespace kjudge {
-
-std::vector<Problem> filter_problems(const std::vector<Problem>& problems, const ProblemFilter& f) {
-  auto in = [](const std::vector<std::string>& v, const std::string& x) {
-    return std::find(v.begin(), v.end(), x) != v.end();
-  };
-  std::vector<Problem> out;
-  for (const auto& p : problems) {
-    if (!f.groups.empty() && !in(f.groups, p.group)) continue;
-    if (in(f.exclude_groups, p.group)) continue;
-    if (!f.difficulties.empty() && !in(f.difficulties, p.difficulty)) continue;
-    if (!f.task_ids.empty() && !in(f.task_ids, p.task_id)) continue;
-    out.push_back(p);
-    if (f.limit > 0 && static_cast<int>(out.size()) >= f.limit) break;
-  }
-  return out;
-}
-
-int print_load_errors(const LoadReport& report) {
-  for (const auto& e : report.errors)
-    fmt::print(stderr, "kjudge: warning: skipped: {}\n", e.what());
-  return static_cast<int>(report.errors.size());
-}
 
 void add_filter_options(CLI::App* cmd, ProblemFilter& f, bool with_limit) {
   cmd->add_option("--group", f.groups, "Only problems of this group (repeatable)");

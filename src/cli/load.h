@@ -1,26 +1,16 @@
 #pragma once
-// Loading inputs for commands: bad records are reported on stderr and left out, the rest goes on.
+// The problem filter options (--group, --exclude-group, --difficulty, --task, --limit). The
+// filters and load reports themselves are the engine's (plan/load.h); their names stay visible
+// here for the command files.
 #include <CLI/CLI.hpp>
-#include <filesystem>
-#include <string>
-#include <vector>
 
-#include "core/datapack.h"
+#include "plan/load.h"
 
 namespace kjudge {
 
-struct ProblemFilter {
-  std::vector<std::string> groups;  // keep only these (empty: all)
-  std::vector<std::string> exclude_groups;
-  std::vector<std::string> difficulties;
-  std::vector<std::string> task_ids;
-  int limit = 0;  // 0: no limit; applied last, in pack order
-};
-
-std::vector<Problem> filter_problems(const std::vector<Problem>& problems, const ProblemFilter& f);
-
-// Prints each error of `report` to stderr as a warning; returns how many there were.
-int print_load_errors(const LoadReport& report);
+using plan::filter_problems;
+using plan::print_load_errors;
+using plan::ProblemFilter;
 
 void add_filter_options(CLI::App* cmd, ProblemFilter& f, bool with_limit = true);
 

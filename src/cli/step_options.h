@@ -1,32 +1,23 @@
 #pragma once
-// The options every command that runs solutions shares: the sandbox, bwrap and the memory
-// limit, resolved into the StepSettings each step runs with (and refused with a clear message
-// when the sandbox cannot work here).
+// The sandbox options every command that runs solutions shares (--sandbox, --bwrap,
+// --memory-limit). What they resolve into is the engine's (plan/step_options.h); its names stay
+// visible here for the command files.
 #include <CLI/CLI.hpp>
 #include <cstddef>
 #include <optional>
-#include <string>
 
-#include "eval/step_runner.h"
+#include "plan/step_options.h"
 
 namespace kjudge {
 
-struct StepArgs {
-  std::string sandbox = "bwrap";
-  std::string bwrap;
-  std::string memory_limit = "8GiB";
-};
+using plan::resolve_step_options;
+using plan::ResolvedSteps;
+using plan::StepArgs;
 
 void add_step_options(CLI::App* c, StepArgs& a);
 
-struct ResolvedSteps {
-  StepSettings settings;
-  std::string mode;        // "bwrap" or "none", for reports
-  std::string limits_how;  // how limits are enforced here (cgroup or rlimits)
-};
-
-// nullopt after printing why (the sandbox does not work, the memory limit is not a size);
-// *rc is then the exit code to return.
+// The form of before core/error.h, for the commands not converted yet (cmd_triton.cpp): nullopt
+// after printing why as it always did, with *rc the exit code to return.
 std::optional<ResolvedSteps> resolve_step_options(const StepArgs& a, std::size_t log_cap, int* rc);
 
 }  // namespace kjudge

@@ -15,7 +15,7 @@ std::string format_location(const std::string& file, int line, const std::string
 }  // namespace
 
 InputError::InputError(std::string file, int line, std::string field, const std::string& what)
-    : std::runtime_error(format_location(file, line, field, what)),
+    : Error(exit_code::usage, format_location(file, line, field, what)),
       file_(std::move(file)),
       line_(line),
       field_(std::move(field)),

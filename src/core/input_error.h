@@ -1,12 +1,14 @@
 #pragma once
 // Errors caused by what a user hands the judge (a pack, a YAML file, a solution), as opposed to
 // faults of the judge. The message always names where: file, line (0 = not line-based), field.
-#include <stdexcept>
+// An Error (core/error.h) with exit code usage, so run_cli catches it with every other error.
 #include <string>
+
+#include "core/error.h"
 
 namespace kjudge {
 
-class InputError : public std::runtime_error {
+class InputError : public Error {
  public:
   InputError(std::string file, int line, std::string field, const std::string& what);
 

@@ -3,7 +3,7 @@
 // with squeue/scontrol, resubmitted when they end without a complete journal, until every
 // shard is done or given up. Shards may be added while others run: `kjudge run --executor
 // slurm` cuts a shard whenever enough answers have arrived. Used by the submitter only; an
-// array task is a plain local run (cmd_run.cpp, --shard-of).
+// array task is a plain local run (plan/local_executor.cpp, --shard-of).
 #include <atomic>
 #include <chrono>
 #include <filesystem>

@@ -8,10 +8,11 @@
 #include <string>
 #include <utility>
 
+#include "core/atomic_file.h"
 #include "core/input_error.h"
+#include "core/run_identity.h"
 #include "core/sha256.h"
 #include "core/time_stamp.h"
-#include "run/cloexec_file.h"
 #include "triton/journal.h"
 
 namespace kjudge::triton {
@@ -30,39 +31,30 @@ std::string absolute_path(const std::string& p) {
 // A hash of every job: its key, its code and its operator's reference and test code, in key
 // order (the same jobs hash the same whatever order the file lists them in).
 std::string jobs_fingerprint(const std::vector<TritonJob>& jobs) {
-  std::vector<std::pair<std::string, std::string>> items;
+  ItemFingerprint items("\n");
   for (const TritonJob& j : jobs)
-    items.emplace_back(triton_candidate_key(j), sha256_hex(j.code) + " " +
-                                                    sha256_hex(j.op->reference_code) + " " +
-                                                    sha256_hex(j.op->test_code));
-  std::sort(items.begin(), items.end());
-  Sha256 all;
-  for (const auto& [key, hashes] : items) all.update(key).update("\n").update(hashes).update("\n");
-  return all.hex();
+    items.add(triton_candidate_key(j), sha256_hex(j.code) + " " + sha256_hex(j.op->reference_code) +
+                                           " " + sha256_hex(j.op->test_code));
+  return items.hex();
 }
 
 // The option each identity field comes from, for the error.
-const char* option_of(const std::string& field) {
-  static const std::pair<const char*, const char*> kOptions[] = {
-      {"data_dir", "DIR"},
-      {"candidates", "--self, --solutions or --llm-generated"},
-      {"candidates_file", "the candidates' file"},
-      {"channel", "--channel"},
-      {"operators", "--operator"},
-      {"difficulty", "--difficulty"},
-      {"limit", "--limit"},
-      {"keep_defective", "--keep-defective"},
-      {"reference_check", "--no-reference-check"},
-      {"seed", "--seed"},
-      {"speedup", "--speedup"},
-      {"timing", "--rounds, --warmup-rounds, --warmup, --reps, --max-ms-per-call or --cupti"},
-      {"jobs", "the number of candidates"},
-      {"jobs_fingerprint",
-       "the candidates' code, or the operators' reference or test code (the files changed)"}};
-  for (const auto& [f, o] : kOptions)
-    if (field == f) return o;
-  return nullptr;
-}
+constexpr IdentityField kFields[] = {
+    {"data_dir", "DIR"},
+    {"candidates", "--self, --solutions or --llm-generated"},
+    {"candidates_file", "the candidates' file"},
+    {"channel", "--channel"},
+    {"operators", "--operator"},
+    {"difficulty", "--difficulty"},
+    {"limit", "--limit"},
+    {"keep_defective", "--keep-defective"},
+    {"reference_check", "--no-reference-check"},
+    {"seed", "--seed"},
+    {"speedup", "--speedup"},
+    {"timing", "--rounds, --warmup-rounds, --warmup, --reps, --max-ms-per-call or --cupti"},
+    {"jobs", "the number of candidates"},
+    {"jobs_fingerprint",
+     "the candidates' code, or the operators' reference or test code (the files changed)", true}};
 
 }  // namespace
 
@@ -120,31 +112,7 @@ void check_triton_run_identity(const fs::path& run_dir, const nlohmann::ordered_
     throw InputError(
         path.string(), 0, "kind",
         std::string("not a kjudge triton eval run (") + kKind + "); choose another --out");
-  const nlohmann::ordered_json& was = prev["identity"];
-  std::string diff;
-  auto differs = [&](const std::string& key) {
-    const auto a = was.find(key);
-    const auto b = identity.find(key);
-    const nlohmann::ordered_json va = a == was.end() ? nlohmann::ordered_json() : *a;
-    const nlohmann::ordered_json vb = b == identity.end() ? nlohmann::ordered_json() : *b;
-    if (va == vb) return;
-    const char* option = option_of(key);
-    diff += diff.empty() ? "" : "; ";
-    if (key == "jobs_fingerprint")
-      diff += option;
-    else
-      diff += std::string(option ? option : key.c_str()) + " (was " + va.dump() + ", now " +
-              vb.dump() + ")";
-  };
-  for (auto it = identity.begin(); it != identity.end(); ++it) differs(it.key());
-  for (auto it = was.begin(); it != was.end(); ++it)
-    if (!identity.contains(it.key())) differs(it.key());
-  if (!diff.empty())
-    throw InputError(path.string(), 0, "identity",
-                     "--resume: " + run_dir.string() +
-                         " holds another run, which differs in: " + diff +
-                         ". Resume it with the options it was started with, or choose another "
-                         "--out");
+  check_run_identity(path, run_dir, prev["identity"], identity, kFields, "identity");
 }
 
 bool triton_run_used_cupti(const fs::path& run_dir) {
@@ -177,11 +145,7 @@ void write_triton_run_json(const fs::path& run_dir, const nlohmann::ordered_json
     }
     j["resumed_at"].push_back(now);
   }
-  fs::path tmp = path;
-  tmp += ".tmp";
-  write_file_cloexec(
-      tmp, j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
-  fs::rename(tmp, path);
+  write_json_atomically(path, j);
 }
 
 }  // namespace kjudge::triton

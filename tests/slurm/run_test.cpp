@@ -12,9 +12,9 @@
 #include <set>
 #include <string>
 
-#include "cli/load.h"
 #include "core/datapack.h"
 #include "fake_llm_server.h"
+#include "plan/load.h"
 #include "slurm_fixture.h"
 #include "test_util.h"
 

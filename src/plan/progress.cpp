@@ -1,10 +1,11 @@
-#include "cli/progress.h"
+// The progress line of a run (plan/progress.h).
+#include "plan/progress.h"
 
 #include <fmt/format.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-namespace kjudge {
+namespace kjudge::plan {
 namespace {
 
 std::string format_duration(double s) {
@@ -86,4 +87,4 @@ void Progress::finish() {
   }
 }
 
-}  // namespace kjudge
+}  // namespace kjudge::plan

@@ -1,10 +1,10 @@
-#include "cli/progress.h"
+#include "plan/progress.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdio>
 
-namespace kjudge {
+namespace kjudge::plan {
 namespace {
 
 TEST(Progress, BarShowsCountsAndEta) {
@@ -38,4 +38,4 @@ TEST(Progress, PlainLinesWhenNotATerminal) {
 }
 
 }  // namespace
-}  // namespace kjudge
+}  // namespace kjudge::plan

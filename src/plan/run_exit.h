@@ -4,10 +4,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-namespace kjudge {
+namespace kjudge::plan {
 
 // `summary`: the run's summary.json; `load_errors`: input lines that could not be read.
 int finished_run_exit_code(const std::string& command, const nlohmann::json& summary,
                            bool load_errors);
 
-}  // namespace kjudge
+}  // namespace kjudge::plan

@@ -1,6 +1,7 @@
-#include "cli/turn_judge.h"
+// The --turns judge (plan/turn_judge.h).
+#include "plan/turn_judge.h"
 
-namespace kjudge {
+namespace kjudge::plan {
 
 TurnJudge::TurnJudge(EvalOptions options, MachineInfo machine)
     : evaluator_(std::move(options), std::move(machine)) {
@@ -32,4 +33,4 @@ GradedSolution TurnJudge::judge(const Problem& problem, Solution solution) {
   return verdict.get();
 }
 
-}  // namespace kjudge
+}  // namespace kjudge::plan

@@ -1,19 +1,19 @@
 #pragma once
-// The options of kjudge validate|evaluate|run as parsed (cmd_run.cpp), shared with the Slurm
-// side of those commands (slurm_commands.h).
+// The options of kjudge validate|evaluate|run as plain values: what the planner (plan/run_plan.h)
+// and the executors take. The command line fills them (cli/cmd_run.cpp); no CLI11 here.
 #include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "cli/generation_session.h"
-#include "cli/load.h"
-#include "cli/step_options.h"
+#include "plan/generation_session.h"
+#include "plan/load.h"
+#include "plan/step_options.h"
 #include "slurm/options.h"
 
-namespace kjudge {
+namespace kjudge::plan {
 
-struct RunArgs {
+struct RunOptions {
   std::string problems;
   std::string solutions;
   std::vector<int> ks{1};
@@ -43,4 +43,4 @@ struct RunArgs {
   slurm::SlurmArgs slurm;
 };
 
-}  // namespace kjudge
+}  // namespace kjudge::plan

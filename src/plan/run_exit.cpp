@@ -1,8 +1,9 @@
-#include "cli/run_exit.h"
+// The exit code of a finished run (plan/run_exit.h).
+#include "plan/run_exit.h"
 
-#include "cli/exit_codes.h"
+#include "core/exit_codes.h"
 
-namespace kjudge {
+namespace kjudge::plan {
 
 int finished_run_exit_code(const std::string& command, const nlohmann::json& summary,
                            bool load_errors) {
@@ -12,4 +13,4 @@ int finished_run_exit_code(const std::string& command, const nlohmann::json& sum
   return exit_code::ok;
 }
 
-}  // namespace kjudge
+}  // namespace kjudge::plan

@@ -1,27 +1,23 @@
-// The Slurm side of kjudge validate|evaluate|run (--executor slurm on the submitting machine):
-// the jobs go to job arrays (slurm/executor.h, slurm/run.h) and the merged shards are
-// summarised exactly as a local run's.
-#include "cli/slurm_commands.h"
+// The Slurm executor of a planned run (plan/slurm_executor.h): the jobs go to job arrays
+// (slurm/executor.h, slurm/run.h) and the merged shards are reported as a local run's.
+#include "plan/slurm_executor.h"
 
 #include <fmt/format.h>
-#include <signal.h>
 
 #include <algorithm>
 #include <map>
 
-#include "cli/exit_codes.h"
-#include "cli/run_exit.h"
-#include "cli/run_json.h"
 #include "core/input_error.h"
 #include "eval/build_cache.h"
 #include "eval/cost_model.h"
-#include "eval/summary.h"
 #include "perf/bench_stage.h"
-#include "report/terminal_table.h"
+#include "plan/interrupts.h"
+#include "plan/run_json.h"
+#include "plan/run_summary.h"
 #include "slurm/array.h"
 #include "slurm/run.h"
 
-namespace kjudge {
+namespace kjudge::plan {
 namespace fs = std::filesystem;
 
 namespace {
@@ -29,7 +25,7 @@ namespace {
 // --executor slurm with --benchmark: the summary's "performance" over the merged perf.jsonl.
 // merge_shards has given every passing solution a line there, so run_bench_stage times nothing
 // on the submitter and only summarises, exactly as a local run's last step does.
-nlohmann::json merged_performance(const RunArgs& a, const std::vector<Problem>& problems,
+nlohmann::json merged_performance(const RunOptions& a, const std::vector<Problem>& problems,
                                   const slurm::SlurmRunResult& r, const fs::path& out) {
   const std::map<std::pair<std::string, int>, Solution> none;
   BenchStageInput bi;
@@ -45,67 +41,42 @@ nlohmann::json merged_performance(const RunArgs& a, const std::vector<Problem>& 
   return perf;
 }
 
-// The merged shards summarised exactly as a local run's (the same summarize), plus "executor".
-int finish_slurm_run(const std::string& command, const RunArgs& a, const fs::path& out,
-                     const std::vector<Problem>& problems, const slurm::SlurmRunResult& r,
-                     int load_errors, nlohmann::json notes,
-                     std::chrono::steady_clock::time_point t0, GenerationSession* session,
-                     int expected_total) {
-  SummaryOptions so;
-  so.ks = a.ks;
-  so.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  nlohmann::json summary = summarize(r.results, so);
-  summary["command"] = command;
-  summary["run_dir"] = out.string();
-  // kjudge run: complete only when every sample was answered and graded, as a local run.
-  summary["complete"] =
+// The merged shards reported by the one writer, plus "executor"; `expected_total` (kjudge run):
+// complete only when every sample was answered and graded, as a local run.
+int finish_slurm_run(const RunPlan& plan, const slurm::SlurmRunResult& r,
+                     GenerationSession* session, int expected_total) {
+  const RunOptions& a = plan.options;
+  RunOutcome o;
+  o.results = &r.results;
+  o.complete =
       r.complete && (expected_total < 0 || static_cast<int>(r.results.size()) == expected_total);
-  summary["load_errors"] = load_errors;
-  for (const auto& n : r.notes) notes.push_back(n);
-  summary["notes"] = notes;
-  summary["sandbox"] = r.sandbox;
-  summary["sandbox_limits"] = r.sandbox_limits;
-  if (!r.main_guard.empty()) summary["main_guard"] = r.main_guard;
-  summary["broken_gpus"] = r.broken_gpus;
-  summary["executor"] = r.executor;
-  if (session) {
-    summary["generation"] = session->finish(problems, "generation-summary.json", so.wall_s);
-    if (session->failed_requests() > 0)
-      summary["notes"].push_back(fmt::format("{} requests to the model failed; --resume asks again",
-                                             session->failed_requests()));
-  }
-  nlohmann::json warnings = r.warnings;
+  o.notes = r.notes;
+  o.sandbox = r.sandbox;
+  o.sandbox_limits = r.sandbox_limits;
+  o.main_guard = r.main_guard;
+  o.broken_gpus = r.broken_gpus;
+  o.executor = r.executor;
+  o.session = session;
+  o.warnings = r.warnings;
   if (a.benchmark && !r.interrupted) {
-    summary["performance"] = merged_performance(a, problems, r, out);
-    for (const auto& w : summary["performance"].value("warnings", nlohmann::json::array()))
-      if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) warnings.push_back(w);
+    o.performance = merged_performance(a, plan.problems, r, plan.out);
+    for (const auto& w : o.performance.value("warnings", nlohmann::json::array()))
+      if (std::find(o.warnings.begin(), o.warnings.end(), w) == o.warnings.end())
+        o.warnings.push_back(w);
   }
-  if (!warnings.empty()) summary["warnings"] = warnings;
-  write_file_atomically(
-      out / "summary.json",
-      summary.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-
-  if (a.json) fmt::print("{}\n", summary.dump(2));
-  if (!a.quiet) {
-    fmt::print(stderr, "{}", report::terminal_table(summary));
-    fmt::print(stderr, "results: {}  summary: {}\n", (out / "results.jsonl").string(),
-               (out / "summary.json").string());
-  }
-  if (r.interrupted) {
-    fmt::print(stderr,
-               "kjudge: interrupted (the array was cancelled); finish with: kjudge {} ... "
-               "--executor slurm --out {} --resume\n",
-               command, out.string());
-    return exit_code::interrupted;
-  }
-  return finished_run_exit_code(command, summary, load_errors != 0);
+  o.interrupted = r.interrupted;
+  o.interrupted_message = fmt::format(
+      "kjudge: interrupted (the array was cancelled); finish with: kjudge {} ... "
+      "--executor slurm --out {} --resume",
+      plan.command, plan.out.string());
+  return write_run_summary(plan, o);
 }
 
 // The fields slurm::SlurmRunInput (every job planned at once) and slurm::SlurmStreamInput (jobs cut
 // as answers arrive) share, filled in one place so that validate|evaluate and run cannot drift
 // apart.
 template <class SlurmInput>
-SlurmInput slurm_input(const std::string& command, const RunArgs& a, const fs::path& out,
+SlurmInput slurm_input(const std::string& command, const RunOptions& a, const fs::path& out,
                        std::size_t jobs, const std::string& fingerprint, const RunInterrupts& ri) {
   SlurmInput in;
   in.out = out;
@@ -121,7 +92,7 @@ SlurmInput slurm_input(const std::string& command, const RunArgs& a, const fs::p
 // The judge options of kjudge run, as the `kjudge evaluate` of a shard takes them: rendered
 // from the parsed values (a --config file's included), not copied from the command line,
 // whose model options evaluate does not have.
-std::vector<std::string> judge_argv(const RunArgs& a) {
+std::vector<std::string> judge_argv(const RunOptions& a) {
   std::vector<std::string> v;
   auto opt = [&](const std::string& name, const std::string& value) {
     v.push_back(name);
@@ -161,17 +132,17 @@ std::vector<std::string> judge_argv(const RunArgs& a) {
   return v;
 }
 
-}  // namespace
-
-// --executor slurm, the submitting side: the jobs go to a Slurm job array (slurm/executor.h).
-int run_slurm_submitter(const std::string& command, const RunArgs& a, const fs::path& out,
-                        const std::vector<Problem>& problems, const std::vector<EvalJob>& jobs,
-                        const std::vector<GradedSolution>& pre_graded,
-                        const std::string& fingerprint, int load_errors, nlohmann::json notes,
-                        std::chrono::steady_clock::time_point t0, const RunInterrupts& ri) {
-  if (fs::exists(out / "slurm" / "plan.json") && !a.resume)
-    throw InputError(out.string(), 0, "",
+// A run directory holds one Slurm run: another one's plan is refused.
+void check_slurm_dir(const RunPlan& plan) {
+  if (fs::exists(plan.out / "slurm" / "plan.json") && !plan.options.resume)
+    throw InputError(plan.out.string(), 0, "",
                      "holds an earlier run; pass --resume to finish it, or choose another --out");
+}
+
+// validate|evaluate: every job planned at once goes to a Slurm job array (slurm/executor.h).
+int submit_jobs(const RunPlan& plan, const RunInterrupts& ri) {
+  const RunOptions& a = plan.options;
+  check_slurm_dir(plan);
   if (a.slurm.gpus_per_task == 0 && !a.quiet)
     fmt::print(stderr,
                "kjudge: note: --gpus-per-task 0: the array tasks ask Slurm for no GPU (right "
@@ -179,44 +150,39 @@ int run_slurm_submitter(const std::string& command, const RunArgs& a, const fs::
   fs::path cache_dir = a.cache_dir.empty() ? default_cache_dir() : fs::path(a.cache_dir);
   CostModel costs(cache_dir / "timings.json");
   slurm::SlurmRunInput si = slurm_input<slurm::SlurmRunInput>(
-      command, a, out, jobs.size() + pre_graded.size(), fingerprint, ri);
-  si.command = command;
-  for (const auto& j : jobs)
+      plan.command, a, plan.out, plan.jobs.size() + plan.pre_graded.size(), plan.fingerprint, ri);
+  si.command = plan.command;
+  for (const auto& j : plan.jobs)
     si.jobs.push_back({{j.problem->task_id, j.solution.sample},
                        j.problem->group,
                        j.problem->difficulty,
                        costs.expected_total_s(*j.problem)});
-  for (const auto& g : pre_graded)
+  for (const auto& g : plan.pre_graded)
     si.jobs.push_back({{g.task_id, g.sample}, g.group, g.difficulty, 0.0});
   ri.stop->store(false);
-  signal(SIGINT, ri.handler);
-  signal(SIGTERM, ri.handler);
-  slurm::SlurmRunResult r = slurm::run_on_slurm(si);
-  signal(SIGINT, SIG_DFL);
-  signal(SIGTERM, SIG_DFL);
-  return finish_slurm_run(command, a, out, problems, r, load_errors, std::move(notes), t0, nullptr,
-                          -1);
+  slurm::SlurmRunResult r;
+  {
+    InterruptScope interrupts;
+    r = slurm::run_on_slurm(si);
+  }
+  return finish_slurm_run(plan, r, nullptr, -1);
 }
 
-// kjudge run --executor slurm: the model is asked from here, the answers graded on the cluster
-// in shards cut as they arrive (slurm/run.h).
-int run_slurm_generation(const RunArgs& a, const fs::path& out,
-                         const std::vector<Problem>& problems, const std::string& fingerprint,
-                         int load_errors, nlohmann::json notes,
-                         std::chrono::steady_clock::time_point t0, const RunInterrupts& ri) {
+// kjudge run: the model is asked from here, the answers graded on the cluster in shards cut as
+// they arrive (slurm/run.h).
+int generate_and_submit(const RunPlan& plan, const RunInterrupts& ri) {
+  const RunOptions& a = plan.options;
   if (a.gen->turns > 1)
     throw InputError("--turns", 0, "",
                      "is not supported by kjudge run yet; use kjudge generate --turns, then "
                      "kjudge evaluate");
-  if (fs::exists(out / "slurm" / "plan.json") && !a.resume)
-    throw InputError(out.string(), 0, "",
-                     "holds an earlier run; pass --resume to finish it, or choose another --out");
+  check_slurm_dir(plan);
   GenArgs ga = *a.gen;
   ga.problems = a.problems;
   ga.resume = a.resume;
   ga.quiet = true;  // the shards' progress line reports instead
-  GenerationSession session(ga, out);
-  if (int rc = session.open(); rc != exit_code::ok) return rc;
+  GenerationSession session(ga, plan.out);
+  session.open();
 
   fs::path cache_dir = a.cache_dir.empty() ? default_cache_dir() : fs::path(a.cache_dir);
   CostModel costs(cache_dir / "timings.json");
@@ -224,9 +190,10 @@ int run_slurm_generation(const RunArgs& a, const fs::path& out,
   std::error_code ec;
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (ec) throw std::runtime_error("cannot read /proc/self/exe: " + ec.message());
+  const std::vector<Problem>& problems = plan.problems;
   const int expected_total = static_cast<int>(problems.size()) * a.gen->samples;
   slurm::SlurmStreamInput si = slurm_input<slurm::SlurmStreamInput>(
-      "run", a, out, static_cast<std::size_t>(expected_total), fingerprint, ri);
+      "run", a, plan.out, static_cast<std::size_t>(expected_total), plan.fingerprint, ri);
   si.answered = session.records();
   si.generate = [&](const std::function<void(const GenRecord&)>& also) {
     session.run(problems, also);
@@ -234,27 +201,36 @@ int run_slurm_generation(const RunArgs& a, const fs::path& out,
   si.stop_generating = [&] { session.request_stop(); };
   si.problems = &problems;
   si.expected_s = [&](const Problem& p) { return costs.expected_total_s(p); };
-  si.shard_command = [&](const fs::path& solutions, const fs::path& plan, int shard,
+  si.shard_command = [&](const fs::path& solutions, const fs::path& shard_plan, int shard,
                          const fs::path& shard_out) {
     std::vector<std::string> v = {exe.string(), "evaluate",    "--problems",
                                   a.problems,   "--solutions", solutions.string()};
     v.insert(v.end(), judge.begin(), judge.end());
     for (const std::string& x :
-         {std::string("--executor"), std::string("local"), std::string("--shard-of"), plan.string(),
-          std::string("--shard"), std::to_string(shard), std::string("--out"), shard_out.string()})
+         {std::string("--executor"), std::string("local"), std::string("--shard-of"),
+          shard_plan.string(), std::string("--shard"), std::to_string(shard), std::string("--out"),
+          shard_out.string()})
       v.push_back(x);
     return v;
   };
   ri.stop->store(false);
   ri.session->store(&session);
-  signal(SIGINT, ri.handler);
-  signal(SIGTERM, ri.handler);
-  slurm::SlurmRunResult r = slurm::run_streaming_on_slurm(si);
-  signal(SIGINT, SIG_DFL);
-  signal(SIGTERM, SIG_DFL);
+  slurm::SlurmRunResult r;
+  {
+    InterruptScope interrupts;
+    r = slurm::run_streaming_on_slurm(si);
+  }
   ri.session->store(nullptr);
-  return finish_slurm_run("run", a, out, problems, r, load_errors, std::move(notes), t0, &session,
-                          expected_total);
+  return finish_slurm_run(plan, r, &session, expected_total);
 }
 
-}  // namespace kjudge
+}  // namespace
+
+int execute_on_slurm(RunPlan& plan) {
+  fs::create_directories(plan.out);
+  const RunInterrupts ri = run_interrupts();
+  if (plan.command == "run") return generate_and_submit(plan, ri);
+  return submit_jobs(plan, ri);
+}
+
+}  // namespace kjudge::plan

@@ -1,12 +1,13 @@
-#include "cli/run_json.h"
+// run.json's header (plan/run_json.h).
+#include "plan/run_json.h"
 
 #include <ctime>
 
 #include "core/time_stamp.h"
 
-namespace kjudge {
+namespace kjudge::plan {
 
-nlohmann::json run_json_header(const std::string& command, const RunArgs& a, std::size_t jobs,
+nlohmann::json run_json_header(const std::string& command, const RunOptions& a, std::size_t jobs,
                                const std::string& fingerprint) {
   return {{"schema_version", 1},
           {"kind", "kjudge-run"},
@@ -21,4 +22,4 @@ nlohmann::json run_json_header(const std::string& command, const RunArgs& a, std
           {"options", {{"benchmark", a.benchmark}, {"runs", a.runs}, {"warmups", a.warmups}}}};
 }
 
-}  // namespace kjudge
+}  // namespace kjudge::plan

@@ -8,7 +8,7 @@
 
 #include "eval/graded.h"
 
-namespace kjudge {
+namespace kjudge::plan {
 
 class Progress {
  public:
@@ -30,4 +30,4 @@ class Progress {
   std::mutex mu_;
 };
 
-}  // namespace kjudge
+}  // namespace kjudge::plan

@@ -10,7 +10,7 @@
 
 #include "eval/evaluator.h"
 
-namespace kjudge {
+namespace kjudge::plan {
 
 class TurnJudge {
  public:
@@ -31,4 +31,4 @@ class TurnJudge {
   std::atomic<int> next_{0};
 };
 
-}  // namespace kjudge
+}  // namespace kjudge::plan
