@@ -11,9 +11,9 @@
 #include <optional>
 
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
 #include "cli/step_options.h"
 #include "cli/triton_eval_args.h"
+#include "core/error.h"
 #include "core/input_error.h"
 #include "triton/data/tritonbench.h"
 #include "triton/judge/defects.h"
@@ -196,20 +196,13 @@ void run_triton_eval(const TritonEvalArgs& a, int& rc) {
     fmt::print(stderr, "{}\n", line);
   };
   triton::TritonEvalSetup setup;
-  if (std::optional<triton::TritonEvalStop> stop = triton::prepare_triton_eval(a, setup, note)) {
-    fmt::print(stderr, "kjudge: {}\n", stop->message);
-    rc = stop->kind == triton::TritonEvalStop::Kind::usage ? exit_code::usage
-                                                           : exit_code::environment;
-    return;
-  }
-  int steps_rc = 0;
-  std::optional<ResolvedSteps> steps = resolve_step_options(a.steps, a.log_cap, &steps_rc);
-  if (!steps) {
-    rc = steps_rc;
-    return;
-  }
-  const triton::TritonEvalDone done = triton::run_triton_eval_jobs(
-      a, setup, {steps->settings, steps->mode, steps->limits_how}, note);
+  if (std::optional<triton::TritonEvalStop> stop = triton::prepare_triton_eval(a, setup, note))
+    throw Error(stop->kind == triton::TritonEvalStop::Kind::usage ? exit_code::usage
+                                                                  : exit_code::environment,
+                stop->message);
+  const ResolvedSteps steps = resolve_step_options(a.steps, a.log_cap);
+  const triton::TritonEvalDone done =
+      triton::run_triton_eval_jobs(a, setup, {steps.settings, steps.mode, steps.limits_how}, note);
   if (a.json) {
     fmt::print("{}\n", done.summary.dump(2));
   } else if (!a.quiet) {

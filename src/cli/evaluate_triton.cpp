@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <set>
 
-#include "cli/exit_codes.h"
 #include "cli/triton_eval_args.h"
+#include "core/error.h"
 #include "core/input_error.h"
 
 namespace kjudge {
@@ -49,11 +49,10 @@ int evaluate_triton_pack(const CLI::App& cmd) {
   if (!refused.empty()) {
     std::string list;
     for (const std::string& r : refused) list += (list.empty() ? "" : ", ") + r;
-    fmt::print(stderr,
-               "kjudge: {} cannot apply to Triton operators (--problems is a TritonBench folder); "
-               "`kjudge triton eval` has the Triton judge's own options (docs/triton.md)\n",
-               list);
-    return exit_code::usage;
+    throw Error(exit_code::usage,
+                list +
+                    " cannot apply to Triton operators (--problems is a TritonBench folder); "
+                    "`kjudge triton eval` has the Triton judge's own options (docs/triton.md)");
   }
 
   TritonEvalArgs a;
@@ -108,12 +107,10 @@ int evaluate_triton_pack(const CLI::App& cmd) {
   // --profiler named: the Triton judge's --cupti with that library (it needs --benchmark);
   // otherwise a timed run uses the profiler where it is found, as triton eval does.
   if (auto o = given(cmd, "--profiler")) {
-    if (!a.speedup) {
-      fmt::print(stderr,
-                 "kjudge: --profiler on Triton operators puts the CUPTI profiler in the timing "
-                 "processes (triton eval --cupti): it needs --benchmark\n");
-      return exit_code::usage;
-    }
+    if (!a.speedup)
+      throw Error(exit_code::usage,
+                  "--profiler on Triton operators puts the CUPTI profiler in the timing "
+                  "processes (triton eval --cupti): it needs --benchmark");
     a.cupti = true;
     a.profiler = one_value(o);
   }

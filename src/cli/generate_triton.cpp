@@ -12,7 +12,8 @@
 #include <fstream>
 #include <map>
 
-#include "cli/exit_codes.h"
+#include "core/atomic_file.h"
+#include "core/error.h"
 #include "core/input_error.h"
 #include "triton/candidates/generation.h"
 #include "triton/candidates/llm_generated.h"
@@ -102,9 +103,9 @@ int run_triton_generate(const GenArgs& args, const TritonGenArgs& t, const fs::p
                        "from the run being resumed");
   }
   GenerationSession session(session_args, out);
-  if (int rc = session.open(); rc != exit_code::ok) return rc;
-  std::ofstream(settings_file) << settings.dump(2) << "\n";
-  if (!one_shot.empty()) std::ofstream(out / "one-shot.json") << one_shot.dump(2) << "\n";
+  session.open();
+  write_json_atomically(settings_file, settings);
+  if (!one_shot.empty()) write_json_atomically(out / "one-shot.json", one_shot);
 
   g_triton_session.store(&session);
   signal(SIGINT, on_triton_generate_interrupt);
@@ -151,7 +152,7 @@ int run_triton_generate(const GenArgs& args, const TritonGenArgs& t, const fs::p
         (in_tokens * *args.price_in + out_tokens * *args.price_out) / 1e6;
   else
     summary["estimated_cost_usd"] = nullptr;  // no price given: no made-up figure
-  std::ofstream(out / "summary.json") << summary.dump(2) << "\n";
+  write_json_atomically(out / "summary.json", summary);
   if (args.json) fmt::print("{}\n", summary.dump(2));
 
   const std::size_t missing = summary["missing"].get<std::size_t>();

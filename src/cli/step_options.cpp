@@ -20,14 +20,4 @@ void add_step_options(CLI::App* c, StepArgs& a) {
                 "The bwrap binary (default: $KJUDGE_BWRAP, PATH, or beside kjudge)");
 }
 
-std::optional<ResolvedSteps> resolve_step_options(const StepArgs& a, std::size_t log_cap, int* rc) {
-  try {
-    return resolve_step_options(a, log_cap);
-  } catch (const Error& e) {
-    fmt::print(stderr, "kjudge: {}\n", e.what());
-    *rc = e.code();
-    return std::nullopt;
-  }
-}
-
 }  // namespace kjudge

@@ -16,8 +16,4 @@ using plan::StepArgs;
 
 void add_step_options(CLI::App* c, StepArgs& a);
 
-// The form of before core/error.h, for the commands not converted yet (cmd_triton.cpp): nullopt
-// after printing why as it always did, with *rc the exit code to return.
-std::optional<ResolvedSteps> resolve_step_options(const StepArgs& a, std::size_t log_cap, int* rc);
-
 }  // namespace kjudge

@@ -13,6 +13,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "core/atomic_file.h"
 #include "core/problem_json.h"
 #include "core/read_file.h"
 #include "core/yaml_load.h"
@@ -475,10 +476,7 @@ void write_bytes(const fs::path& path, const std::string& data) {
   fs::create_directories(path.parent_path(), ec);
   if (ec)
     throw std::runtime_error("cannot create " + path.parent_path().string() + ": " + ec.message());
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(data.data(), static_cast<std::streamsize>(data.size()));
-  out.close();
-  if (!out) throw std::runtime_error("cannot write " + path.string());
+  write_file_atomically(path, data);
 }
 
 void prepare_empty_dir(const fs::path& dir) {

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <set>
 
+#include "core/atomic_file.h"
 #include "perf/perf_summary.h"
 #include "run/cloexec_file.h"
 
@@ -176,12 +177,11 @@ nlohmann::json run_bench_stage(const BenchStageInput& in) {
     nlohmann::json perf_conditions = bench.conditions();
     std::vector<std::string> warnings = bench.warnings();
     // Kept beside the journal: the conditions of the last timing pass.
-    std::ofstream(in.run_dir / "perf-conditions.json")
-        << nlohmann::json({{"schema_version", 1},
-                           {"kind", "kjudge-perf-conditions"},
-                           {"conditions", perf_conditions},
-                           {"warnings", warnings}})
-               .dump(2);
+    write_json_atomically(in.run_dir / "perf-conditions.json",
+                          nlohmann::json({{"schema_version", 1},
+                                          {"kind", "kjudge-perf-conditions"},
+                                          {"conditions", perf_conditions},
+                                          {"warnings", warnings}}));
   }
 
   // The summary covers every judged solution: the incorrect ones count against fast_p.

@@ -84,7 +84,7 @@ GenerationSession::GenerationSession(const GenArgs& args, fs::path dir)
 
 GenerationSession::~GenerationSession() = default;
 
-int GenerationSession::open() {
+void GenerationSession::open() {
   if (a_.model.empty()) throw InputError("--model", 0, "", "name the model to ask");
   ClientOptions co;
   co.provider = a_.provider;
@@ -148,7 +148,6 @@ int GenerationSession::open() {
   if (a_.resume && !records_.empty() && !a_.quiet)
     fmt::print(stderr, "kjudge: resuming {}: {} answers already there\n", dir_.string(),
                records_.size());
-  return exit_code::ok;
 }
 
 void GenerationSession::run(const std::vector<Problem>& problems,
@@ -179,9 +178,10 @@ void GenerationSession::run(const std::vector<Problem>& problems,
       ps, done,
       [&](const GenRecord& r) {
         append_line(journal, to_json(r));
-        std::ofstream(dir_ / "answers" /
-                      (sanitize_task_id(r.task_id) + "-s" + std::to_string(r.sample) + ".md"))
-            << r.raw_answer;
+        write_file_atomically(
+            dir_ / "answers" /
+                (sanitize_task_id(r.task_id) + "-s" + std::to_string(r.sample) + ".md"),
+            r.raw_answer);
         records_.push_back(r);
         ++seen;
         if (!a_.quiet)

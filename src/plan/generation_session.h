@@ -50,8 +50,8 @@ class GenerationSession {
 
   // Finds the key, checks --resume against run.json, writes run.json and reads the journal.
   // Throws Error (core/error.h) when the run cannot start (no API key: exit code environment)
-  // and InputError for bad input; returns exit_code::ok (kept for callers that test it).
-  int open();
+  // and InputError for bad input.
+  void open();
 
   const std::vector<GenRecord>& records() const { return records_; }
   std::size_t failed_requests() const { return failures_.size(); }

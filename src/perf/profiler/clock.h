@@ -3,7 +3,7 @@
 // timestamp of its activity records (cupti_activity.h), so NVTX ranges and the application's
 // span line up with kernels and copies. Read without libc: CUPTI's own reading goes through
 // libc's clock_gettime, which a program may define (a clock a tenth as fast shrank a 60 ms
-// region to 6 ms, tests/preload_interposition_test.cpp); start_tracing hands CUPTI this clock
+// region to 6 ms, tests/eval/preload_interposition_test.cpp); start_tracing hands CUPTI this clock
 // instead (cuptiActivityRegisterTimestampCallback).
 #include <cstdint>
 

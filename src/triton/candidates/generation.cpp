@@ -8,6 +8,7 @@
 #include <tuple>
 #include <utility>
 
+#include "core/atomic_file.h"
 #include "core/input_error.h"
 #include "core/read_file.h"
 #include "core/sha256.h"
@@ -97,9 +98,10 @@ TritonAnswers triton_answers(const std::vector<Problem>& problems, const TritonT
 }
 
 void write_triton_solutions(const fs::path& file, const std::vector<TritonCandidate>& candidates) {
-  std::ofstream f(file, std::ios::binary | std::ios::trunc);
+  std::string text;
   for (const TritonCandidate& c : candidates)
-    f << triton_solution_json(c).dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
+    text += triton_solution_json(c).dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+  write_file_atomically(file, text);
 }
 
 }  // namespace kjudge::triton

@@ -10,16 +10,16 @@
 #include <system_error>
 #include <utility>
 
+#include "core/atomic_file.h"
 #include "core/input_error.h"
 #include "core/time_stamp.h"
 #include "perf/benchmarker.h"
-#include "run/cloexec_file.h"
 #include "run/machine.h"
 #include "triton/candidates/solutions.h"
 #include "triton/judge/codebleu.h"
 #include "triton/judge/defects.h"
 #include "triton/judge/journal.h"
-#include "triton/run_json.h"
+#include "triton/judge/run_json.h"
 #include "triton/runner/python_bytecode.h"
 
 namespace kjudge::triton {
@@ -98,7 +98,7 @@ nlohmann::ordered_json codebleu_json(const TritonEvalRunOptions& a,
           {"python", o.python}};
 }
 
-// The options that make the run's identity (triton/run_json.h).
+// The options that make the run's identity (triton/judge/run_json.h).
 RunIdentityOptions identity_options(const TritonEvalRunOptions& a) {
   RunIdentityOptions o;
   o.dir = a.dir;
@@ -321,7 +321,7 @@ TritonEvalDone run_triton_eval_jobs(const TritonEvalRunOptions& a, TritonEvalSet
   journal.add_earlier(res, opt.defects);
   nlohmann::ordered_json summary = triton_summary_json(res, info);
   if (a.codebleu) summary["codebleu"] = codebleu_json(a, jobs, s.bench);
-  write_file_cloexec(run_dir / "summary.json", summary.dump(2) + "\n");
+  write_file_atomically(run_dir / "summary.json", summary.dump(2) + "\n");
   if (!opt.keep_workspaces) {
     std::error_code ec;
     fs::remove(run_dir / "work", ec);  // empty by now; kept when a workspace is still there

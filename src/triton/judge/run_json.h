@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "triton/eval.h"
-#include "triton/run.h"
+#include "triton/judge/eval.h"
+#include "triton/runner/run.h"
 
 namespace kjudge::triton {
 

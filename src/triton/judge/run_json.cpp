@@ -1,6 +1,6 @@
 // RUN/run.json of kjudge triton eval: the run's identity, checked on --resume.
 // Declared, and explained, in triton/run_json.h.
-#include "triton/run_json.h"
+#include "triton/judge/run_json.h"
 
 #include <algorithm>
 #include <ctime>
@@ -13,7 +13,7 @@
 #include "core/run_identity.h"
 #include "core/sha256.h"
 #include "core/time_stamp.h"
-#include "triton/journal.h"
+#include "triton/judge/journal.h"
 
 namespace kjudge::triton {
 namespace fs = std::filesystem;
