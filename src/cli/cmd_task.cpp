@@ -1,30 +1,15 @@
 // kjudge task run | build: a GPU MODE-style task folder with one submission (issue 6).
 #include <fmt/format.h>
-#include <openssl/rand.h>
 
-#include <chrono>
-#include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <optional>
-#include <sstream>
 
 #include "cli/commands.h"
 #include "cli/option_ranges.h"
 #include "cli/step_options.h"
 #include "core/error.h"
-#include "core/input_error.h"
-#include "core/read_file.h"
-#include "core/sha256.h"
-#include "core/task_spec.h"
-#include "core/time_stamp.h"
-#include "eval/build_cache.h"
-#include "perf/gpu_conditions.h"
-#include "run/cloexec_file.h"
-#include "run/gpu_lock.h"
-#include "run/machine.h"
 #include "task/build.h"
-#include "task/run.h"
+#include "task/session.h"
 
 namespace kjudge {
 
@@ -108,207 +93,71 @@ void print_stage(const json& s) {
     }
 }
 
-// The profile names kernels as ncu does; ptxas's spills are joined to them by function name.
-void add_spills(json& profile, const std::vector<KernelResources>& kernels) {
-  auto base = [](const std::string& n) {
-    std::string b = n.substr(0, n.find('('));
-    std::size_t sp = b.rfind(' ');  // "void f" -> "f"
-    return sp == std::string::npos ? b : b.substr(sp + 1);
-  };
-  for (auto& k : profile)
-    for (const auto& r : kernels)
-      if (base(r.name) == base(k.value("kernel", std::string()))) {
-        k["spill_store_bytes"] = r.spill_store_bytes;
-        k["spill_load_bytes"] = r.spill_load_bytes;
-      }
-}
-
-int task_command(const TaskArgs& a, bool build_only) {
-  TaskSpec task = load_task(a.folder);  // InputError: exit 2 from run_cli
-  if (std::string why = task_unsupported(task); !why.empty()) {
-    throw InputError(task.yml.string(), 0, "", why);
+// The command's voice: progress on stderr unless --quiet, what stops a run always.
+class TaskPrinter : public task::TaskObserver {
+ public:
+  explicit TaskPrinter(bool quiet) : quiet_(quiet) {}
+  void note(const std::string& line) override {
+    if (!quiet_) fmt::print(stderr, "kjudge: {}\n", line);
   }
-  const std::string submission = read_input_file(a.submission);
-  MachineInfo machine = probe_machine();
-  if (machine.nvcc_path.empty()) {
-    throw Error(exit_code::environment,
-                "nvcc was not found: task builds need the CUDA toolkit (see `kjudge doctor`)");
-  }
-  if (!build_only && machine.gpus.empty()) {
-    throw Error(exit_code::environment,
-                "no GPU here: `task run` needs one (`kjudge task build` compiles only)");
-  }
-  if (!build_only && a.gpu >= static_cast<int>(machine.gpus.size())) {
-    throw Error(exit_code::usage,
-                fmt::format("--gpu {}: this machine has {} GPU(s)", a.gpu, machine.gpus.size()));
-  }
-  const ResolvedSteps steps = resolve_step_options(a.steps, a.log_cap);
-
-  const fs::path out = a.out.empty()
-                           ? fs::path("kjudge-runs") /
-                                 ("task-" + task.name + "-" + run_stamp(std::time(nullptr), false))
-                           : fs::path(a.out);
-  fs::create_directories(out);
-  const fs::path ws = fs::absolute(out / "build");
-  fs::remove_all(ws);
-
-  json report = {{"kind", "kjudge-task-run"},
-                 {"schema_version", 1},
-                 {"kjudge_version", KJUDGE_VERSION},
-                 {"task", task.name},
-                 {"task_dir", task.dir.string()},
-                 {"submission", fs::absolute(a.submission).string()},
-                 {"submission_sha256", sha256_hex(submission)},
-                 {"mode", build_only ? "build" : a.mode},
-                 {"sandbox", steps.mode},
-                 {"sandbox_limits", steps.limits_how},
-                 {"ranking_by", to_string(task.ranking_by)}};
-  std::vector<std::string> warnings;
-  const task::TaskIsolation iso =
-      task::task_isolation(a.isolate, a.isolate_option && a.isolate_option->count() > 0,
-                           build_only ? "build" : a.mode, a.timing == "gpumode");
-  report["isolate"] = iso.isolate;
-  if (!iso.isolate) report["isolate_why"] = iso.why_not;
-  if (iso.overridden)
-    warnings.push_back("--isolate cannot be honoured: " + iso.why_not + "; run in one process");
-  else if (!iso.isolate && a.isolate && !a.quiet)
-    fmt::print(stderr, "kjudge: note: run in one process, not isolated: {}\n", iso.why_not);
-  auto finish = [&](int code) {
-    report["passed"] = code == exit_code::ok;
-    report["warnings"] = warnings;
-    write_file_cloexec(out / "task-run.json", report.dump(2) + "\n");
-    if (a.json) fmt::print("{}\n", report.dump(2));
-    for (const auto& w : warnings) fmt::print(stderr, "kjudge: warning: {}\n", w);
-    if (!a.quiet) fmt::print(stderr, "kjudge: report in {}\n", (out / "task-run.json").string());
-    if (!a.keep_workspace) fs::remove_all(ws);
-    return code;
-  };
-
-  if (!a.quiet) fmt::print(stderr, "kjudge: building {} with {}\n", task.name, a.submission);
-  task::TaskBuildOptions bo;
-  bo.step = steps.settings;
-  bo.machine = machine;
-  bo.arch = a.arch;
-  bo.isolate = iso.isolate;  // the checker and the worker exactly when the run uses them
-  if (!a.no_cache) bo.cache_dir = a.cache_dir.empty() ? default_cache_dir() : fs::path(a.cache_dir);
-  task::TaskBuild build = task::build_task(task, submission, ws, bo);
-  json kernels = json::array();
-  for (const auto& k : build.kernels) kernels.push_back(to_json(k));
-  report["build"] = {{"ok", build.ok},           {"failure", build.failure},
-                     {"arch", build.arch},       {"from_cache", build.from_cache},
-                     {"seconds", build.seconds}, {"command", build.command},
-                     {"kernels", kernels},       {"log", build.log}};
-  if (!a.quiet) {
+  void problem(const std::string& line) override { fmt::print(stderr, "kjudge: {}\n", line); }
+  void built(const task::TaskBuild& build) override {
+    if (quiet_) return;
     fmt::print(stderr, "  build: {} ({:.1f} s{})\n", build.ok ? "ok" : build.failure, build.seconds,
                build.from_cache ? ", from the cache" : "");
     print_kernels(build);
     if (!build.ok) fmt::print(stderr, "{}\n", build.log);
   }
-  if (!build.ok) return finish(build.judge_fault ? exit_code::judge_error : exit_code::findings);
-  if (build_only) return finish(exit_code::ok);
-
-  task::TaskRunOptions ro;
-  ro.step = steps.settings;
-  ro.machine = machine;
-  ro.gpu = a.gpu;
-  ro.ncu = a.ncu;
-  ro.profile_case = a.profile_case;
-  ro.gpumode_timing = a.timing == "gpumode";
-  report["timing"] = a.timing;
-  ro.placement = a.placement;
-  report["placement"] = a.placement;
-  ro.isolate = iso.isolate;
-  // GPU MODE's CUDA harness stops at 100 calls, 10 s, or a standard error under 1 %.
-  if (ro.gpumode_timing) ro.benchmark_rule = {3, 100, 0.01, 10, 60};
-  for (kj::StopRule* r : {&ro.benchmark_rule, &ro.ranked_rule}) {
-    if (a.max_time > 0) r->max_timed_s = a.max_time;
-    if (a.target_error > 0) r->target_rel_err = a.target_error;
-    if (a.max_runs > 0) r->max_runs = a.max_runs;
-    if (a.min_runs > 0) r->min_runs = a.min_runs;
+  void stage(const json& s) override {
+    if (!quiet_) print_stage(s);
   }
-  if (a.mode == "leaderboard") {
-    std::uint64_t s = 0;
-    if (a.secret_seed) {
-      s = *a.secret_seed;
-    } else if (RAND_bytes(reinterpret_cast<unsigned char*>(&s), sizeof s) != 1) {
-      fmt::print(stderr, "kjudge: cannot draw a secret seed\n");
-      return finish(exit_code::environment);
-    }
-    ro.secret_seed = s % (1ull << 31);  // GPU MODE draws secrets below 2^31
-    report["secret_seed"] = a.secret_seed ? json(*ro.secret_seed) : json("random, not shown");
-  }
-
-  // Timed modes hold the GPU alone: other kjudge processes wait on its lock.
-  std::optional<GpuLock> lock;
-  std::optional<GpuWatcher> watcher;
-  const bool timed = a.mode != "test";
-  json conditions = json::object();
-  if (timed) {
-    lock.emplace(a.gpu, a.gpu_wait);
-    if (!lock->held()) {
-      fmt::print(stderr,
-                 "kjudge: GPU {} is busy with another kjudge timing run (lock {}); waited {} s\n",
-                 a.gpu, lock->path(), a.gpu_wait);
-      return finish(exit_code::environment);
-    }
-    for (const auto& p : gpu_compute_processes(a.gpu))
-      warnings.push_back("GPU " + std::to_string(a.gpu) + " is also used by: " + p +
-                         " (timings may be off)");
-    if (auto snap = take_gpu_snapshot(a.gpu)) conditions["start"] = to_json(*snap);
-    watcher.emplace(a.gpu);
-  }
-
-  std::vector<std::string> stages = {a.mode};
-  if (a.mode == "benchmark" || a.mode == "leaderboard") stages = {"test", a.mode};
-  json stage_json = json::array();
-  std::vector<std::string> refusals;
-  int code = exit_code::ok;
-  for (const auto& mode : stages) {
-    if (!a.quiet) fmt::print(stderr, "kjudge: {} ...\n", mode);
-    task::ModeRun run = task::run_task_mode(task, build, mode, ro);
-    json s = to_json(run, task);
-    if (s.contains("profile") && s["profile"].is_array()) add_spills(s["profile"], build.kernels);
-    if (!a.quiet) print_stage(s);
-    // The raw ncu table stays beside the report.
-    if (!run.profile_log.empty()) write_file_cloexec(out / "ncu.csv", run.profile_log);
-    stage_json.push_back(s);
-    if (s.contains("score_us")) report["score_us"] = s["score_us"];
-    if (run.channel_refused) refusals.push_back("result channel tampered with: " + run.failure);
-    if (!run.completed && !run.channel_refused && run.failure.rfind("judge:", 0) == 0) {
-      code = exit_code::judge_error;
-      break;
-    }
-    if (!run.passed || !run.completed) {
-      code = exit_code::findings;
-      break;
-    }
-  }
-  report["stages"] = stage_json;
-  // Every stage's flags at the top too, so that a reader (a person, a leaderboard) sees what
-  // was flagged without reading each stage: the refusals first, then each distinct cheat flag.
-  json flags = refusals;
-  for (auto& f : task::lift_stage_flags(stage_json)) flags.push_back(std::move(f));
-  report["flags"] = flags;
-  if (!a.quiet && !flags.empty()) {
+  void flagged(const json& flags) override {
+    if (quiet_) return;
     std::string list;
     for (const auto& f : flags)
       list += (list.empty() ? "" : ", ") +
               (f.is_string() ? std::string("channel_refused") : f.value("check", std::string()));
     fmt::print(stderr, "kjudge: flagged: {} (task-run.json \"flags\")\n", list);
   }
-  if (timed) {
-    GpuWatchReport w = watcher->stop();
-    conditions["during"] = to_json(w);
-    if (auto snap = take_gpu_snapshot(a.gpu)) conditions["end"] = to_json(*snap);
-    if (!w.slowdowns.empty()) {
-      std::string list;
-      for (const auto& x : w.slowdowns) list += (list.empty() ? "" : ", ") + x;
-      warnings.push_back("the GPU was slowed down during the run (" + list +
-                         "): timings may be off");
-    }
-    report["conditions"] = conditions;
-  }
-  return finish(code);
+
+ private:
+  bool quiet_;
+};
+
+int task_command(const TaskArgs& a, bool build_only) {
+  const ResolvedSteps steps = resolve_step_options(a.steps, a.log_cap);
+  task::TaskSessionOptions o;
+  o.folder = a.folder;
+  o.submission = a.submission;
+  o.build_only = build_only;
+  o.mode = a.mode;
+  o.out = a.out;
+  o.arch = a.arch;
+  o.ncu = a.ncu;
+  o.gpu = a.gpu;
+  o.secret_seed = a.secret_seed;
+  o.keep_workspace = a.keep_workspace;
+  o.use_cache = !a.no_cache;
+  o.cache_dir = a.cache_dir;
+  o.isolate = a.isolate;
+  o.isolate_chosen = a.isolate_option && a.isolate_option->count() > 0;
+  o.timing = a.timing;
+  o.placement = a.placement;
+  o.max_time = a.max_time;
+  o.target_error = a.target_error;
+  o.gpu_wait = a.gpu_wait;
+  o.max_runs = a.max_runs;
+  o.min_runs = a.min_runs;
+  o.profile_case = a.profile_case;
+  o.step = steps.settings;
+  o.sandbox_mode = steps.mode;
+  o.sandbox_limits = steps.limits_how;
+  TaskPrinter printer(a.quiet);
+  const task::TaskSessionResult r = task::run_task_session(o, printer);
+  if (a.json) fmt::print("{}\n", r.report.dump(2));
+  for (const auto& w : r.warnings) fmt::print(stderr, "kjudge: warning: {}\n", w);
+  if (!a.quiet) fmt::print(stderr, "kjudge: report in {}\n", r.report_path.string());
+  return r.exit_code;
 }
 
 void add_common(CLI::App* c, TaskArgs& a) {

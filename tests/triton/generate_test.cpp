@@ -218,6 +218,9 @@ TEST_F(TritonGenerate, FiltersAndResumeSettings) {
       out.string(), "--task softmax_rows --task T/relu.py --resume --instruction complex"));
   EXPECT_EQ(mixed.rc, 2) << mixed.out;
   EXPECT_NE(mixed.out.find("triton-run.json"), std::string::npos) << mixed.out;
+  // The one --resume check (core/run_identity.h) names the option and both values.
+  EXPECT_NE(mixed.out.find("--instruction (was \"simple\", now \"complex\")"), std::string::npos)
+      << mixed.out;
   EXPECT_EQ(prompts().size(), 2u);
 }
 

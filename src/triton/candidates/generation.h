@@ -1,5 +1,5 @@
 #pragma once
-// The Triton side of `kjudge generate --tritonbench` (cli/generate_triton.h runs the generation
+// The Triton side of `kjudge generate --tritonbench` (plan/generate.h runs the generation
 // session): the task filter in the benchmark's own names, the one-shot examples given to each
 // prompt, the fingerprint of a one-shot corpus that --resume checks, and the answers turned into
 // Triton candidates and written as triton-solutions.jsonl. Plain inputs, no command-line types.
