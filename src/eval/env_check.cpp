@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/shell_quote.h"
 #include "eval/header_probe.h"
 #include "run/cgroup.h"
 #include "run/extra_libs.h"

@@ -156,22 +156,6 @@ std::vector<std::string> sbatch_argv(const SubmitOptions& o, const std::vector<i
   return argv;
 }
 
-std::string shell_quote(std::string_view s) {
-  auto plain = [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           std::string_view("_./=:,+@%-").find(c) != std::string_view::npos;
-  };
-  if (!s.empty() && std::all_of(s.begin(), s.end(), plain)) return std::string(s);
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'')
-      out += "'\\''";
-    else
-      out += c;
-  }
-  return out + "'";
-}
-
 std::string batch_script(const std::vector<std::vector<std::string>>& shard_commands) {
   std::string s =
       "#!/bin/bash\n"

@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/shell_quote.h"  // shell_quote, for the batch script
+
 namespace kjudge::slurm {
 
 enum class TaskState {
@@ -78,9 +80,6 @@ std::vector<std::string> sbatch_argv(const SubmitOptions& o, const std::vector<i
 // The batch script: array task i execs shard_commands[i]. Each command is an argv, quoted for
 // bash here, so paths with spaces or quotes survive.
 std::string batch_script(const std::vector<std::vector<std::string>>& shard_commands);
-
-// Single-quotes `s` for bash when it holds anything but [A-Za-z0-9_./=:,+@%-].
-std::string shell_quote(std::string_view s);
 
 // The job id from `sbatch --parsable` output ("1234" or "1234;cluster", maybe with a trailing
 // newline). Throws std::runtime_error when the output is not that.

@@ -9,6 +9,7 @@
 
 #include "core/input_error.h"
 #include "core/read_file.h"
+#include "core/shell_quote.h"
 #include "eval/build_cache.h"
 #include "eval/harness_files.h"
 #include "eval/solution_rules.h"
@@ -22,15 +23,6 @@ namespace kjudge::task {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string shell_quote(const std::string& s) {
-  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                        "0123456789_-.=/+:,") == std::string::npos)
-    return s;
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 std::string object_name(const std::string& source) {
   std::string o = source;
