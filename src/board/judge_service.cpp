@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "board/pack_timing.h"
+#include "core/private_dir.h"
 #include "eval/graded.h"
 #include "eval/graded_json.h"
 #include "run/gpu_lock.h"
@@ -336,7 +337,17 @@ bool JudgeService::judge_task(const Job& job, const Submission& sub) {
   } catch (const std::exception& e) {
     return fail(std::string("the task cannot be read: ") + e.what());
   }
-  const fs::path ws = fs::temp_directory_path() / ("kjudge-serve-" + std::to_string(sub.id));
+  // A folder no other judge on this machine can pick: two instances each have a submission 1.
+  PrivateDir work;
+  try {
+    work = PrivateDir::make(fs::temp_directory_path(), "kjudge-serve-task-");
+  } catch (const std::exception& e) {
+    // The machine's fault (a full or read-only /tmp), never the submitter's: back to the queue.
+    std::fprintf(stderr, "kjudge serve: %s\n", e.what());
+    store_.requeue(job.id);
+    return false;
+  }
+  const fs::path ws = work.path() / "task";
   task::TaskBuildOptions bo;
   bo.step = opt_.step;
   bo.machine = machine_;
@@ -350,7 +361,6 @@ bool JudgeService::judge_task(const Job& job, const Submission& sub) {
   }
   json compile = {{"ok", build.ok}, {"failure", build.failure}, {"log", build.log}};
   if (!build.ok) {
-    fs::remove_all(ws);
     return fail("build: " + build.failure);
   }
   // Other kjudge processes on this machine (`task run`, another instance) take turns on the
@@ -359,7 +369,6 @@ bool JudgeService::judge_task(const Job& job, const Submission& sub) {
   if (sub.mode != "test" && !machine_.gpus.empty()) {
     lock.emplace(machine_.gpus.front().index, 600);
     if (!lock->held()) {
-      fs::remove_all(ws);
       return fail("judge: the GPU stayed busy with another kjudge timing run for 600 s (lock " +
                   lock->path() + ")");
     }
@@ -395,13 +404,11 @@ bool JudgeService::judge_task(const Job& job, const Submission& sub) {
     task::ModeRun mr = task::run_task_mode(task, build, st.mode, ro);
     // A harness that did not run to its end may have died of the job's SIGTERM.
     if (dropping() || (opt_.stopping && !mr.completed && stopping_soon())) {
-      fs::remove_all(ws);
       return true;  // left running: abandon() requeues it
     }
     // Its output names a machine fault and the judge's own probe agrees: the machine's, not the
     // submitter's. Nothing is recorded; the job waits for a worker with a GPU that works.
     if (!mr.passed && !machine_fault(mr.failure + "\n" + mr.log).empty() && !task_gpu_->recheck()) {
-      fs::remove_all(ws);
       store_.requeue(job.id);
       return false;
     }
@@ -421,7 +428,6 @@ bool JudgeService::judge_task(const Job& job, const Submission& sub) {
     store_.add_run(r);
     if (!r.passed) break;
   }
-  fs::remove_all(ws);
   store_.set_status(sub.id, "done");
   store_.finish(job.id, true);
   ++judged_;

@@ -83,7 +83,8 @@ class JudgeService {
 
  private:
   void dispatch_loop();
-  // False when the machine, not the submission, failed it (its GPU is unusable): the job went
+  // False when the machine, not the submission, failed it (its GPU is unusable, or /tmp took no
+  // workspace): the job went
   // back to the queue and this worker takes no task job until its GPU answers again.
   bool judge_task(const Job& job, const Submission& sub);
   struct Pending {

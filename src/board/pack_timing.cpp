@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/random_secret.h"
+#include "core/private_dir.h"
 #include "perf/bench_stage.h"
 
 namespace kjudge::board {
@@ -15,10 +15,13 @@ PackTiming time_pack_solution(const Problem& problem, const Solution& solution,
                               const BenchOptions& bench, const MachineInfo& machine,
                               const std::atomic<bool>* stop) {
   // The stage journals into a run folder; a fresh one per solution, so nothing is "resumed".
-  const fs::path dir =
-      fs::temp_directory_path() / ("kjudge-serve-bench-" + std::to_string(random_u32()) + "-" +
-                                   std::to_string(solution.sample));
-  fs::create_directories(dir);
+  PrivateDir run_dir = PrivateDir::try_make(fs::temp_directory_path(), "kjudge-serve-bench-");
+  PackTiming out;
+  if (run_dir.path().empty()) {
+    out.not_timed = "judge: no folder could be made under " + fs::temp_directory_path().string();
+    return out;
+  }
+  const fs::path& dir = run_dir.path();
   const std::vector<Problem> problems = {problem};
   const std::map<std::pair<std::string, int>, Solution> solutions = {
       {{solution.task_id, solution.sample}, solution}};
@@ -34,7 +37,6 @@ PackTiming time_pack_solution(const Problem& problem, const Solution& solution,
   in.run_dir = dir;
   in.progress = false;
   in.stop = stop;
-  PackTiming out;
   try {
     run_bench_stage(in);
     std::ifstream journal(dir / "perf.jsonl");
@@ -46,8 +48,7 @@ PackTiming time_pack_solution(const Problem& problem, const Solution& solution,
   } catch (const std::exception& e) {
     out.not_timed = std::string("judge: the benchmark stage failed: ") + e.what();
   }
-  std::error_code ec;
-  fs::remove_all(dir, ec);
+  run_dir.remove();
   if (out.perf.is_object() && out.perf.value("timed", false) && out.perf["solution"].is_object())
     out.score = out.perf["solution"].value("median_ms", 0.0) * 1000.0;
   else if (out.not_timed.empty())

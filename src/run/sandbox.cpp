@@ -12,6 +12,7 @@
 #include <system_error>
 
 #include "core/byte_size.h"
+#include "core/private_dir.h"
 #include "run/cgroup.h"
 #include "run/seccomp_filter.h"
 
@@ -213,17 +214,16 @@ ProcessResult run_sandboxed(const SandboxPolicy& policy, const std::vector<std::
 bool sandbox_available(const SandboxPolicy& policy, std::string* why) {
   // A fresh empty workspace: the workspace limit counts what is already there, and a shared
   // directory such as /tmp may hold more than the limit.
-  std::string tmpl = (fs::temp_directory_path() / "kjudge-sandbox-check-XXXXXX").string();
-  if (!mkdtemp(tmpl.data())) {
+  PrivateDir scratch = PrivateDir::try_make(fs::temp_directory_path(), "kjudge-sandbox-check-");
+  if (scratch.path().empty()) {
     if (why)
       *why = "cannot create a temporary directory under " + fs::temp_directory_path().string();
     return false;
   }
   SandboxPolicy check = policy;
-  check.workspace = tmpl;
+  check.workspace = scratch.path();
   ProcessResult r = run_sandboxed(check, {"true"}, 30);
-  std::error_code ec;
-  fs::remove_all(tmpl, ec);
+  scratch.remove();
   if (r.ok()) return true;
   if (why) {
     *why = !r.started                  ? r.error

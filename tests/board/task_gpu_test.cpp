@@ -164,8 +164,12 @@ TEST_F(TaskJobs, AMachineFaultTheProbeConfirmsRequeuesTheJob) {
                                 count + "; test $n -eq 0";
   JudgeService judge(*store_, opt_, with_gpu(true));
   const std::int64_t id = submit_task();
-  ASSERT_TRUE(wait_for([&] { return !judge.task_refusal().empty(); }, 240))
+  // Judged instead of refused ends the wait at once, showing what the run said.
+  ASSERT_TRUE(wait_for(
+      [&] { return !judge.task_refusal().empty() || store_->submission(id)->status == "done"; },
+      240))
       << "the task was never run";
+  ASSERT_NE(store_->submission(id)->status, "done") << store_->runs_of(id).front().result;
   EXPECT_TRUE(wait_for([&] { return store_->submission(id)->status == "queued"; }, 10))
       << store_->submission(id)->status;
   EXPECT_EQ(testing::read_text(dir_ / "probes"), "2\n") << "asked at the start, then after the run";

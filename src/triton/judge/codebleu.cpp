@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/private_dir.h"
 #include "run/process.h"
 
 namespace kjudge::triton {
@@ -26,19 +27,6 @@ CodeBleuResult unavailable(std::string reason, std::size_t pairs) {
   r.pairs = pairs;
   return r;
 }
-
-// A private directory for the helper's input and output, removed on scope exit.
-struct ScratchDir {
-  fs::path path;
-  ScratchDir() {
-    std::string tmpl = (fs::temp_directory_path() / "kjudge-codebleu-XXXXXX").string();
-    if (mkdtemp(tmpl.data())) path = tmpl;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    if (!path.empty()) fs::remove_all(path, ec);
-  }
-};
 
 std::string last_lines(const std::string& text, std::size_t cap = 600) {
   const size_t e = text.find_last_not_of(" \t\r\n");
@@ -80,8 +68,9 @@ CodeBleuResult codebleu_score(const std::vector<CodeBleuPair>& pairs,
                                  " was not found (set KJUDGE_PYTHON_DIR to the python/ folder)"
                            : "the helper " + script.string() + " does not exist",
                        pairs.size());
-  ScratchDir scratch;
-  if (scratch.path.empty()) return unavailable("cannot create a temporary directory", pairs.size());
+  PrivateDir scratch = PrivateDir::try_make(fs::temp_directory_path(), "kjudge-codebleu-");
+  if (scratch.path().empty())
+    return unavailable("cannot create a temporary directory", pairs.size());
 
   json request = {{"lang", "python"},
                   {"weights", {0.25, 0.25, 0.25, 0.25}},
@@ -89,7 +78,7 @@ CodeBleuResult codebleu_score(const std::vector<CodeBleuPair>& pairs,
                   {"pairs", json::array()}};
   for (const CodeBleuPair& p : pairs)
     request["pairs"].push_back({{"reference", p.reference}, {"hypothesis", p.hypothesis}});
-  const fs::path in = scratch.path / "in.json", out = scratch.path / "out.json";
+  const fs::path in = scratch.path() / "in.json", out = scratch.path() / "out.json";
   {
     std::ofstream f(in, std::ios::binary);
     // Model output is not always valid UTF-8; replace rather than refuse the whole batch.
@@ -99,7 +88,7 @@ CodeBleuResult codebleu_score(const std::vector<CodeBleuPair>& pairs,
 
   ProcessSpec spec;
   spec.argv = {options.python, script.string(), in.string(), out.string()};
-  spec.cwd = scratch.path;
+  spec.cwd = scratch.path();
   spec.timeout_s = options.timeout_s;
   const ProcessResult pr = run_process(spec);
   if (!pr.started)
