@@ -8,6 +8,7 @@
 #include "cli/generation_session.h"
 #include "cli/load.h"
 #include "cli/option_ranges.h"
+#include "cli/release_options.h"
 #include "cli/slurm_options.h"
 #include "cli/step_options.h"
 #include "plan/execute.h"
@@ -74,20 +75,28 @@ void add_run_commands(CLI::App& app, int& rc) {
   auto* v = app.add_subcommand("validate",
                                "Evaluate every problem's baseline solution (the "
                                "benchmark's own integrity check)");
-  v->add_option("PACK", val->problems, "Problems pack, problems.jsonl or problem directories")
-      ->required();
+  auto vrel = std::make_shared<ReleaseArgs>();
+  v->add_option("PACK", val->problems,
+                "Problems pack, problems.jsonl or problem directories (or --release)");
+  add_release_options(v, *vrel);
   add_run_options(v, *val);
-  v->callback([val, &rc] { rc = run_command("validate", *val); });
+  v->callback([val, vrel, &rc] {
+    apply_release(*vrel, val->problems, "PACK");
+    rc = run_command("validate", *val);
+  });
 
   auto ev = std::make_shared<plan::RunOptions>();
   auto* e = app.add_subcommand("evaluate", "Evaluate model solutions against the hidden tests");
-  e->add_option("--problems", ev->problems, "Problems pack, problems.jsonl or problem directories")
-      ->required();
+  auto erel = std::make_shared<ReleaseArgs>();
+  e->add_option("--problems", ev->problems,
+                "Problems pack, problems.jsonl or problem directories (or --release)");
+  add_release_options(e, *erel);
   e->add_option("--solutions", ev->solutions,
                 "Solutions pack, solutions.jsonl or solution directories")
       ->required();
   add_run_options(e, *ev);
-  e->callback([ev, e, &rc] {
+  e->callback([ev, erel, e, &rc] {
+    apply_release(*erel, ev->problems, "--problems");
     // A TritonBench folder and a Triton solutions pack: the Triton judge (docs/triton.md).
     if (triton::is_triton_evaluation(ev->problems, ev->solutions)) {
       rc = evaluate_triton_pack(*e);
@@ -101,11 +110,16 @@ void add_run_commands(CLI::App& app, int& rc) {
   auto* r = app.add_subcommand("run",
                                "Generate solutions with a model and grade each answer as it "
                                "arrives (generate + evaluate in one pipeline)");
-  r->add_option("--problems", rn->problems, "Problems pack, problems.jsonl or problem directories")
-      ->required();
+  auto rrel = std::make_shared<ReleaseArgs>();
+  r->add_option("--problems", rn->problems,
+                "Problems pack, problems.jsonl or problem directories (or --release)");
+  add_release_options(r, *rrel);
   add_model_options(r, *rn->gen, /*standalone=*/false);
   add_run_options(r, *rn);
-  r->callback([rn, &rc] { rc = run_command("run", *rn); });
+  r->callback([rn, rrel, &rc] {
+    apply_release(*rrel, rn->problems, "--problems");
+    rc = run_command("run", *rn);
+  });
 }
 
 }  // namespace kjudge

@@ -405,6 +405,35 @@ TEST(CliInputs, EmptyInputsExitNonZeroNamingThem) {
   EXPECT_NE(r.out.find("TritonBench_G_v1.json"), std::string::npos) << r.out;
 }
 
+TEST(CliInputs, ReleaseNamesAPackInTheDatasetsFolderAsComputeEvalDoes) {
+  testing::TempDir d;
+  const fs::path data = d / "datasets";
+  fs::create_directories(data / "compute-eval");
+  auto r = sh(kBin + " problems pack examples/pack -o " +
+              (data / "compute-eval/2099-1-problems.tar.gz").string());
+  ASSERT_EQ(r.rc, 0) << r.out;
+  // The pack's problems, built only (no GPU here), found by the release's name.
+  r = sh(kBin + " validate --release 2099-1 --datasets " + data.string() +
+         " --build-only --limit 1 -q --json --out " + (d / "run").string());
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("\"build_only\": true"), std::string::npos) << r.out;
+  const nlohmann::json run = nlohmann::json::parse(testing::read_text(d / "run/run.json"));
+  EXPECT_NE(run.dump().find("2099-1-problems.tar.gz"), std::string::npos) << run.dump();
+  // KJUDGE_DATASETS names the folder too; a missing release says where it looked.
+  r = sh("KJUDGE_DATASETS=" + data.string() + " " + kBin +
+         " evaluate --release 2098-1 --solutions x.tar.gz");
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("release 2098-1 not found"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("releases there: 2099-1"), std::string::npos) << r.out;
+  // One of the two, never both, never neither.
+  r = sh(kBin + " validate examples/pack --release 2099-1 --datasets " + data.string());
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("either PACK or --release"), std::string::npos) << r.out;
+  r = sh(kBin + " validate");
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("PACK: name the problems (or --release NAME)"), std::string::npos) << r.out;
+}
+
 TEST(CliInputs, NumericOptionsOutOfRangeAreRefused) {
   const std::string eval = kBin + " evaluate --problems examples/pack --solutions x ";
   const std::string task = kBin + " task run examples/tasks/vectoradd x.cu ";
