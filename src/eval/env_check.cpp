@@ -10,6 +10,7 @@
 
 #include "core/shell_quote.h"
 #include "eval/header_probe.h"
+#include "eval/python_check.h"
 #include "run/cgroup.h"
 #include "run/extra_libs.h"
 #include "run/process.h"
@@ -193,6 +194,9 @@ std::vector<EnvCheck> check_environment(const MachineInfo& m,
     gpus.detail = list + "; driver " + m.driver_version;
   }
   checks.push_back(gpus);
+
+  // The Python environment, where cuda_python problems are selected.
+  if (EnvCheck py = python_check(m, problems); !py.detail.empty()) checks.push_back(py);
 
   // The packs' build flags, tried on a probe program.
   if (opt.probe_build && !m.nvcc_path.empty() && builds) {

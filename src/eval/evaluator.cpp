@@ -16,6 +16,7 @@
 #include "eval/build_cache.h"
 #include "eval/cost_model.h"
 #include "eval/hidden_lines.h"
+#include "eval/python_escape.h"
 #include "eval/schedule.h"
 #include "eval/skip_rules.h"
 #include "eval/solution_rules.h"
@@ -57,8 +58,10 @@ std::vector<std::string> unfit_programs(const Problem& p, const fs::path& worksp
   for (const std::string* command :
        {&p.test_command, p.benchmark_command ? &*p.benchmark_command : nullptr}) {
     if (!command) continue;
-    const auto words = simple_command_words(*command);
-    if (!words || !seen.insert(words->front()).second) continue;
+    const auto simple = simple_command(*command);
+    if (!simple) continue;
+    const std::vector<std::string>* words = &simple->argv;
+    if (!seen.insert(words->front()).second) continue;
     if (!main_guard_unfit(workspace, words->front()).empty()) continue;
     for (std::string& r : code_before_harness(
              workspace / words->front(), 0,
@@ -601,6 +604,11 @@ bool Evaluator::check_and_build(Task& t, bool quiet) {
     g.detail = *bad;
     return false;
   }
+  if (auto bad = python_escape(p, t.solution)) {
+    g.verdict = Verdict::invalid_solution;
+    g.detail = "refused: " + *bad;
+    return false;
+  }
   if (p.source_references && !p.source_references->empty()) {
     SourceRefCheck c = check_source_references(*p.source_references, t.solution.files);
     if (!c.passed) {
@@ -659,7 +667,8 @@ bool Evaluator::check_and_build(Task& t, bool quiet) {
   }
 
   StepLoad load = begin_step();
-  ProcessResult r = run_step(*p.build_command, t.workspace, timeout, StepExtras{});
+  ProcessResult r =
+      run_step(*p.build_command, t.workspace, timeout, problem_step_extras(p, machine_));
   bool loaded = end_step(load);
   g.build = to_record(r, t.attempt);
   g.build.log = HiddenLines(p).redact(g.build.log);
@@ -710,12 +719,12 @@ void Evaluator::run_test(Task& t, int gpu, bool quiet) {
   const double timeout = p.timeout_or_default();
   // The program runs alone (not under `sh -c`) with the main guard when it is the workspace's
   // own dynamically linked program: an exit status of 0 then counts only if main() returned.
-  StepExtras extras;
-  extras.env = env;
+  StepExtras extras = problem_step_extras(p, machine_);
+  extras.env.insert(extras.env.end(), env.begin(), env.end());
   std::optional<MainGuard> guard;
   try {
-    guard = attach_main_guard(*opt_.main_guard, t.workspace, simple_command_words(p.test_command),
-                              extras);
+    guard =
+        attach_main_guard(*opt_.main_guard, t.workspace, simple_command(p.test_command), extras);
   } catch (const std::exception& e) {
     g.verdict = Verdict::judge_error;
     g.detail = e.what();

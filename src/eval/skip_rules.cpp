@@ -88,14 +88,17 @@ bool is_datacenter_gpu(std::string_view gpu_name) {
 }
 
 std::optional<SkipReason> build_skip_reason(const Problem& problem, const MachineInfo& machine) {
-  if (problem.type == "cuda_python") {
-    return SkipReason{"problem_type", "cuda_python problems are not supported yet"};
-  }
-  if (problem.type != "cuda_cpp") {
+  if (problem.type != "cuda_cpp" && problem.type != "cuda_python") {
     return SkipReason{"problem_type",
                       fmt::format("problem type '{}' is not supported", problem.type)};
   }
-  if (machine.nvcc_path.empty()) {
+  if (problem.type == "cuda_python" && !machine.python_env) {
+    return SkipReason{"python_env",
+                      "needs the cuda_python environment (CuPy, cuda-python, numpy, nvtx, "
+                      "pytest), and none was found: run scripts/install-python-env, or set "
+                      "KJUDGE_PYTHON_ENV to one"};
+  }
+  if (problem.type == "cuda_cpp" && machine.nvcc_path.empty()) {
     return SkipReason{"no_nvcc", "needs nvcc, and none was found on PATH or in /usr/local/cuda"};
   }
   if (problem.min_cuda_toolkit) {

@@ -25,8 +25,11 @@
 //   * No GPU at all skips every problem that is not host_only ("no_gpu"), where ComputeEval
 //     would run the ones without compute_capability and see them fail.
 //   * host_only problems (a KernelJudge extension) ignore every GPU requirement.
-//   * No nvcc skips cuda_cpp problems ("no_nvcc"), and cuda_python problems are skipped as not
-//     supported yet ("problem_type"); ComputeEval runs both inside its own Docker images.
+//   * No nvcc skips cuda_cpp problems ("no_nvcc"), and no Python environment
+//     (run/python_env.h) skips cuda_python problems ("python_env"); ComputeEval runs both
+//     inside its own Docker images, which always have them. A cuda_python problem's
+//     min_cuda_toolkit is checked against the machine's toolkit (nvcc), as ComputeEval checks
+//     it against its image's.
 //   * A toolkit whose version cannot be read fails any min_cuda_toolkit ("cuda_toolkit").
 #include <optional>
 #include <string>
@@ -39,7 +42,8 @@
 namespace kjudge {
 
 struct SkipReason {
-  // problem_type | no_nvcc | cuda_toolkit | no_gpu | compute_capability | datacenter_gpu
+  // problem_type | no_nvcc | python_env | cuda_toolkit | no_gpu | compute_capability |
+  // datacenter_gpu
   std::string code;
   std::string message;  // for people: what is needed and what this machine has
 };

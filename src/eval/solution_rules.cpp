@@ -313,6 +313,10 @@ struct Lookup {
 
 }  // namespace
 
+std::set<std::string> python_module_imports(const std::string& text) {
+  return python_imports(text);
+}
+
 std::vector<std::string> include_search_dirs(const std::string& build_command) {
   std::vector<std::string> out;
   for (const std::string& v :

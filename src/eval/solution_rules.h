@@ -49,6 +49,10 @@ std::vector<std::string> include_search_dirs(const std::string& build_command);
 // Headers the build force-includes: nvcc's cuda_runtime.h, and each -include / --pre-include.
 std::vector<std::string> forced_includes(const std::string& build_command);
 
+// The modules a Python text imports, by their top-level name (`import a.b` and `from a.b import
+// c` give "a"); comments and strings are not read.
+std::set<std::string> python_module_imports(const std::string& text);
+
 // The names in a C/C++ text's #include directives ("x.h" and <x.h> alike), and whether one of
 // them is computed (`#include MACRO`), which could name anything.
 struct IncludeNames {

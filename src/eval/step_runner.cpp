@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 
@@ -37,8 +38,14 @@ ProcessResult run_step(const StepSettings& settings, const MachineInfo& machine,
     extras.env.insert(extras.env.begin(), env.begin(), env.end());
     extras.ro_paths.push_back(libs->root);
   }
+  std::string path_head;
+  for (const fs::path& d : extras.path_dirs) path_head += d.string() + ":";
   if (!settings.sandbox) {
     std::vector<std::string> env;
+    if (!path_head.empty()) {
+      const char* was = std::getenv("PATH");
+      extras.env.push_back("PATH=" + path_head + (was ? was : "/usr/bin:/bin"));
+    }
     for (char** e = environ; *e; ++e) {
       bool overridden = false;
       for (const auto& x : extras.env)
@@ -72,6 +79,7 @@ ProcessResult run_step(const StepSettings& settings, const MachineInfo& machine,
   std::string path = "/usr/local/cuda/bin:/usr/local/bin:/usr/bin:/bin";
   if (!machine.nvcc_path.empty())
     path = fs::path(machine.nvcc_path).parent_path().string() + ":" + path;
+  path = path_head + path;
   // The clean environment: what builds and tests need, nothing of the judge's.
   // Temporaries (nvcc's among them) go to the workspace, where the workspace limit counts
   // them; /tmp is a small tmpfs in host memory.
@@ -92,34 +100,79 @@ ProcessResult run_step(const StepSettings& settings, const MachineInfo& machine,
       timeout_s, settings.log_cap);
 }
 
+StepExtras problem_step_extras(const Problem& problem, const MachineInfo& machine) {
+  StepExtras extras;
+  if (problem.type != "cuda_python" || !machine.python_env) return extras;
+  const PythonEnv& py = *machine.python_env;
+  extras.path_dirs.push_back(py.bin_dir);
+  extras.ro_paths.push_back(py.root);
+  extras.ro_paths.insert(extras.ro_paths.end(), py.base_dirs.begin(), py.base_dirs.end());
+  // No user site (HOME is the sandbox's /tmp, but without the sandbox it is the judge's). No
+  // bytecode read from the workspace's __pycache__ folders, which the solution's files could
+  // fill with a test module's "cached" code, and none written for a later step to load.
+  extras.env.push_back("PYTHONNOUSERSITE=1");
+  extras.env.push_back("PYTHONDONTWRITEBYTECODE=1");
+  extras.env.push_back("PYTHONPYCACHEPREFIX=/tmp/kjudge-no-pycache");
+  return extras;
+}
+
 std::optional<MainGuard> attach_main_guard(const fs::path& library, const fs::path& workspace,
-                                           const std::optional<std::vector<std::string>>& words,
+                                           const std::optional<SimpleCommand>& command,
                                            StepExtras& extras) {
-  if (library.empty() || !words || !main_guard_unfit(workspace, words->front()).empty())
+  if (library.empty() || !command || !main_guard_unfit(workspace, command->argv.front()).empty())
     return std::nullopt;
   std::optional<MainGuard> guard(std::in_place, library);
-  extras.argv = *words;
+  extras.argv = command->argv;
+  extras.env.insert(extras.env.end(), command->env.begin(), command->env.end());
   for (std::string& e : guard->env()) extras.env.push_back(std::move(e));
   extras.preload.push_back(guard->library());
   extras.inherit_fds.push_back(guard->fd());
   return guard;
 }
 
-std::optional<std::vector<std::string>> simple_command_words(const std::string& command) {
-  static const std::string kShellSyntax = "|&;<>()$`\\\"'*?[]#~=%{}!\n";
+namespace {
+
+bool is_name(const std::string& s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+// Variables the judge itself sets for a step: an assignment to one stays the shell's to make.
+bool judge_variable(const std::string& name) {
+  for (const char* prefix : {"LD_", "NVTX_", "CUDA_INJECTION", "KJUDGE"})
+    if (name.rfind(prefix, 0) == 0) return true;
+  return name == "PATH";
+}
+
+}  // namespace
+
+std::optional<SimpleCommand> simple_command(const std::string& command) {
+  // '=' is allowed: only in a leading assignment does it mean anything to the shell, and a
+  // later word keeps it as it is (`--flag=x`).
+  static const std::string kShellSyntax = "|&;<>()$`\\\"'*?[]#~%{}!\n";
   if (command.find_first_of(kShellSyntax) != std::string::npos) return std::nullopt;
-  std::vector<std::string> words;
+  SimpleCommand out;
   std::size_t i = 0;
   while (i < command.size()) {
     i = command.find_first_not_of(" \t", i);
     if (i == std::string::npos) break;
     std::size_t e = command.find_first_of(" \t", i);
     if (e == std::string::npos) e = command.size();
-    words.push_back(command.substr(i, e - i));
+    std::string word = command.substr(i, e - i);
     i = e;
+    const auto eq = word.find('=');
+    if (out.argv.empty() && eq != std::string::npos && eq > 0) {
+      const std::string name = word.substr(0, eq);
+      if (!is_name(name) || judge_variable(name)) return std::nullopt;
+      out.env.push_back(std::move(word));
+      continue;
+    }
+    out.argv.push_back(std::move(word));
   }
-  if (words.empty()) return std::nullopt;
-  return words;
+  if (out.argv.empty()) return std::nullopt;
+  return out;
 }
 
 }  // namespace kjudge

@@ -95,21 +95,25 @@ TimedRun Benchmarker::time_once(const Problem& problem, const fs::path& workspac
   TimedRun out;
   const TimingMode& mode = problem.timing_mode;
   const std::string& command = *problem.benchmark_command;
-  StepExtras extras;
+  StepExtras extras = problem_step_extras(problem, machine_);
   if (gpu >= 0) extras.env.push_back("CUDA_VISIBLE_DEVICES=" + std::to_string(gpu));
   // The shell would load the profiler too and take its channel; a simple command runs alone.
-  auto words = simple_command_words(command);
-  if (words) extras.argv = *words;
+  const auto simple = simple_command(command);
+  const std::vector<std::string>* words = simple ? &simple->argv : nullptr;
 
   std::optional<ResultChannel> channel;
   std::optional<MainGuard> guard;
   try {
     if (needs_profiler(mode)) channel.emplace(open_profiler_channel("kjudge-profile"));
     // An early exit(0) would end the timed run before its work: it must come back from main().
-    guard = attach_main_guard(*opt_.main_guard, workspace, words, extras);
+    guard = attach_main_guard(*opt_.main_guard, workspace, simple, extras);
   } catch (const std::exception& e) {
     out.failure = e.what();
     return out;
+  }
+  if (simple && !guard) {  // the guard's attach set them
+    extras.argv = simple->argv;
+    extras.env.insert(extras.env.end(), simple->env.begin(), simple->env.end());
   }
   if (channel && words) {
     // The profiler would never take its channel, and the nonce in it would be the program's to

@@ -212,6 +212,7 @@ MachineInfo probe_machine() {
                          30.0)) {
     info.gpus = parse_nvidia_smi_gpus(*out, &info.driver_version);
   }
+  info.python_env = find_python_env();
   return info;
 }
 

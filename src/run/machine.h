@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "run/python_env.h"
+
 namespace kjudge {
 
 struct GpuInfo {
@@ -20,9 +22,12 @@ struct MachineInfo {
   std::string driver_version;               // empty without a driver
   std::vector<GpuInfo> gpus;
   int cpu_count = 1;
+  // Where cuda_python problems run (run/python_env.h); nullopt: they are skipped.
+  std::optional<PythonEnv> python_env;
 };
 
-// Runs nvcc --version and nvidia-smi. Never throws: what cannot be found stays empty.
+// Runs nvcc --version and nvidia-smi, and finds the Python environment. Never throws: what cannot
+// be found stays empty.
 MachineInfo probe_machine();
 
 // Parses the "release X.Y" of `nvcc --version` output; nullopt when absent.

@@ -327,6 +327,72 @@ TEST_F(EvaluatorTest, SandboxedStepsSeeOnlyTheirWorkspace) {
   EXPECT_EQ(open[K("x/read", 0)].verdict, Verdict::pass) << "without the sandbox it can";
 }
 
+// ComputeEval's cuda_python commands (`PYTHONPATH=. python test_x.py`) run with the Python
+// environment of scripts/install-python-env: a real venv here, made from this machine's
+// interpreter (which lives outside /usr, so the sandbox must bind it too), holding a module the
+// system's Python lacks. cuda_cpp steps keep the system's python3; a solution that ends the
+// test's interpreter at import is refused before it runs.
+TEST_F(EvaluatorTest, CudaPythonStepsRunInThePythonEnvironment) {
+  const std::filesystem::path venv = dir_ / "pyenv";
+  ASSERT_EQ(std::system(("python3 -m venv --without-pip " + venv.string()).c_str()), 0);
+  std::filesystem::path site;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(venv / "lib"))
+    if (e.path().filename() == "site-packages") site = e.path();
+  ASSERT_FALSE(site.empty());
+  testing::write_text(site / "kjudge_marker.py", "VALUE = 42\n");
+  machine_.python_env = read_python_env(venv);
+  ASSERT_TRUE(machine_.python_env);
+
+  Problem p;
+  p.task_id = "py/add";
+  p.type = "cuda_python";
+  p.host_only = true;
+  p.build_command = "echo \"No build step needed for Python\"";
+  p.test_command = "PYTHONPATH=. python test_add.py";
+  p.test_files = {{"test_add.py",
+                   "import sys\nimport kjudge_marker\nfrom solution import add\n"
+                   "assert add(2, kjudge_marker.VALUE) == 44, add(2, 42)\n"
+                   "assert sys.executable.startswith('" +
+                       venv.string() + "'), sys.executable\nprint('ALL TESTS PASSED')\n"}};
+  p.timeout_seconds = 30;
+  // The module the test imports from the solution: what the baseline provides.
+  p.baseline_solution = Solution{};
+  p.baseline_solution->files = {{"solution.py", "def add(a, b):\n    return a + b\n"}};
+  Problem cpp = shell_problem("py/system");
+  cpp.build_command = "true";
+  cpp.test_command = "python3 -c 'import kjudge_marker'";
+  auto py = [](const std::string& code, int sample) {
+    Solution s;
+    s.task_id = "py/add";
+    s.sample = sample;
+    s.files = {{"solution.py", code}};
+    return s;
+  };
+  const std::vector<Solution> sols = {py("def add(a, b):\n    return a + b\n", 0),
+                                      py("def add(a, b):\n    return a - b\n", 1),
+                                      py("import os\nos._exit(0)\n", 2), sol("py/system", "", 0)};
+  for (bool sandbox : {false, true}) {
+    opt_.sandbox = sandbox;
+    if (sandbox) {
+      std::string why;
+      SandboxPolicy probe;
+      probe.workspace = dir_.path();
+      if (!sandbox_available(probe, &why)) GTEST_SKIP() << "bubblewrap unusable here: " << why;
+    }
+    auto r = run({p, cpp}, sols);
+    EXPECT_EQ(r[K("py/add", 0)].verdict, Verdict::pass)
+        << sandbox << r[K("py/add", 0)].detail << r[K("py/add", 0)].test.log;
+    EXPECT_EQ(r[K("py/add", 1)].verdict, Verdict::test_fail) << sandbox;
+    EXPECT_NE(r[K("py/add", 1)].test.log.find("AssertionError"), std::string::npos)
+        << r[K("py/add", 1)].test.log;
+    EXPECT_EQ(r[K("py/add", 2)].verdict, Verdict::invalid_solution) << sandbox;
+    EXPECT_NE(r[K("py/add", 2)].detail.find("os._exit"), std::string::npos)
+        << r[K("py/add", 2)].detail;
+    EXPECT_EQ(r[K("py/system", 0)].verdict, Verdict::test_fail)
+        << "a cuda_cpp step saw the environment: " << r[K("py/system", 0)].test.log;
+  }
+}
+
 TEST_F(EvaluatorTest, AGpuThatFailsItsProbeLeavesThePool) {
   // Two (pretend) GPUs; the probe says GPU 0 is broken. Crashes make the judge probe.
   machine_.gpus = {{0, "NVIDIA H100", "9.0", "GPU-a"}, {1, "NVIDIA H100", "9.0", "GPU-b"}};

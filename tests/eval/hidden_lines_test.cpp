@@ -36,7 +36,8 @@ TEST(HiddenLines, ALineThatReproducesATestLineIsReplaced) {
 
 TEST(HiddenLines, WhatIsNotATestLineStays) {
   const HiddenLines hidden(with_tests());
-  // Short lines (under 12 characters) are in every program; the program's own words are what a submitter needs.
+  // Short lines (under 12 characters) are in every program; the program's own words are what a
+  // submitter needs.
   for (const std::string& log :
        {std::string("  return 0;\n"), std::string("int k = 0;\n"),
         std::string("mismatch at 17: got 3.5, expected 4.0\nTest passed!"), std::string(""),

@@ -49,7 +49,7 @@ TEST(SandboxSecrets, NoNonceIsAnywhereTheStepCanRead) {
   machine.cpu_count = 2;
   StepExtras extras;
   std::optional<MainGuard> guard =
-      attach_main_guard(guard_lib, ws, simple_command_words("./snoop 20"), extras);
+      attach_main_guard(guard_lib, ws, simple_command("./snoop 20"), extras);
   ASSERT_TRUE(guard) << "the snoop is the workspace's own dynamic program";
   std::optional<ResultChannel> channel;
   if (profiled) {

@@ -185,14 +185,37 @@ TEST(IsDatacenterGpu, ComputeEvalList) {
 
 TEST(SkipReason, ProblemTypeComesFirst) {
   Problem p;
-  p.type = "cuda_python";
+  p.type = "rust";
   MachineInfo none;
   auto r = skip_reason(p, none);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->code, "problem_type");
-  EXPECT_NE(r->message.find("not supported yet"), std::string::npos);
-  p.type = "rust";
+  EXPECT_NE(r->message.find("'rust'"), std::string::npos) << r->message;
   EXPECT_EQ(code_of(skip_reason(p, machine({kH100}))), "problem_type");
+}
+
+// ComputeEval's cutile problems: cuda_python, CUDA 13.1, compute capability 10.0. Without a
+// Python environment they wait for one (never charged); with one, the toolkit and the GPU decide
+// as for C++ problems, in ComputeEval's order (toolkit first); nvcc itself is not needed.
+TEST(SkipReason, CudaPythonNeedsTheEnvironmentThenTheToolkitAndTheGpu) {
+  Problem p;
+  p.type = "cuda_python";
+  MachineInfo m = machine({kH100}, "13.0");
+  auto r = skip_reason(p, m);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->code, "python_env");
+  EXPECT_NE(r->message.find("scripts/install-python-env"), std::string::npos) << r->message;
+
+  m.python_env = PythonEnv{"/opt/kjudge/python", "/opt/kjudge/python/bin", {}, ""};
+  EXPECT_FALSE(skip_reason(p, m)) << "a plain cuda_python problem runs";
+  m.nvcc_path.clear();
+  EXPECT_FALSE(skip_reason(p, m)) << "no nvcc needed";
+  m.nvcc_path = "/usr/local/cuda/bin/nvcc";
+  p.min_cuda_toolkit = "13.1";
+  p.compute_capability = "10.0";
+  EXPECT_EQ(code_of(skip_reason(p, m)), "cuda_toolkit");
+  m.cuda_version = "13.1";
+  EXPECT_EQ(code_of(skip_reason(p, m)), "compute_capability");
 }
 
 TEST(SkipReason, NoNvcc) {

@@ -6,13 +6,29 @@ namespace kjudge {
 namespace {
 
 TEST(Benchmarker, SimpleCommandsRunWithoutAShell) {
-  EXPECT_EQ(simple_command_words("./test.out --perf"),
-            (std::vector<std::string>{"./test.out", "--perf"}));
-  EXPECT_EQ(simple_command_words("  ./bench.out\t--perf  "),
-            (std::vector<std::string>{"./bench.out", "--perf"}));
-  for (const char* shell : {"./a && ./b", "./a | tee x", "FOO=1 ./a", "./a > out", "./a $X",
-                            "cd x; ./a", "python3 -c 'print(1)'", "./a *", "./a\n./b", ""})
-    EXPECT_FALSE(simple_command_words(shell).has_value()) << shell;
+  auto argv = [](const std::string& c) {
+    auto s = simple_command(c);
+    return s ? s->argv : std::vector<std::string>{};
+  };
+  EXPECT_EQ(argv("./test.out --perf"), (std::vector<std::string>{"./test.out", "--perf"}));
+  EXPECT_EQ(argv("  ./bench.out\t--perf  "), (std::vector<std::string>{"./bench.out", "--perf"}));
+  EXPECT_EQ(argv("./bench.out --n=5"), (std::vector<std::string>{"./bench.out", "--n=5"}));
+  for (const char* shell : {"./a && ./b", "./a | tee x", "./a > out", "./a $X", "cd x; ./a",
+                            "python3 -c 'print(1)'", "./a *", "./a\n./b", "", "FOO=1"})
+    EXPECT_FALSE(simple_command(shell).has_value()) << shell;
+}
+
+// ComputeEval's cuda_python commands (`PYTHONPATH=. python test.py --perf`) run without a shell
+// too, their assignments in the step's environment: the profiler then loads into the
+// interpreter alone. An assignment to what the judge sets itself stays the shell's.
+TEST(Benchmarker, LeadingAssignmentsBecomeTheStepsEnvironment) {
+  const auto c = simple_command("PYTHONPATH=. OMP_NUM_THREADS=1 python test_vec_sub.py --perf");
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->env, (std::vector<std::string>{"PYTHONPATH=.", "OMP_NUM_THREADS=1"}));
+  EXPECT_EQ(c->argv, (std::vector<std::string>{"python", "test_vec_sub.py", "--perf"}));
+  for (const char* judges : {"LD_PRELOAD=x.so ./a", "PATH=. a", "NVTX_INJECTION64_PATH=x ./a",
+                             "KJUDGE_PROFILE_FD=3 ./a", "CUDA_INJECTION64_PATH=x ./a", "1X=2 ./a"})
+    EXPECT_FALSE(simple_command(judges).has_value()) << judges;
 }
 
 TEST(Benchmarker, SaysWhyAProblemCannotBeTimed) {

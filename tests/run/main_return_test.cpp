@@ -77,7 +77,7 @@ class MainGuardRun : public ::testing::Test {
     machine.cpu_count = 2;
     MainGuard guard(lib_);
     StepExtras extras;
-    extras.argv = *simple_command_words(command);
+    extras.argv = simple_command(command)->argv;
     extras.env = guard.env();
     extras.preload.push_back(guard.library());
     extras.inherit_fds.push_back(guard.fd());
