@@ -4,6 +4,7 @@
 #include <cctype>
 #include <filesystem>
 #include <map>
+#include <sstream>
 
 #include "eval/python_modules.h"
 #include "eval/static_flags.h"
@@ -314,7 +315,32 @@ struct Lookup {
 }  // namespace
 
 std::set<std::string> python_module_imports(const std::string& text) {
-  return python_imports(text);
+  // python_imports also takes the names a from-import binds (`from solution import add` gives
+  // "add"), which is what shadowing protects; here only the modules themselves count.
+  std::set<std::string> out;
+  std::istringstream lines(strip_python(text).code);
+  for (std::string line; std::getline(lines, line);) {
+    for (std::string stmt; !line.empty();) {
+      const auto semi = line.find(';');
+      stmt = line.substr(0, semi);
+      line = semi == std::string::npos ? "" : line.substr(semi + 1);
+      std::vector<std::string> w = shell_words(stmt);
+      if (w.size() >= 2 && w[0] == "from") {
+        if (w[1][0] != '.') out.insert(w[1].substr(0, w[1].find('.')));
+      } else if (w.size() >= 2 && w[0] == "import") {
+        for (std::size_t k = 1; k < w.size(); ++k) {
+          if (w[k] == "as") {
+            ++k;
+            continue;
+          }
+          std::string name = w[k];
+          while (!name.empty() && name.back() == ',') name.pop_back();
+          if (!name.empty() && name != ",") out.insert(name.substr(0, name.find('.')));
+        }
+      }
+    }
+  }
+  return out;
 }
 
 std::vector<std::string> include_search_dirs(const std::string& build_command) {

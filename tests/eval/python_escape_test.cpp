@@ -8,6 +8,7 @@
 
 #include "core/datapack.h"
 #include "core/problem_dir.h"
+#include "eval/solution_rules.h"
 #include "test_util.h"
 
 namespace kjudge {
@@ -141,6 +142,14 @@ TEST(PythonEscape, ComputeEvalsCuTileBaselinesAreJudged) {
     EXPECT_FALSE(why) << p.task_id << ": " << why.value_or("");
   }
   EXPECT_EQ(n, 48);
+}
+
+// What doctor asks the environment for: the modules, not the names a from-import takes from them.
+TEST(PythonEscape, ModuleImportsAreTheModulesOnly) {
+  EXPECT_EQ(python_module_imports("import sys\nimport cupy as cp, numpy.testing as npt\n"
+                                  "from solution import vec_sub\nfrom . import x\n"
+                                  "import a.b; from c.d import e as f\n# import g\n"),
+            (std::set<std::string>{"a", "c", "cupy", "numpy", "solution", "sys"}));
 }
 
 }  // namespace
