@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/computeeval_options.h"
 #include "cli/evaluate_triton.h"
 #include "cli/generation_session.h"
 #include "cli/load.h"
@@ -11,7 +12,10 @@
 #include "cli/release_options.h"
 #include "cli/slurm_options.h"
 #include "cli/step_options.h"
+#include "core/input_error.h"
+#include "core/solution_packs.h"
 #include "plan/execute.h"
+#include "plan/pack_runs.h"
 #include "plan/run_plan.h"
 
 namespace kjudge {
@@ -92,14 +96,30 @@ void add_run_commands(CLI::App& app, int& rc) {
                 "Problems pack, problems.jsonl or problem directories (or --release)");
   add_release_options(e, *erel);
   e->add_option("--solutions", ev->solutions,
-                "Solutions pack, solutions.jsonl or solution directories")
-      ->required();
+                "Solutions pack, solutions.jsonl or solution directories; or a folder of packs "
+                "(NAME-solutions.tar.gz, NAME-solutions.jsonl), each evaluated into --out/NAME");
   add_run_options(e, *ev);
-  e->callback([ev, erel, e, &rc] {
+  auto ce = std::make_shared<ComputeEvalArgs>();
+  add_computeeval_aliases(e, *ev, *ce);
+  e->footer(
+      "ComputeEval's option names work too (--solutions_datapack, --k, --n_workers, ...): "
+      "docs/computeeval.md");
+  e->callback([ev, erel, ce, e, &rc] {
+    // Not required() in CLI11's sense: ComputeEval's name of the option may give it instead.
+    if (ev->solutions.empty())
+      throw InputError("--solutions", 0, "",
+                       "name the solutions: a pack, a solutions.jsonl, solution directories or a "
+                       "folder of packs (ComputeEval's --solutions_datapack)");
+    apply_computeeval_aliases(*ce, *ev, *erel);
     apply_release(*erel, ev->problems, "--problems");
     // A TritonBench folder and a Triton solutions pack: the Triton judge (docs/triton.md).
     if (triton::is_triton_evaluation(ev->problems, ev->solutions)) {
       rc = evaluate_triton_pack(*e);
+      return;
+    }
+    // A folder of solution packs (ComputeEval 2026.1's several models at once): a run per pack.
+    if (auto packs = list_solution_packs(ev->solutions); !packs.empty()) {
+      rc = plan::evaluate_each_pack(*ev, packs);
       return;
     }
     rc = run_command("evaluate", *ev);

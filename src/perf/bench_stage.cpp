@@ -19,20 +19,6 @@ namespace {
 
 using Key = std::pair<std::string, int>;
 
-// perf.jsonl: one comparison per line, appended as each finishes; a torn last line (a kill in
-// the middle of a write) is ignored and timed again.
-std::map<Key, nlohmann::json> read_perf_journal(const fs::path& path) {
-  std::map<Key, nlohmann::json> out;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    auto j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.is_object() || !j.contains("task_id")) continue;
-    out[{j["task_id"].get<std::string>(), j.value("sample", 0)}] = j;
-  }
-  return out;
-}
-
 void append_line(const fs::path& path, const nlohmann::json& j) {
   append_line_cloexec(path,
                       j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
@@ -58,6 +44,18 @@ PerfOutcome outcome_of(const nlohmann::json& j, const std::string& group) {
 }
 
 }  // namespace
+
+std::map<std::pair<std::string, int>, nlohmann::json> read_perf_journal(const fs::path& path) {
+  std::map<Key, nlohmann::json> out;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("task_id")) continue;
+    out[{j["task_id"].get<std::string>(), j.value("sample", 0)}] = j;
+  }
+  return out;
+}
 
 nlohmann::json run_bench_stage(const BenchStageInput& in) {
   const fs::path journal = in.run_dir / "perf.jsonl";

@@ -38,4 +38,9 @@ struct BenchStageInput {
 // runs, warmups, conditions (per GPU) and warnings.
 nlohmann::json run_bench_stage(const BenchStageInput& in);
 
+// perf.jsonl by (task_id, sample): one comparison per line, appended as each finishes; a torn
+// last line (a kill in the middle of a write) is ignored, and timed again by a resumed stage.
+std::map<std::pair<std::string, int>, nlohmann::json> read_perf_journal(
+    const std::filesystem::path& path);
+
 }  // namespace kjudge

@@ -78,4 +78,8 @@ class GenerationSession {
   std::function<GradedSolution(const Problem&, const Solution&)> judge_;
 };
 
+// The name of a model's solutions pack (MODEL-solutions.tar.gz): the model with every character
+// other than letters, digits and dots made a dash.
+std::string model_pack_name(const std::string& model);
+
 }  // namespace kjudge::plan

@@ -124,11 +124,11 @@ int execute_locally(RunPlan& plan) {
                               {"build_only", a.build_only}});
   write_json_atomically(out / "run.json", run_json);
 
-  // The benchmark stage rebuilds solutions after the correctness stage has consumed the jobs.
-  std::map<std::pair<std::string, int>, Solution> solution_files;
-  if (a.benchmark)
-    for (const auto& j : plan.jobs)
-      solution_files[{j.problem->task_id, j.solution.sample}] = j.solution;
+  // The solutions' files outlive the jobs the correctness stage consumes: the benchmark stage
+  // rebuilds them, and the ComputeEval graded file carries them.
+  SolutionFiles solution_files;
+  for (const auto& j : plan.jobs)
+    solution_files[{j.problem->task_id, j.solution.sample}] = j.solution;
 
   // Resume: what the journal holds is done.
   const fs::path journal_path = out / "results.jsonl";
@@ -248,6 +248,7 @@ int execute_locally(RunPlan& plan) {
 
   RunOutcome o;
   o.results = &results;
+  o.solutions = &solution_files;
   const bool interrupted = evaluator.stopped() || stop.load();
   o.complete = static_cast<int>(results.size()) == total && !interrupted;
   o.sandbox = steps.mode;

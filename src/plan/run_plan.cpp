@@ -12,6 +12,7 @@
 #include "core/input_error.h"
 #include "core/run_identity.h"
 #include "core/sha256.h"
+#include "core/solution_packs.h"
 #include "core/time_stamp.h"
 #include "plan/load.h"
 #include "slurm/executor.h"
@@ -197,6 +198,9 @@ RunPlan plan_run(const std::string& command, const RunOptions& options) {
               ? fs::path("kjudge-runs") / (command + "-" + run_stamp(std::time(nullptr), false))
               : fs::path(a.out);
   p.fingerprint = run_fingerprint(p);
+  p.datapack_name = command == "validate" ? "baseline"
+                    : command == "run"    ? model_pack_name(a.gen->model)
+                                          : solutions_pack_name(a.solutions);
   check_run_dir(p);
   return p;
 }

@@ -27,6 +27,9 @@ struct RunPlan {
   nlohmann::json notes = nlohmann::json::array();
   std::filesystem::path out;  // the run directory
   std::string fingerprint;    // run.json's jobs_fingerprint
+  // ComputeEval's name of the solutions (NAME-graded-solutions.jsonl, plan/graded_file.h): the
+  // pack's, the model's for kjudge run, "baseline" for validate.
+  std::string datapack_name;
   std::chrono::steady_clock::time_point started;
 
   RunPlan() = default;

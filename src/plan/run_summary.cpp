@@ -46,6 +46,9 @@ int write_run_summary(const RunPlan& plan, const RunOutcome& o) {
   }
   if (!o.performance.is_null()) summary["performance"] = o.performance;
   if (!o.warnings.empty()) summary["warnings"] = o.warnings;
+  // ComputeEval's own file of graded solutions, for its tools (docs/computeeval.md).
+  summary["graded_solutions"] =
+      write_graded_solutions_file(plan, *o.results, o.solutions).filename().string();
   const std::filesystem::path path = plan.out / "summary.json";
   write_json_atomically(path, summary);
 

@@ -9,6 +9,7 @@
 
 #include "eval/graded.h"
 #include "plan/generation_session.h"
+#include "plan/graded_file.h"
 #include "plan/run_plan.h"
 
 namespace kjudge::plan {
@@ -16,7 +17,8 @@ namespace kjudge::plan {
 // What an executor reports of a run it carried out.
 struct RunOutcome {
   const std::vector<GradedSolution>* results = nullptr;  // every graded solution, journal order
-  bool complete = false;                                 // every job graded, nothing interrupted
+  const SolutionFiles* solutions = nullptr;  // their files (the ComputeEval graded file's)
+  bool complete = false;                     // every job graded, nothing interrupted
   bool interrupted = false;
   std::string interrupted_message;  // said on stderr then: how to finish the run
   std::string sandbox;              // "bwrap", "none" (several, joined, for Slurm shards)
@@ -31,8 +33,9 @@ struct RunOutcome {
   bool report_hint = false;                           // end with the `kjudge report` command line
 };
 
-// Writes plan.out/summary.json, prints it (--json) and the table (unless -q), and returns the
-// exit code: interrupted, judge_error, findings (unreadable input, validate's failures) or ok.
+// Writes plan.out/summary.json and the ComputeEval graded file (plan/graded_file.h), prints it
+// (--json) and the table (unless -q), and returns the exit code: interrupted, judge_error, findings
+// (unreadable input, validate's failures) or ok.
 int write_run_summary(const RunPlan& plan, const RunOutcome& outcome);
 
 }  // namespace kjudge::plan

@@ -48,6 +48,17 @@ int finish_slurm_run(const RunPlan& plan, const slurm::SlurmRunResult& r,
   const RunOptions& a = plan.options;
   RunOutcome o;
   o.results = &r.results;
+  // The ComputeEval graded file's solutions: the planned jobs', or kjudge run's answers.
+  SolutionFiles solutions;
+  for (const auto& j : plan.jobs) solutions[{j.problem->task_id, j.solution.sample}] = j.solution;
+  if (session) {
+    std::map<std::string, const Problem*> by_id;
+    for (const auto& p : plan.problems) by_id[p.task_id] = &p;
+    for (const auto& rec : session->records())
+      if (by_id.count(rec.task_id))
+        solutions[{rec.task_id, rec.sample}] = solution_of(rec, *by_id[rec.task_id]);
+  }
+  o.solutions = &solutions;
   o.complete =
       r.complete && (expected_total < 0 || static_cast<int>(r.results.size()) == expected_total);
   o.notes = r.notes;
