@@ -10,6 +10,7 @@
 
 #include "core/shell_quote.h"
 #include "eval/header_probe.h"
+#include "eval/sanitizer.h"
 #include "run/cgroup.h"
 #include "run/extra_libs.h"
 #include "run/process.h"
@@ -271,7 +272,6 @@ std::vector<EnvCheck> check_environment(const MachineInfo& m,
             "the sandbox, on by default (Debian package bubblewrap; --sandbox none runs "
             "unconfined)"},
            {"ncu", "profile mode (Nsight Compute, from the CUDA toolkit)"},
-           {"compute-sanitizer", "memory checks (from the CUDA toolkit)"},
            {"python3", "Triton operators"}}) {
     EnvCheck t;
     t.name = tool;
@@ -286,6 +286,8 @@ std::vector<EnvCheck> check_environment(const MachineInfo& m,
     }
     checks.push_back(t);
   }
+  // The memory checks (--sanitize): the toolkit's compute-sanitizer, a failure when asked for.
+  checks.push_back(sanitizer_check(m, opt.sanitizer, !opt.sanitize.empty()));
   {
     // Processes and memory of a sandboxed step are only bounded for real by a cgroup.
     EnvCheck cg;
