@@ -5,9 +5,11 @@
 
 #include "cli/commands.h"
 #include "cli/load.h"
+#include "cli/sanitizer_options.h"
 #include "core/exit_codes.h"
 #include "eval/build_cache.h"
 #include "eval/env_check.h"
+#include "eval/sanitizer.h"
 #include "perf/benchmarker.h"
 #include "run/main_return.h"
 
@@ -20,6 +22,9 @@ struct DoctorArgs {
   bool json = false;
   bool no_probe = false;
   std::string cache_dir;
+  std::vector<std::string> sanitize;  // with --memcheck: compute-sanitizer must be there
+  bool memcheck = false;
+  std::string sanitizer;
 };
 
 // Without a pack, probe the libraries ComputeEval's releases link against.
@@ -47,6 +52,10 @@ int doctor(const DoctorArgs& a) {
   EnvCheckOptions eo;
   eo.probe_build = !a.no_probe;
   eo.cache_dir = a.cache_dir.empty() ? default_cache_dir() : std::filesystem::path(a.cache_dir);
+  std::vector<std::string> tools = a.sanitize;
+  if (a.memcheck) tools.push_back("memcheck");
+  eo.sanitize = parse_sanitizer_tools(tools);
+  eo.sanitizer = a.sanitizer;
   auto checks = check_environment(m, ps, eo);
   {
     // --benchmark times profiler modes through this library (built where CUPTI is installed).
@@ -116,6 +125,7 @@ void add_doctor_command(CLI::App& app, int& rc) {
   d->add_flag("--json", a->json, "JSON on stdout");
   d->add_flag("--no-probe", a->no_probe, "Skip compiling the probe program");
   d->add_option("--cache-dir", a->cache_dir, "Build cache to check");
+  add_sanitizer_options(d, a->sanitize, a->memcheck, a->sanitizer);
   d->callback([a, &rc] { rc = doctor(*a); });
 }
 

@@ -10,6 +10,7 @@
 #include "cli/load.h"
 #include "cli/option_ranges.h"
 #include "cli/release_options.h"
+#include "cli/sanitizer_options.h"
 #include "cli/slurm_options.h"
 #include "cli/step_options.h"
 #include "core/input_error.h"
@@ -70,6 +71,16 @@ void add_run_options(CLI::App* c, plan::RunOptions& a) {
                 "beside kjudge)");
   c->add_flag("--no-quiet-retry", a.no_quiet_retry,
               "Take a timeout under load as final instead of retrying it on a quiet machine");
+  // "Luck does not pass" (issue 34; README).
+  c->add_option("--repeat", a.repeat,
+                "Run each test N times: a solution passes only if every run passes; solutions "
+                "whose runs disagree are reported as flaky (default 1)")
+      ->check(CLI::Range(1, 100));
+  add_sanitizer_options(c, a.sanitize, a.memcheck, a.sanitizer);
+  c->add_option("--sanitize-timeout", a.sanitize_timeout,
+                "A compute-sanitizer run may take this many times the problem's timeout "
+                "(default 10); past it the run is a judge_error, never the solution's")
+      ->check(finite_range(1, 1000));
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "core/shell_quote.h"
 #include "eval/header_probe.h"
 #include "eval/python_check.h"
+#include "eval/sanitizer.h"
 #include "run/cgroup.h"
 #include "run/extra_libs.h"
 #include "run/process.h"
@@ -275,7 +276,6 @@ std::vector<EnvCheck> check_environment(const MachineInfo& m,
             "the sandbox, on by default (Debian package bubblewrap; --sandbox none runs "
             "unconfined)"},
            {"ncu", "profile mode (Nsight Compute, from the CUDA toolkit)"},
-           {"compute-sanitizer", "memory checks (from the CUDA toolkit)"},
            {"python3", "Triton operators"}}) {
     EnvCheck t;
     t.name = tool;
@@ -290,6 +290,8 @@ std::vector<EnvCheck> check_environment(const MachineInfo& m,
     }
     checks.push_back(t);
   }
+  // The memory checks (--sanitize): the toolkit's compute-sanitizer, a failure when asked for.
+  checks.push_back(sanitizer_check(m, opt.sanitizer, !opt.sanitize.empty()));
   {
     // Processes and memory of a sandboxed step are only bounded for real by a cgroup.
     EnvCheck cg;

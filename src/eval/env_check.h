@@ -24,6 +24,9 @@ struct EnvCheckOptions {
   std::filesystem::path scratch;    // where the probe is built; a temp dir when empty
   std::filesystem::path cache_dir;  // must be writable when the cache is on
   bool need_gpus = true;            // false: builds only (--build-only); no GPU is no failure
+  // --sanitize: compute-sanitizer must be found (`sanitizer`, else beside nvcc) and run.
+  std::vector<std::string> sanitize;
+  std::filesystem::path sanitizer;
 };
 
 std::vector<EnvCheck> check_environment(const MachineInfo& machine,

@@ -17,6 +17,7 @@
 #include "eval/cost_model.h"
 #include "eval/hidden_lines.h"
 #include "eval/python_escape.h"
+#include "eval/sanitizer.h"
 #include "eval/schedule.h"
 #include "eval/skip_rules.h"
 #include "eval/solution_rules.h"
@@ -174,6 +175,8 @@ struct Evaluator::Task {
   fs::path workspace;
   bool build_only = false;
   bool keep_workspace = false;  // when it passes: a later stage (benchmarks) runs in it
+  // A step of the test stage (a repeated run, a sanitizer's) may have left the GPU unwell.
+  bool gpu_may_be_unwell = false;
   GradedSolution g;
 };
 
@@ -201,6 +204,9 @@ Evaluator::Evaluator(EvalOptions options, MachineInfo machine)
   if (opt_.work_root.empty())
     opt_.work_root = fs::temp_directory_path() / ("kjudge-work-" + std::to_string(getpid()));
   if (!opt_.main_guard) opt_.main_guard = locate_main_guard();
+  if (opt_.repeat < 1) opt_.repeat = 1;
+  if (!opt_.sanitize.empty() && !opt_.sanitizer)
+    opt_.sanitizer = locate_compute_sanitizer(machine_.nvcc_path);
   // The profiler may be loaded into any benchmark run of this evaluator's programs.
   relied_names_ = judge_relied_names(
       {*opt_.main_guard, locate_beside_binary("KJUDGE_PROFILER", "libkjudge_profiler.so")},
@@ -437,8 +443,7 @@ void Evaluator::test_worker(State& st, int gpu) {
       st.test_queue.erase(it);
     }
     run_test(*t, gpu, t->retried);
-    if (gpu >= 0 && !probe_command_.empty() &&
-        gpu_may_be_unwell(t->g.test.timed_out, effective_signal(t->g.test), t->g.test.log)) {
+    if (gpu >= 0 && !probe_command_.empty() && t->gpu_may_be_unwell) {
       std::string why;
       if (!probe_gpu(gpu, &why)) take_gpu_out(st, gpu, why);
     }
@@ -508,6 +513,8 @@ void Evaluator::begin_retry(Task& t) {
   t.attempt++;
   t.g.build = {};
   t.g.test = {};
+  t.g.repeats.clear();
+  t.g.sanitizer.clear();
   t.g.detail.clear();
   t.started = Clock::now();
 }
@@ -542,6 +549,8 @@ void Evaluator::retry_or_finish(State& st, std::unique_ptr<Task> t) {
     t->attempt++;
     t->g.build = {};
     t->g.test = {};
+    t->g.repeats.clear();
+    t->g.sanitizer.clear();
     std::lock_guard<std::mutex> lock(st.mu);
     insert_sorted(st.build_queue, std::move(t), /*by_test=*/false);
     st.cv.notify_all();
@@ -710,6 +719,104 @@ bool Evaluator::check_and_build(Task& t, bool quiet) {
 }
 
 void Evaluator::run_test(Task& t, int gpu, bool quiet) {
+  GradedSolution& g = t.g;
+  g.repeats.clear();
+  g.sanitizer.clear();
+  t.gpu_may_be_unwell = false;
+  // --repeat: every run counts. The first failing run gives the verdict, its detail and its
+  // record; the runs go on after it, so that every run's verdict is known.
+  struct Failure {
+    int run;
+    Verdict verdict;
+    std::string detail;
+    StepRecord test;
+  };
+  std::optional<Failure> first_failure;
+  for (int i = 1; i <= opt_.repeat; ++i) {
+    test_once(t, gpu, quiet);
+    t.gpu_may_be_unwell |=
+        gpu_may_be_unwell(g.test.timed_out, effective_signal(g.test), g.test.log);
+    // A timeout under load goes to the quiet retry (all its runs again), a judge fault to its
+    // retry: neither is a verdict of this solution's.
+    if (t.needs_quiet || g.verdict == Verdict::judge_error) {
+      g.repeats.clear();
+      return;
+    }
+    if (opt_.repeat > 1)
+      g.repeats.push_back(
+          {g.verdict, g.detail, g.test.exit_code, g.test.signal, g.test.timed_out, g.test.wall_s});
+    if (g.verdict != Verdict::pass && !first_failure)
+      first_failure = Failure{i, g.verdict, g.detail, g.test};
+  }
+  if (first_failure) {
+    g.verdict = first_failure->verdict;
+    g.test = std::move(first_failure->test);
+    g.detail = opt_.repeat == 1 ? first_failure->detail
+                                : "run " + std::to_string(first_failure->run) + " of " +
+                                      std::to_string(opt_.repeat) + ": " + first_failure->detail;
+    return;
+  }
+  if (!opt_.sanitize.empty()) run_sanitizers(t, gpu, quiet);
+}
+
+void Evaluator::run_sanitizers(Task& t, int gpu, bool quiet) {
+  const Problem& p = *t.problem;
+  GradedSolution& g = t.g;
+  const double timeout = p.timeout_or_default() * std::max(1.0, opt_.sanitize_timeout_factor);
+  const fs::path& sanitizer = *opt_.sanitizer;
+  const HiddenLines hidden(p);
+  for (const std::string& tool : opt_.sanitize) {
+    SanitizerRecord rec;
+    if (sanitizer.empty()) {
+      rec.tool = tool;
+      rec.detail =
+          "compute-sanitizer not found (beside nvcc, --sanitizer, KJUDGE_COMPUTE_SANITIZER)";
+    } else {
+      // The test step again, its program started by the sanitizer; no main guard (sanitizer.h).
+      StepExtras extras = problem_step_extras(p, machine_);
+      if (gpu >= 0) extras.env.push_back("CUDA_VISIBLE_DEVICES=" + std::to_string(gpu));
+      extras.argv = sanitizer_argv(sanitizer, tool, p.test_command);
+      // A sanitizer outside /usr (which every step sees): its folder, with its libraries.
+      std::error_code ec;
+      const fs::path home = fs::weakly_canonical(sanitizer, ec).parent_path();
+      if (!ec && home.string().rfind("/usr/", 0) != 0) extras.ro_paths.push_back(home);
+      StepLoad load = begin_step();
+      ProcessResult r = run_step(p.test_command, t.workspace, timeout, extras);
+      const bool loaded = end_step(load);
+      if (r.timed_out && loaded && !quiet && opt_.quiet_retry) {
+        t.needs_quiet = true;  // all of it again at the end, alone on the machine
+        g.sanitizer.clear();
+        return;
+      }
+      rec = judge_sanitizer_run(tool, r, timeout);
+      rec.step = to_record(r, t.attempt);
+      rec.step.log = hidden.redact(rec.step.log);
+      rec.step.quiet_retry = quiet;
+      for (std::string& line : rec.report) line = hidden.redact(line);
+      rec.detail = hidden.redact(rec.detail);
+      t.gpu_may_be_unwell |=
+          gpu_may_be_unwell(r.timed_out, effective_signal(rec.step), rec.step.log);
+    }
+    g.sanitizer.push_back(std::move(rec));
+  }
+  // A found error is the solution's, whatever another tool could not judge.
+  for (const SanitizerRecord& rec : g.sanitizer)
+    if (rec.outcome == SanitizerOutcome::errors) {
+      g.verdict = Verdict::sanitizer_error;
+      g.detail = rec.detail;
+      return;
+    }
+  for (const SanitizerRecord& rec : g.sanitizer)
+    if (rec.outcome == SanitizerOutcome::inconclusive) {
+      g.verdict = Verdict::judge_error;
+      g.detail = rec.detail;
+      // Again would only be as slow, or as missing: reported now, never charged.
+      t.judge_retries = std::max(t.judge_retries, opt_.judge_error_retries);
+      return;
+    }
+}
+
+void Evaluator::test_once(Task& t, int gpu, bool quiet) {
   const Problem& p = *t.problem;
   GradedSolution& g = t.g;
   g.gpu = gpu;

@@ -64,6 +64,19 @@ struct EvalOptions {
   std::optional<std::filesystem::path> main_guard;
   // What one solution may bring (eval/solution_rules.h); beyond it, invalid_solution.
   SolutionLimits solution_limits;
+  // "Luck does not pass" (issue 34). Every test runs `repeat` times in its workspace; the
+  // solution passes only if every run passes, and otherwise takes the first failing run's
+  // verdict (GradedSolution::repeats keeps each run's; a solution whose runs disagree is flaky).
+  int repeat = 1;
+  // compute-sanitizer tools (eval/sanitizer.h) a passing test runs under once more, each in
+  // turn; empty: none. Errors it reports: sanitizer_error. A run it cannot judge (no sanitizer,
+  // a timeout, its own failure): judge_error, not retried. Each run may take
+  // `sanitize_timeout_factor` times the problem's timeout.
+  std::vector<std::string> sanitize;
+  double sanitize_timeout_factor = 10;
+  // The compute-sanitizer binary. nullopt: locate_compute_sanitizer() beside the machine's nvcc;
+  // an empty path: none (every check is then a judge_error).
+  std::optional<std::filesystem::path> sanitizer;
 };
 
 struct EvalJob {
@@ -121,7 +134,13 @@ class Evaluator {
   void test_worker(State& st, int gpu);
   // Runs the pre-checks and the build of `t`; returns false when the job is final already.
   bool check_and_build(Task& t, bool quiet);
+  // The test step: `repeat` runs of the test, then, after a pass, the --sanitize checks.
   void run_test(Task& t, int gpu, bool quiet);
+  // One run of the test (the verdict it gives in t.g).
+  void test_once(Task& t, int gpu, bool quiet);
+  // The passing test under each --sanitize tool; the verdict changes when one finds errors
+  // (sanitizer_error) or cannot judge (judge_error).
+  void run_sanitizers(Task& t, int gpu, bool quiet);
   void finish(State& st, Task& t);
   // One build or test command, sandboxed or not; `extra_env` adds to the step's clean
   // environment (sandboxed) or to the judge's (not).

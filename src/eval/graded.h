@@ -25,6 +25,33 @@ struct StepRecord {
   std::uint64_t memory_peak_bytes = 0;  // peak memory of the step; 0 where not measured
 };
 
+// One run of the test among --repeat N (Evaluator: a solution passes only if every run passes).
+struct TestRun {
+  Verdict verdict = Verdict::judge_error;
+  std::string detail;
+  int exit_code = -1;
+  int signal = 0;
+  bool timed_out = false;
+  double wall_s = 0;
+};
+
+// What one compute-sanitizer run of a passing solution's test found (--sanitize, eval/sanitizer.h).
+enum class SanitizerOutcome {
+  clean,         // no error, and the test passed under the tool
+  errors,        // the tool reported errors: the solution's fault (verdict sanitizer_error)
+  inconclusive,  // the tool could not judge (missing, timed out, the run failed without an
+                 // error it reported): the judge's fault (judge_error), never the solution's
+};
+
+struct SanitizerRecord {
+  std::string tool;  // memcheck, racecheck, initcheck or synccheck
+  SanitizerOutcome outcome = SanitizerOutcome::inconclusive;
+  int errors = 0;                   // as its ERROR SUMMARY line counts them
+  std::vector<std::string> report;  // the first error's lines, without the "=========" prefix
+  std::string detail;               // one line for people
+  StepRecord step;                  // the run itself (log capped and redacted as a test's)
+};
+
 struct GradedSolution {
   std::string task_id;
   int sample = 0;
@@ -34,7 +61,12 @@ struct GradedSolution {
   std::string skip_code;  // skipped only: cuda_toolkit, compute_capability, no_gpu, ...
   std::string detail;     // one line for people: why this verdict
   StepRecord build;
-  StepRecord test;
+  StepRecord test;  // with --repeat N, the first failing run's (else the last run's)
+  // --repeat N > 1: every run's outcome, in order (results.jsonl `repeats`). A solution whose
+  // runs disagree is flaky.
+  std::vector<TestRun> repeats;
+  // --sanitize: the passing test once more under each tool (results.jsonl `sanitizer`).
+  std::vector<SanitizerRecord> sanitizer;
   int gpu = -1;  // GPU index the test ran on; -1 without one
   // What the static pass found in the solution's own files (results.jsonl `cheat_flags`):
   // reported, never a verdict.
@@ -42,6 +74,13 @@ struct GradedSolution {
   double total_s = 0;
   // Where the job's workspace was kept (EvalJob::keep_workspace); not part of the journal.
   std::string workspace;
+
+  // The runs of --repeat gave different verdicts.
+  bool flaky() const {
+    for (const TestRun& r : repeats)
+      if (r.verdict != repeats.front().verdict) return true;
+    return false;
+  }
 };
 
 }  // namespace kjudge

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "eval/sanitizer.h"
+
 namespace kjudge {
 namespace {
 
@@ -38,6 +40,57 @@ StepRecord step_from_json(const nlohmann::json& j) {
   return s;
 }
 
+Verdict verdict_of(const nlohmann::json& j) {
+  auto v = verdict_from_string(j.at("verdict").get<std::string>());
+  if (!v) throw std::runtime_error("unknown verdict " + j.at("verdict").dump());
+  return *v;
+}
+
+nlohmann::json repeats_to_json(const std::vector<TestRun>& runs) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const TestRun& r : runs) {
+    nlohmann::json j = {{"verdict", std::string(to_string(r.verdict))},
+                        {"exit_code", r.exit_code},
+                        {"seconds", r.wall_s}};
+    if (!r.detail.empty()) j["detail"] = r.detail;
+    if (r.signal) j["signal"] = r.signal;
+    if (r.timed_out) j["timed_out"] = true;
+    a.push_back(std::move(j));
+  }
+  return a;
+}
+
+TestRun repeat_from_json(const nlohmann::json& j) {
+  TestRun r;
+  r.verdict = verdict_of(j);
+  r.detail = j.value("detail", "");
+  r.exit_code = j.value("exit_code", -1);
+  r.signal = j.value("signal", 0);
+  r.timed_out = j.value("timed_out", false);
+  r.wall_s = j.value("seconds", 0.0);
+  return r;
+}
+
+nlohmann::json sanitizer_to_json(const SanitizerRecord& s) {
+  return {{"tool", s.tool},     {"outcome", std::string(to_string(s.outcome))},
+          {"errors", s.errors}, {"report", s.report},
+          {"detail", s.detail}, {"run", step_to_json(s.step)}};
+}
+
+SanitizerRecord sanitizer_from_json(const nlohmann::json& j) {
+  SanitizerRecord s;
+  s.tool = j.at("tool").get<std::string>();
+  auto o = sanitizer_outcome_from_string(j.at("outcome").get<std::string>());
+  if (!o) throw std::runtime_error("unknown sanitizer outcome " + j.at("outcome").dump());
+  s.outcome = *o;
+  s.errors = j.value("errors", 0);
+  if (j.contains("report") && j["report"].is_array())
+    for (const auto& line : j["report"]) s.report.push_back(line.get<std::string>());
+  s.detail = j.value("detail", "");
+  if (j.contains("run")) s.step = step_from_json(j["run"]);
+  return s;
+}
+
 }  // namespace
 
 nlohmann::json graded_to_json(const GradedSolution& g) {
@@ -56,6 +109,14 @@ nlohmann::json graded_to_json(const GradedSolution& g) {
                       {"test", step_to_json(g.test)}};
   if (!g.skip_code.empty()) j["skip_reason"] = g.skip_code;
   if (!g.flags.empty()) j["cheat_flags"] = flags_json(g.flags);
+  if (!g.repeats.empty()) {
+    j["repeats"] = repeats_to_json(g.repeats);
+    j["flaky"] = g.flaky();
+  }
+  if (!g.sanitizer.empty()) {
+    j["sanitizer"] = nlohmann::json::array();
+    for (const SanitizerRecord& s : g.sanitizer) j["sanitizer"].push_back(sanitizer_to_json(s));
+  }
   return j;
 }
 
@@ -63,9 +124,7 @@ GradedSolution graded_from_json(const nlohmann::json& j) {
   GradedSolution g;
   g.task_id = j.at("task_id").get<std::string>();
   g.sample = j.at("sample").get<int>();
-  auto v = verdict_from_string(j.at("verdict").get<std::string>());
-  if (!v) throw std::runtime_error("unknown verdict " + j.at("verdict").dump());
-  g.verdict = *v;
+  g.verdict = verdict_of(j);
   g.group = j.value("group", "");
   g.difficulty = j.value("difficulty", "");
   g.detail = j.value("detail", "");
@@ -84,6 +143,10 @@ GradedSolution graded_from_json(const nlohmann::json& j) {
             {f.value("check", ""), f.value("file", ""), f.value("line", 0), f.value("detail", "")});
       }
     }
+  if (j.contains("repeats") && j["repeats"].is_array())
+    for (const auto& r : j["repeats"]) g.repeats.push_back(repeat_from_json(r));
+  if (j.contains("sanitizer") && j["sanitizer"].is_array())
+    for (const auto& s : j["sanitizer"]) g.sanitizer.push_back(sanitizer_from_json(s));
   return g;
 }
 

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "eval/pass_at_k.h"
+#include "eval/sanitizer.h"
 
 namespace kjudge {
 namespace {
@@ -59,6 +60,62 @@ nlohmann::json slice(const std::vector<const GradedSolution*>& items, const std:
           {"pass_at_k", pass_at_k_json(per_problem, ks)}};
 }
 
+// --sanitize: each checked solution counted once (errors before inconclusive before clean), each
+// tool's runs, and the solutions flagged with the first error's first line.
+nlohmann::json sanitizer_json(const std::vector<GradedSolution>& graded,
+                              const std::vector<std::string>& tools) {
+  int checked = 0;
+  std::map<std::string, int> outcomes = {{"clean", 0}, {"errors", 0}, {"inconclusive", 0}};
+  nlohmann::json by_tool = nlohmann::json::object();
+  for (const std::string& t : tools)
+    by_tool[t] = {{"clean", 0}, {"errors", 0}, {"inconclusive", 0}};
+  nlohmann::json flagged = nlohmann::json::array();
+  for (const auto& g : graded) {
+    if (g.sanitizer.empty()) continue;
+    ++checked;
+    SanitizerOutcome worst = SanitizerOutcome::clean;
+    for (const SanitizerRecord& r : g.sanitizer) {
+      const std::string o(to_string(r.outcome));
+      by_tool[r.tool][o] = by_tool[r.tool].value(o, 0) + 1;
+      if (r.outcome == SanitizerOutcome::errors) {
+        worst = SanitizerOutcome::errors;
+        flagged.push_back({{"task_id", g.task_id},
+                           {"sample", g.sample},
+                           {"tool", r.tool},
+                           {"errors", r.errors},
+                           {"first_error", r.report.empty() ? r.detail : r.report.front()}});
+      } else if (r.outcome == SanitizerOutcome::inconclusive && worst != SanitizerOutcome::errors) {
+        worst = SanitizerOutcome::inconclusive;
+      }
+    }
+    outcomes[std::string(to_string(worst))]++;
+  }
+  nlohmann::json out = {{"tools", tools}, {"checked", checked}};
+  for (const auto& [k, n] : outcomes) out[k] = n;
+  out["by_tool"] = by_tool;
+  out["flagged"] = flagged;
+  return out;
+}
+
+// --repeat: the solutions whose runs gave different verdicts, with every run's verdict.
+nlohmann::json repeat_json(const std::vector<GradedSolution>& graded, int runs) {
+  int repeated = 0;
+  nlohmann::json flaky = nlohmann::json::array();
+  for (const auto& g : graded) {
+    if (g.repeats.empty()) continue;
+    ++repeated;
+    if (!g.flaky()) continue;
+    nlohmann::json verdicts = nlohmann::json::array();
+    for (const TestRun& r : g.repeats) verdicts.push_back(std::string(to_string(r.verdict)));
+    flaky.push_back({{"task_id", g.task_id},
+                     {"sample", g.sample},
+                     {"verdict", std::string(to_string(g.verdict))},
+                     {"runs", verdicts}});
+  }
+  return {
+      {"runs", runs}, {"repeated", repeated}, {"flaky", flaky.size()}, {"flaky_solutions", flaky}};
+}
+
 }  // namespace
 
 nlohmann::json summarize(const std::vector<GradedSolution>& graded, const SummaryOptions& opt) {
@@ -104,6 +161,13 @@ nlohmann::json summarize(const std::vector<GradedSolution>& graded, const Summar
                    {"quiet_retries", quiet_retries}};
   out["failures"] = failures;
   out["judge_errors"] = judge_errors;
+  bool sanitized = !opt.sanitize.empty(), repeated = opt.repeat > 1;
+  for (const auto& g : graded) {
+    sanitized |= !g.sanitizer.empty();
+    repeated |= !g.repeats.empty();
+  }
+  if (sanitized) out["sanitizer"] = sanitizer_json(graded, opt.sanitize);
+  if (repeated) out["repeat"] = repeat_json(graded, opt.repeat);
   return out;
 }
 

@@ -6,13 +6,14 @@
 namespace kjudge {
 namespace {
 
-constexpr std::array<std::pair<Verdict, std::string_view>, 10> kNames{{
+constexpr std::array<std::pair<Verdict, std::string_view>, 11> kNames{{
     {Verdict::pass, "pass"},
     {Verdict::build_error, "build_error"},
     {Verdict::build_timeout, "build_timeout"},
     {Verdict::test_fail, "test_fail"},
     {Verdict::test_timeout, "test_timeout"},
     {Verdict::crash, "crash"},
+    {Verdict::sanitizer_error, "sanitizer_error"},
     {Verdict::source_reference_missing, "source_reference_missing"},
     {Verdict::invalid_solution, "invalid_solution"},
     {Verdict::skipped, "skipped"},

@@ -16,6 +16,9 @@ enum class Verdict {
   test_fail,
   test_timeout,
   crash,
+  // The test passed, and failed a check of --sanitize: compute-sanitizer (memcheck, racecheck …)
+  // reported errors in a run of it (eval/sanitizer.h). Counted against the model.
+  sanitizer_error,
   source_reference_missing,
   invalid_solution,  // paths that escape the workspace, no files, collides with a test file
   skipped,

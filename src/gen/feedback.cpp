@@ -23,6 +23,15 @@ std::string judge_feedback(const GradedSolution& g, const Problem& problem, std:
                                                 : "The hidden tests failed.";
       log = g.test.log;
       break;
+    case Verdict::sanitizer_error:
+      // The tests passed; compute-sanitizer's report is what the model needs.
+      what = "The hidden tests passed, but compute-sanitizer found errors in a run of them.";
+      for (const SanitizerRecord& s : g.sanitizer)
+        if (s.outcome == SanitizerOutcome::errors) {
+          log = s.step.log;
+          break;
+        }
+      break;
     default:
       what = "The solution was not accepted: " + g.detail;
       break;

@@ -18,6 +18,7 @@
 #include "eval/env_check.h"
 #include "eval/evaluator.h"
 #include "eval/journal.h"
+#include "eval/sanitizer.h"
 #include "perf/bench_stage.h"
 #include "plan/interrupts.h"
 #include "plan/progress.h"
@@ -63,6 +64,8 @@ void check_machine(const RunPlan& plan, const MachineInfo& machine, const fs::pa
   EnvCheckOptions eo;
   eo.cache_dir = a.no_cache ? fs::path() : cache_dir;
   eo.need_gpus = !a.build_only;
+  eo.sanitize = a.sanitize;
+  eo.sanitizer = a.sanitizer;
   auto checks = check_environment(machine, ps, eo);
   if (any_failed(checks)) {
     fmt::print(stderr, "{}", format_checks(checks));
@@ -108,6 +111,9 @@ int execute_locally(RunPlan& plan) {
   check_machine(plan, machine, cache_dir);
   const ResolvedSteps steps = resolve_step_options(a.steps, a.log_cap);
   const StepSettings& step = steps.settings;
+  // --sanitize: the compute-sanitizer of this machine (the environment check has asked for it).
+  const fs::path sanitizer =
+      a.sanitize.empty() ? fs::path() : locate_compute_sanitizer(machine.nvcc_path, a.sanitizer);
 
   nlohmann::json run_json =
       run_json_header(command, a, plan.jobs.size() + plan.pre_graded.size(), plan.fingerprint);
@@ -121,7 +127,9 @@ int execute_locally(RunPlan& plan) {
                               {"sandbox", steps.mode},
                               {"memory_limit_bytes", step.memory_limit_bytes},
                               {"sandbox_limits", steps.limits_how},
-                              {"build_only", a.build_only}});
+                              {"build_only", a.build_only},
+                              {"repeat", a.repeat}});
+  if (!a.sanitize.empty()) run_json["options"]["sanitizer"] = sanitizer.string();
   write_json_atomically(out / "run.json", run_json);
 
   // The solutions' files outlive the jobs the correctness stage consumes: the benchmark stage
@@ -193,6 +201,10 @@ int execute_locally(RunPlan& plan) {
         "kjudge: libkjudge_main_guard.so not found beside kjudge, or KJUDGE_MAIN_GUARD names no "
         "file: "
         "a test program that exits 0 before its main() returns will count as a pass\n");
+  eo.repeat = a.repeat;
+  eo.sanitize = a.sanitize;
+  eo.sanitize_timeout_factor = a.sanitize_timeout;
+  eo.sanitizer = sanitizer;
   Evaluator evaluator(eo, machine);
   ri.evaluator->store(&evaluator);
   {

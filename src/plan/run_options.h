@@ -39,6 +39,15 @@ struct RunOptions {
   int runs = 5;
   int warmups = 1;
   std::string profiler;
+  // "Luck does not pass" (issue 34; eval/evaluator.h EvalOptions): each test run `repeat` times,
+  // and a passing one once more under each compute-sanitizer tool of `sanitize` (memcheck,
+  // racecheck, initcheck, synccheck; --memcheck adds memcheck), with `sanitize_timeout` times
+  // the problem's timeout; `sanitizer` names the binary (default: beside nvcc).
+  int repeat = 1;
+  std::vector<std::string> sanitize;
+  bool memcheck = false;
+  std::string sanitizer;
+  double sanitize_timeout = 10;
   std::shared_ptr<GenArgs> gen;  // kjudge run: the model to ask
   slurm::SlurmArgs slurm;
 };

@@ -14,6 +14,7 @@
 #include "core/sha256.h"
 #include "core/solution_packs.h"
 #include "core/time_stamp.h"
+#include "eval/sanitizer.h"
 #include "plan/load.h"
 #include "slurm/executor.h"
 
@@ -25,7 +26,8 @@ namespace {
 // run.json's identity: the jobs (their hash), named by what they come from.
 constexpr IdentityField kRunIdentity[] = {
     {"jobs_fingerprint",
-     "the problems, solutions or filters (with --build-only, or the model for kjudge run)", true}};
+     "the problems, solutions or filters (with --build-only, or the model for kjudge run)", true},
+    {"checks", "--repeat or --sanitize"}};
 
 // validate: every problem's baseline; a problem without one is skipped, never run.
 void plan_baselines(RunPlan& p) {
@@ -140,13 +142,42 @@ void check_run_dir(const RunPlan& p) {
   if (p.options.resume && fs::exists(p.out / "run.json")) {
     std::ifstream in(p.out / "run.json");
     const auto prev = nlohmann::ordered_json::parse(in, nullptr, false);
-    const nlohmann::ordered_json now = {{"jobs_fingerprint", p.fingerprint}};
-    if (!prev.is_discarded())
-      check_run_identity(p.out / "run.json", p.out, identity_part(prev, now), now, kRunIdentity);
+    nlohmann::ordered_json now = {{"jobs_fingerprint", p.fingerprint}};
+    // A run without checks recorded none: its run.json (older ones too) has no "checks".
+    if (const nlohmann::json checks = run_checks(p.options); !checks.is_null())
+      now["checks"] = checks;
+    if (!prev.is_discarded() && prev.is_object()) {
+      nlohmann::ordered_json was = identity_part(prev, now);
+      if (prev.contains("checks") && !prev["checks"].is_null()) was["checks"] = prev["checks"];
+      check_run_identity(p.out / "run.json", p.out, was, now, kRunIdentity);
+    }
   }
 }
 
+// --sanitize and --memcheck as one list of tools; a tool compute-sanitizer lacks is a usage error.
+void check_luck_options(RunPlan& p) {
+  RunOptions& a = p.options;
+  std::vector<std::string> tools = a.sanitize;
+  if (a.memcheck) tools.push_back("memcheck");
+  try {
+    a.sanitize = parse_sanitizer_tools(tools);
+  } catch (const std::invalid_argument& e) {
+    throw InputError("--sanitize", 0, "", e.what());
+  }
+  a.memcheck = false;
+  if (a.build_only && (!a.sanitize.empty() || a.repeat > 1))
+    throw InputError("--build-only", 0, "",
+                     "tests nothing: --repeat and --sanitize need the tests");
+  if (a.repeat < 1) throw InputError("--repeat", 0, "", "must be at least 1");
+}
+
 }  // namespace
+
+nlohmann::json run_checks(const RunOptions& a) {
+  if (a.sanitize.empty() && a.repeat <= 1) return nullptr;
+  nlohmann::json c = {{"repeat", a.repeat}, {"sanitize", a.sanitize}};
+  return c;
+}
 
 std::string jobs_fingerprint(const std::vector<EvalJob>& jobs) {
   ItemFingerprint items(":");
@@ -181,6 +212,7 @@ RunPlan plan_run(const std::string& command, const RunOptions& options) {
   // kjudge run: the jobs are the model's answers: those of an earlier, interrupted run come
   // from its journal once the run directory is open, the rest as they arrive.
 
+  check_luck_options(p);
   if (a.build_only) {
     if (command == "run") throw InputError("--build-only", 0, "", "is for evaluate and validate");
     if (a.benchmark) throw InputError("--build-only", 0, "", "and --benchmark exclude each other");

@@ -52,6 +52,10 @@ struct RunPlan {
 // directory that holds another run. Writes nothing.
 RunPlan plan_run(const std::string& command, const RunOptions& options);
 
+// What run.json records of the checks that change what a verdict means (--repeat, --sanitize):
+// null when none is on (and in runs from before them); --resume refuses another value.
+nlohmann::json run_checks(const RunOptions& options);
+
 // The hash of a set of jobs: each job's key and its solution and hidden tests, independent of
 // their order (core/run_identity.h, ItemFingerprint). The value run.json files have always had.
 std::string jobs_fingerprint(const std::vector<EvalJob>& jobs);

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "core/atomic_file.h"
@@ -13,12 +14,48 @@
 
 namespace kjudge::plan {
 
+namespace {
+
+// validate: a baseline compute-sanitizer flags, or whose runs disagree under --repeat, is its
+// problem's defect (or the machine's), never a model's: said in the notes, by task.
+void note_defective_baselines(nlohmann::json& summary) {
+  // "N baselines (A, B, …)": each task once, the first 20 named.
+  auto named = [](const nlohmann::json& list) {
+    std::vector<std::string> ids;
+    for (const auto& x : list) {
+      const std::string id = x.at("task_id").get<std::string>();
+      if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+    }
+    std::string s;
+    for (std::size_t i = 0; i < ids.size() && i < 20; ++i) s += (i ? ", " : "") + ids[i];
+    if (ids.size() > 20) s += fmt::format(" and {} more", ids.size() - 20);
+    return fmt::format("{} baseline{} ({})", ids.size(), ids.size() == 1 ? "" : "s", s);
+  };
+  const nlohmann::json flagged = summary.value("sanitizer", nlohmann::json::object())
+                                     .value("flagged", nlohmann::json::array());
+  if (!flagged.empty())
+    summary["notes"].push_back(fmt::format(
+        "compute-sanitizer flagged {}: a problem whose own baseline has memory or race errors "
+        "is the problem's defect",
+        named(flagged)));
+  const nlohmann::json flaky = summary.value("repeat", nlohmann::json::object())
+                                   .value("flaky_solutions", nlohmann::json::array());
+  if (!flaky.empty())
+    summary["notes"].push_back(fmt::format(
+        "{} gave different verdicts under --repeat: the problem's or the machine's defect",
+        named(flaky)));
+}
+
+}  // namespace
+
 int write_run_summary(const RunPlan& plan, const RunOutcome& o) {
   const RunOptions& a = plan.options;
   SummaryOptions so;
   so.ks = a.ks;
   so.wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - plan.started).count();
+  so.sanitize = a.sanitize;
+  so.repeat = a.repeat;
   nlohmann::json summary = summarize(*o.results, so);
   summary["command"] = plan.command;
   summary["run_dir"] = plan.out.string();
@@ -36,6 +73,7 @@ int write_run_summary(const RunPlan& plan, const RunOutcome& o) {
         "--build-only: every solution was built and none was tested; 'pass' means it built, "
         "and pass@k says nothing of correctness");
   }
+  if (plan.command == "validate") note_defective_baselines(summary);
   summary["broken_gpus"] = o.broken_gpus;
   if (!o.executor.is_null()) summary["executor"] = o.executor;
   if (o.session) {

@@ -134,6 +134,13 @@ std::vector<std::string> judge_argv(const RunOptions& a) {
   opt("--sandbox", a.steps.sandbox);
   if (!a.steps.bwrap.empty()) opt("--bwrap", a.steps.bwrap);
   opt("--memory-limit", a.steps.memory_limit);
+  // Issue 34's checks (plan_run has folded --memcheck into --sanitize).
+  if (a.repeat > 1) opt("--repeat", std::to_string(a.repeat));
+  if (!a.sanitize.empty()) {
+    opt("--sanitize", list(a.sanitize));
+    opt("--sanitize-timeout", fmt::format("{}", a.sanitize_timeout));
+    if (!a.sanitizer.empty()) opt("--sanitizer", a.sanitizer);
+  }
   if (a.benchmark) {
     v.push_back("--benchmark");
     opt("--runs", std::to_string(a.runs));

@@ -23,6 +23,7 @@ const std::vector<std::pair<std::string, std::string>>& verdict_table() {
       {"test_fail", "test fail"},
       {"test_timeout", "test timeout"},
       {"crash", "crash (signal)"},
+      {"sanitizer_error", "compute-sanitizer error"},
       {"source_reference_missing", "required API not used"},
       {"invalid_solution", "invalid solution"},
       {"skipped", "skipped"},

@@ -16,10 +16,14 @@ struct Column {
 };
 const std::vector<Column>& columns() {
   static const std::vector<Column> c = {
-      {"pass", {"pass"}},      {"build", {"build_error", "build_timeout"}},
-      {"fail", {"test_fail"}}, {"timeout", {"test_timeout"}},
-      {"crash", {"crash"}},    {"other", {"source_reference_missing", "invalid_solution"}},
-      {"skip", {"skipped"}},   {"j.err", {"judge_error"}},
+      {"pass", {"pass"}},
+      {"build", {"build_error", "build_timeout"}},
+      {"fail", {"test_fail", "sanitizer_error"}},
+      {"timeout", {"test_timeout"}},
+      {"crash", {"crash"}},
+      {"other", {"source_reference_missing", "invalid_solution"}},
+      {"skip", {"skipped"}},
+      {"j.err", {"judge_error"}},
   };
   return c;
 }
@@ -41,6 +45,57 @@ std::string row(const std::string& name, const json& slice, const std::vector<st
                          : fmt::format(" {:>8}", "n/a");
   }
   return out + "\n";
+}
+
+// --sanitize and --repeat (issue 34): what compute-sanitizer found, which solutions were flaky;
+// in validate, the baselines they name are their problems' defects.
+std::string luck_lines(const json& s) {
+  std::string out;
+  const bool validate = s.value("command", std::string()) == "validate";
+  const std::string who = validate ? "baselines" : "solutions";
+  auto key = [](const json& x) {
+    return x.value("task_id", std::string()) + "#" + std::to_string(x.value("sample", 0));
+  };
+  // At most 10 lines of a list, then how many more summary.json holds.
+  auto listed = [](const json& list, const auto& line) {
+    std::string text;
+    std::size_t shown = 0;
+    for (const auto& x : list) {
+      if (++shown > 10) {
+        text += fmt::format("  … and {} more in summary.json\n", list.size() - 10);
+        break;
+      }
+      text += line(x);
+    }
+    return text;
+  };
+  const json san = s.value("sanitizer", json());
+  if (san.is_object()) {
+    std::vector<std::string> tools;
+    for (const auto& t : san.value("tools", json::array())) tools.push_back(t.get<std::string>());
+    out += fmt::format(
+        "sanitizer ({}): {} passing {} checked: {} clean, {} with errors, {} inconclusive "
+        "(judge_error)\n",
+        fmt::join(tools, ","), san.value("checked", 0), who, san.value("clean", 0),
+        san.value("errors", 0), san.value("inconclusive", 0));
+    out += listed(san.value("flagged", json::array()), [&](const json& f) {
+      return fmt::format("  {} {}: {}: {}{}\n", validate ? "defective baseline" : "flagged", key(f),
+                         f.value("tool", std::string()), f.value("first_error", std::string()),
+                         validate ? " (the problem's defect)" : "");
+    });
+  }
+  const json rep = s.value("repeat", json());
+  if (rep.is_object()) {
+    out += fmt::format("repeat {}: {} {} run {} times, {} flaky\n", rep.value("runs", 1),
+                       rep.value("repeated", 0), who, rep.value("runs", 1), rep.value("flaky", 0));
+    out += listed(rep.value("flaky_solutions", json::array()), [&](const json& f) {
+      std::vector<std::string> runs;
+      for (const auto& v : f.value("runs", json::array())) runs.push_back(v.get<std::string>());
+      return fmt::format("  flaky {}: {} → {}\n", key(f), fmt::join(runs, " "),
+                         f.value("verdict", std::string()));
+    });
+  }
+  return out;
 }
 
 }  // namespace
@@ -78,6 +133,7 @@ std::string terminal_table(const json& s) {
                            100 * sure[p].get<double>());
     out += "\n";
   }
+  out += luck_lines(s);
   const json t = s.value("timing", json::object());
   out += fmt::format(
       "wall {:.1f} s; build {:.1f} s and test {:.1f} s summed; {} builds from the cache\n",

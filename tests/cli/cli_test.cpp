@@ -13,6 +13,8 @@
 #include <sstream>
 #include <thread>
 
+#include "luck_problem.h"
+#include "schema_validator.h"
 #include "test_util.h"
 
 namespace kjudge {
@@ -287,6 +289,102 @@ TEST(BuildOnly, BuildsWithoutAGpuAndRefusesWhatTheCorpusExpects) {
   auto bench = sh(kBin + " evaluate" + args + " --build-only --benchmark --resume");
   EXPECT_EQ(bench.rc, 2) << bench.out;
   EXPECT_NE(bench.out.find("--build-only"), std::string::npos) << bench.out;
+}
+
+// Issue 34, "Luck does not pass", end to end (tests/luck_problem.h): --memcheck with the fake
+// compute-sanitizer, and --repeat with a solution that fails every other run.
+class LuckChecks : public ::testing::Test {
+ protected:
+  void SetUp() override { testing::write_luck_pack(d_.path()); }
+  std::string common(const std::string& out) const {
+    return " --out " + (d_ / out).string() + " --cache-dir " + (d_ / "cache").string() +
+           " --work-dir " + (d_ / "work").string() + " --sanitizer " +
+           testing::fake_compute_sanitizer().string();
+  }
+  nlohmann::json summary(const std::string& out) const {
+    std::ifstream in(d_ / out / "summary.json");
+    return nlohmann::json::parse(in);
+  }
+  testing::TempDir d_;
+};
+
+TEST_F(LuckChecks, EvaluateFailsAnOutOfBoundsReadAndAFlakySolutionAndSaysSo) {
+  const std::string args = " evaluate --problems " + (d_ / "problems").string() + " --solutions " +
+                           (d_ / "solutions").string() + " --task luck/ok" + common("e") +
+                           " --memcheck";
+  auto r = sh(kBin + args + " --repeat 3");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  std::map<int, nlohmann::json> got;
+  for (const auto& g : read_jsonl(d_ / "e/results.jsonl")) got[g["sample"].get<int>()] = g;
+  ASSERT_EQ(got.size(), 3u) << r.out;
+  EXPECT_EQ(got[0]["verdict"], "pass") << got[0].dump();
+  EXPECT_EQ(got[0]["sanitizer"][0]["outcome"], "clean");
+  EXPECT_EQ(got[1]["verdict"], "sanitizer_error") << got[1].dump();
+  EXPECT_EQ(got[1]["sanitizer"][0]["report"][0], "Invalid __global__ read of size 4 bytes");
+  EXPECT_EQ(got[2]["verdict"], "test_fail") << got[2].dump();
+  EXPECT_EQ(got[2]["flaky"], true);
+  EXPECT_EQ(got[2]["repeats"].size(), 3u);
+  EXPECT_EQ(got[2]["detail"], "run 2 of 3: test exited with code 1");
+
+  const auto s = summary("e");
+  EXPECT_EQ(s["sanitizer"]["errors"], 1);
+  EXPECT_EQ(s["sanitizer"]["clean"], 1);
+  EXPECT_EQ(s["repeat"]["flaky"], 1);
+  EXPECT_NEAR(s["pass_at_k"]["1"].get<double>(), 1.0 / 3, 1e-9);
+  EXPECT_NE(r.out.find("sanitizer (memcheck): 2 passing solutions checked: 1 clean, 1 with errors"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("flaky luck/ok#2: pass test_fail pass → test_fail"), std::string::npos)
+      << r.out;
+  // What the files say is what docs/schemas says they may.
+  auto schema = [](const std::string& name) {
+    std::ifstream in(kSource / "docs/schemas" / (name + ".schema.json"));
+    return testing::SchemaValidator(nlohmann::json::parse(in));
+  };
+  for (const auto& g : read_jsonl(d_ / "e/results.jsonl"))
+    EXPECT_TRUE(schema("result").errors(g).empty()) << g.dump();
+  EXPECT_TRUE(schema("summary").errors(s).empty()) << s.dump();
+  std::ifstream run_json(d_ / "e/run.json");
+  const auto run = nlohmann::json::parse(run_json);
+  EXPECT_TRUE(schema("run").errors(run).empty()) << run.dump();
+  EXPECT_EQ(run["checks"], nlohmann::json({{"repeat", 3}, {"sanitize", {"memcheck"}}}));
+
+  // The checks are part of the run: resumed with others, refused; with the same, nothing to do.
+  auto other = sh(kBin + args + " --repeat 2 --resume");
+  EXPECT_EQ(other.rc, 2) << other.out;
+  EXPECT_NE(other.out.find("--repeat or --sanitize"), std::string::npos) << other.out;
+  auto same = sh(kBin + args + " --repeat 3 --resume -q");
+  EXPECT_EQ(same.rc, 0) << same.out;
+  EXPECT_EQ(read_jsonl(d_ / "e/results.jsonl").size(), 3u);
+}
+
+TEST_F(LuckChecks, ValidateNamesABaselineTheSanitizerFlagsAsItsProblemsDefect) {
+  auto r = sh(kBin + " validate " + (d_ / "problems").string() + common("v") +
+              " --sanitize memcheck,racecheck --skip-env-check");
+  EXPECT_EQ(r.rc, 1) << r.out;
+  EXPECT_NE(r.out.find("defective baseline luck/oob#0: memcheck"), std::string::npos) << r.out;
+  const auto s = summary("v");
+  bool noted = false;
+  for (const auto& n : s["notes"])
+    noted |= n.get<std::string>().find("compute-sanitizer flagged 1 baseline (luck/oob)") !=
+             std::string::npos;
+  EXPECT_TRUE(noted) << s["notes"].dump();
+  EXPECT_EQ(s["sanitizer"]["by_tool"]["racecheck"]["clean"], 2);
+}
+
+TEST_F(LuckChecks, WithoutASanitizerNothingRunsAndDoctorSaysWhy) {
+  auto doctor = sh(kBin + " doctor --no-probe --memcheck --sanitizer " + (d_ / "none").string());
+  EXPECT_EQ(doctor.rc, 3) << doctor.out;
+  EXPECT_NE(doctor.out.find("compute-sanitizer"), std::string::npos) << doctor.out;
+  EXPECT_NE(doctor.out.find("--sanitize needs it"), std::string::npos) << doctor.out;
+  auto quiet = sh(kBin + " doctor --no-probe --sanitizer " + (d_ / "none").string());
+  EXPECT_EQ(quiet.out.find("--sanitize needs it"), std::string::npos) << "not asked for";
+  auto run = sh(kBin + " validate " + (d_ / "problems").string() + " --out " + (d_ / "x").string() +
+                " --memcheck --sanitizer " + (d_ / "none").string());
+  EXPECT_EQ(run.rc, 3) << run.out;
+  EXPECT_FALSE(fs::exists(d_ / "x/results.jsonl"));
+  auto typo = sh(kBin + " validate " + (d_ / "problems").string() + " --sanitize memchek");
+  EXPECT_EQ(typo.rc, 2) << typo.out;
 }
 
 TEST(CliErrors, BadInputNamesTheFileAndExitsWithUsageCode) {

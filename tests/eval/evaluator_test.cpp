@@ -15,6 +15,7 @@
 
 #include "eval/hidden_lines.h"
 #include "eval/pass_at_k.h"
+#include "eval/sanitizer.h"
 #include "run/sandbox.h"
 #include "test_util.h"
 
@@ -504,6 +505,147 @@ namespace {
 
 // Jobs fed while the run goes (kjudge run grades answers as they arrive): each is graded soon
 // after it arrives, not after the last one, and run() returns once the feed closes.
+// Issue 34, "Luck does not pass". The toolkit of these tests has tests/fixtures/
+// fake-compute-sanitizer beside its nvcc, where the judge looks for the real one: it reports an
+// out-of-bounds read (memcheck) or a race (racecheck) when the program prints FAKE-OOB or
+// FAKE-RACE, and tells the program it runs under it ($FAKE_SANITIZER_TOOL).
+class LuckTest : public EvaluatorTest {
+ protected:
+  void SetUp() override {
+    EvaluatorTest::SetUp();
+    const std::filesystem::path bin = dir_ / "toolkit/bin";
+    std::filesystem::create_directories(bin);
+    testing::write_text(bin / "nvcc", "#!/bin/sh\n");
+    std::filesystem::copy_file(
+        std::filesystem::path(KJUDGE_SOURCE_DIR) / "tests/fixtures/fake-compute-sanitizer",
+        bin / "compute-sanitizer");
+    std::filesystem::permissions(bin / "compute-sanitizer", std::filesystem::perms::owner_all,
+                                 std::filesystem::perm_options::add);
+    machine_.nvcc_path = (bin / "nvcc").string();
+    setenv("FAKE_SANITIZER_LOG", (dir_ / "sanitizer.log").c_str(), 1);
+    unsetenv("KJUDGE_COMPUTE_SANITIZER");
+    opt_.quiet_retry = false;
+  }
+  void TearDown() override { unsetenv("FAKE_SANITIZER_LOG"); }
+  // The sanitizer's runs, one line each: "TOOL PROGRAM ARGS".
+  std::vector<std::string> sanitizer_runs() const {
+    std::vector<std::string> lines;
+    std::ifstream in(dir_ / "sanitizer.log");
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+  }
+};
+
+TEST_F(LuckTest, MemcheckFailsAPassingSolutionThatReadsOutOfBounds) {
+  opt_.sanitize = {"memcheck"};
+  std::vector<Problem> ps = {shell_problem("m/clean"), shell_problem("m/oob"),
+                             shell_problem("m/fail")};
+  auto r = run(ps, {sol("m/clean", "echo ok"), sol("m/oob", "echo FAKE-OOB; echo ok"),
+                    sol("m/fail", "echo FAKE-OOB; exit 1")});
+  const GradedSolution& clean = r[K("m/clean", 0)];
+  EXPECT_EQ(clean.verdict, Verdict::pass) << clean.detail;
+  ASSERT_EQ(clean.sanitizer.size(), 1u);
+  EXPECT_EQ(clean.sanitizer[0].tool, "memcheck");
+  EXPECT_EQ(clean.sanitizer[0].outcome, SanitizerOutcome::clean);
+
+  const GradedSolution& oob = r[K("m/oob", 0)];
+  EXPECT_EQ(oob.verdict, Verdict::sanitizer_error);
+  EXPECT_TRUE(counts_for_model(oob.verdict));
+  EXPECT_EQ(oob.detail, "memcheck: 1 error: Invalid __global__ read of size 4 bytes");
+  ASSERT_EQ(oob.sanitizer.size(), 1u);
+  EXPECT_EQ(oob.sanitizer[0].errors, 1);
+  ASSERT_GE(oob.sanitizer[0].report.size(), 4u);
+  EXPECT_EQ(oob.sanitizer[0].report[3], "Address 0x7f3a9e000080 is out of bounds");
+  EXPECT_EQ(oob.sanitizer[0].step.exit_code, kSanitizerErrorExit);
+  EXPECT_NE(oob.sanitizer[0].step.log.find("ERROR SUMMARY: 1 error"), std::string::npos);
+  EXPECT_EQ(oob.test.exit_code, 0) << "the plain run passed";
+
+  // A failing test is not checked: its verdict stands.
+  EXPECT_EQ(r[K("m/fail", 0)].verdict, Verdict::test_fail);
+  EXPECT_TRUE(r[K("m/fail", 0)].sanitizer.empty());
+  // One sanitizer run per passing solution, of the test's own command.
+  EXPECT_EQ(sanitizer_runs(),
+            (std::vector<std::string>{"memcheck sh run.sh", "memcheck sh run.sh"}));
+}
+
+TEST_F(LuckTest, RacecheckFindsWhatMemcheckPassesAndEveryToolIsRecorded) {
+  opt_.sanitize = {"memcheck", "racecheck"};
+  auto r = run({shell_problem("r/race")}, {sol("r/race", "echo FAKE-RACE")});
+  const GradedSolution& g = r[K("r/race", 0)];
+  EXPECT_EQ(g.verdict, Verdict::sanitizer_error);
+  ASSERT_EQ(g.sanitizer.size(), 2u);
+  EXPECT_EQ(g.sanitizer[0].outcome, SanitizerOutcome::clean);
+  EXPECT_EQ(g.sanitizer[1].tool, "racecheck");
+  EXPECT_EQ(g.sanitizer[1].outcome, SanitizerOutcome::errors);
+  EXPECT_NE(g.detail.find("racecheck: 1 error: Error: Race reported between Write access"),
+            std::string::npos)
+      << g.detail;
+}
+
+TEST_F(LuckTest, ASanitizerThatCannotJudgeIsTheJudgesFaultNeverTheSolutions) {
+  opt_.sanitize = {"memcheck"};
+  opt_.sanitize_timeout_factor = 1;
+  const std::string counter = (dir_ / "tests.count").string();
+  // Each test run counts itself: a judge_error retried would run its test again.
+  auto counted = [&](const std::string& rest) {
+    return "[ -n \"$FAKE_SANITIZER_TOOL\" ] || echo x >> " + counter + "; " + rest;
+  };
+  std::vector<Problem> ps = {shell_problem("x/slow", 1), shell_problem("x/breaks")};
+  auto r = run(ps, {sol("x/slow", counted("[ -n \"$FAKE_SANITIZER_TOOL\" ] && sleep 20; exit 0")),
+                    sol("x/breaks", counted("[ -n \"$FAKE_SANITIZER_TOOL\" ] && exit 3; exit 0"))});
+  const GradedSolution& slow = r[K("x/slow", 0)];
+  EXPECT_EQ(slow.verdict, Verdict::judge_error);
+  EXPECT_FALSE(counts_for_model(slow.verdict));
+  EXPECT_NE(slow.detail.find("did not finish within 1 s"), std::string::npos) << slow.detail;
+  EXPECT_LT(slow.total_s, 10);
+  const GradedSolution& breaks = r[K("x/breaks", 0)];
+  EXPECT_EQ(breaks.verdict, Verdict::judge_error);
+  EXPECT_NE(breaks.detail.find("no error the tool reported"), std::string::npos) << breaks.detail;
+  EXPECT_EQ(breaks.sanitizer.at(0).outcome, SanitizerOutcome::inconclusive);
+
+  // No sanitizer on the machine at all.
+  opt_.sanitizer = std::filesystem::path();
+  auto none = run({shell_problem("x/none")}, {sol("x/none", counted("exit 0"))});
+  EXPECT_EQ(none[K("x/none", 0)].verdict, Verdict::judge_error);
+  EXPECT_NE(none[K("x/none", 0)].detail.find("compute-sanitizer not found"), std::string::npos);
+  // Not retried: each test ran once.
+  std::ifstream in(counter);
+  int runs = 0;
+  for (std::string line; std::getline(in, line);) ++runs;
+  EXPECT_EQ(runs, 3);
+}
+
+TEST_F(LuckTest, RepeatedRunsFailAFlakySolutionAndKeepEveryVerdict) {
+  opt_.repeat = 3;
+  opt_.sanitize = {"memcheck"};
+  // Fails every other run: a counter in its workspace, which the three runs share.
+  const std::string flaky =
+      "c=$(cat count 2>/dev/null || echo 0); c=$((c+1)); echo $c > count; "
+      "[ $((c % 2)) -eq 1 ] || { echo unlucky; exit 1; }";
+  std::vector<Problem> ps = {shell_problem("f/flaky"), shell_problem("f/steady"),
+                             shell_problem("f/wrong")};
+  auto r = run(ps, {sol("f/flaky", flaky), sol("f/steady", "echo ok"), sol("f/wrong", "exit 2")});
+  const GradedSolution& g = r[K("f/flaky", 0)];
+  EXPECT_EQ(g.verdict, Verdict::test_fail);
+  EXPECT_EQ(g.detail, "run 2 of 3: test exited with code 1");
+  EXPECT_NE(g.test.log.find("unlucky"), std::string::npos) << "the failing run's log";
+  ASSERT_EQ(g.repeats.size(), 3u);
+  EXPECT_EQ(g.repeats[0].verdict, Verdict::pass);
+  EXPECT_EQ(g.repeats[1].verdict, Verdict::test_fail);
+  EXPECT_EQ(g.repeats[2].verdict, Verdict::pass);
+  EXPECT_TRUE(g.flaky());
+  EXPECT_TRUE(g.sanitizer.empty()) << "only a solution that passed every run is checked";
+
+  const GradedSolution& steady = r[K("f/steady", 0)];
+  EXPECT_EQ(steady.verdict, Verdict::pass);
+  EXPECT_EQ(steady.repeats.size(), 3u);
+  EXPECT_FALSE(steady.flaky());
+  EXPECT_EQ(steady.sanitizer.size(), 1u) << "checked once, after its three runs";
+  EXPECT_EQ(r[K("f/wrong", 0)].verdict, Verdict::test_fail);
+  EXPECT_FALSE(r[K("f/wrong", 0)].flaky());
+  EXPECT_EQ(sanitizer_runs().size(), 1u);
+}
+
 TEST(EvaluatorFeed, GradesJobsAsTheyArriveAndReturnsWhenTheFeedCloses) {
   testing::TempDir dir;
   setenv("KJ_BUILD_COUNTER", (dir / "count").c_str(), 1);

@@ -33,6 +33,51 @@ TEST(Journal, AppendsAndReadsBack) {
   EXPECT_EQ(existing[0].build.log, "line1\nline2 \"quoted\"\n");
 }
 
+// Issue 34: a resumed run keeps every run of --repeat and what compute-sanitizer found, so that
+// its summary counts them as the uninterrupted run's would.
+TEST(Journal, RepeatsAndSanitizerFindingsSurviveAResume) {
+  testing::TempDir d;
+  GradedSolution g = graded("a/1", 0, Verdict::sanitizer_error);
+  g.repeats = {{Verdict::pass, "", 0, 0, false, 0.5},
+               {Verdict::test_timeout, "test did not finish within 5 s", -1, 0, true, 5.0}};
+  SanitizerRecord s;
+  s.tool = "memcheck";
+  s.outcome = SanitizerOutcome::errors;
+  s.errors = 2;
+  s.report = {"Invalid __global__ read of size 4 bytes", "Address 0x10 is out of bounds"};
+  s.detail = "memcheck: 2 errors: Invalid __global__ read of size 4 bytes";
+  s.step.ran = true;
+  s.step.exit_code = 86;
+  s.step.log = "========= ERROR SUMMARY: 2 errors\n";
+  g.sanitizer = {s};
+  {
+    std::vector<GradedSolution> existing;
+    Journal j(d / "r.jsonl", &existing);
+    j.append(g);
+  }
+  const auto line = testing::read_jsonl(d / "r.jsonl").at(0);
+  EXPECT_EQ(line["flaky"], true);
+  EXPECT_EQ(line["repeats"][1]["verdict"], "test_timeout");
+  EXPECT_EQ(line["sanitizer"][0]["outcome"], "errors");
+  std::vector<GradedSolution> existing;
+  Journal j(d / "r.jsonl", &existing);
+  ASSERT_EQ(existing.size(), 1u);
+  const GradedSolution& back = existing[0];
+  EXPECT_EQ(back.verdict, Verdict::sanitizer_error);
+  ASSERT_EQ(back.repeats.size(), 2u);
+  EXPECT_EQ(back.repeats[1].verdict, Verdict::test_timeout);
+  EXPECT_TRUE(back.repeats[1].timed_out);
+  EXPECT_EQ(back.repeats[1].detail, "test did not finish within 5 s");
+  EXPECT_TRUE(back.flaky());
+  ASSERT_EQ(back.sanitizer.size(), 1u);
+  EXPECT_EQ(back.sanitizer[0].tool, "memcheck");
+  EXPECT_EQ(back.sanitizer[0].outcome, SanitizerOutcome::errors);
+  EXPECT_EQ(back.sanitizer[0].errors, 2);
+  EXPECT_EQ(back.sanitizer[0].report, s.report);
+  EXPECT_EQ(back.sanitizer[0].step.exit_code, 86);
+  EXPECT_EQ(back.sanitizer[0].step.log, s.step.log);
+}
+
 TEST(Journal, DropsATornLastLineAndAppendsCleanly) {
   testing::TempDir d;
   {

@@ -55,5 +55,64 @@ TEST(Summary, JudgeErrorsAreNotChargedToTheModel) {
   EXPECT_TRUE(s["failures"].empty());
 }
 
+// Issue 34: what compute-sanitizer found and which solutions were flaky, counted per solution.
+TEST(Summary, CountsSanitizerFindingsAndListsFlakySolutions) {
+  auto checked = [](GradedSolution x, std::vector<SanitizerOutcome> outcomes) {
+    const char* tools[] = {"memcheck", "racecheck"};
+    for (std::size_t i = 0; i < outcomes.size(); ++i) {
+      SanitizerRecord s;
+      s.tool = tools[i];
+      s.outcome = outcomes[i];
+      if (outcomes[i] == SanitizerOutcome::errors) {
+        s.errors = 3;
+        s.report = {"Invalid __shared__ read of size 4 bytes"};
+      }
+      x.sanitizer.push_back(s);
+    }
+    return x;
+  };
+  GradedSolution flaky = g("f", 0, Verdict::test_fail, "k");
+  flaky.repeats = {{Verdict::pass, "", 0, 0, false, 1}, {Verdict::test_fail, "", 1, 0, false, 1}};
+  GradedSolution steady = g("f", 1, Verdict::pass, "k");
+  steady.repeats = {{Verdict::pass, "", 0, 0, false, 1}, {Verdict::pass, "", 0, 0, false, 1}};
+  std::vector<GradedSolution> r = {
+      checked(g("a", 0, Verdict::pass, "k"), {SanitizerOutcome::clean, SanitizerOutcome::clean}),
+      checked(g("a", 1, Verdict::sanitizer_error, "k"),
+              {SanitizerOutcome::errors, SanitizerOutcome::inconclusive}),
+      checked(g("b", 0, Verdict::judge_error, "k"),
+              {SanitizerOutcome::clean, SanitizerOutcome::inconclusive}),
+      g("b", 1, Verdict::test_fail, "k"),
+      flaky,
+      steady,
+  };
+  SummaryOptions o;
+  o.sanitize = {"memcheck", "racecheck"};
+  o.repeat = 2;
+  auto s = summarize(r, o);
+  const auto& san = s["sanitizer"];
+  EXPECT_EQ(san["tools"], nlohmann::json({"memcheck", "racecheck"}));
+  EXPECT_EQ(san["checked"], 3);
+  EXPECT_EQ(san["clean"], 1);
+  EXPECT_EQ(san["errors"], 1);
+  EXPECT_EQ(san["inconclusive"], 1);
+  EXPECT_EQ(san["by_tool"]["racecheck"]["inconclusive"], 2);
+  ASSERT_EQ(san["flagged"].size(), 1u);
+  EXPECT_EQ(san["flagged"][0]["task_id"], "a");
+  EXPECT_EQ(san["flagged"][0]["sample"], 1);
+  EXPECT_EQ(san["flagged"][0]["first_error"], "Invalid __shared__ read of size 4 bytes");
+  EXPECT_EQ(s["verdicts"]["sanitizer_error"], 1);
+  EXPECT_EQ(s["failures"].size(), 3u) << "a sanitizer_error is a failure of the model's";
+
+  EXPECT_EQ(s["repeat"]["runs"], 2);
+  EXPECT_EQ(s["repeat"]["repeated"], 2);
+  EXPECT_EQ(s["repeat"]["flaky"], 1);
+  EXPECT_EQ(s["repeat"]["flaky_solutions"][0]["runs"], nlohmann::json({"pass", "test_fail"}));
+
+  // Without the checks, neither section.
+  auto plain = summarize({g("a", 0, Verdict::pass, "k")}, SummaryOptions{});
+  EXPECT_FALSE(plain.contains("sanitizer"));
+  EXPECT_FALSE(plain.contains("repeat"));
+}
+
 }  // namespace
 }  // namespace kjudge

@@ -123,5 +123,48 @@ TEST(RunPlan, OptionsThatExcludeEachOtherAreRefused) {
   EXPECT_THROW(plan_run("validate", none), InputError);
 }
 
+// Issue 34: --memcheck folds into --sanitize; the checks need tests, and a resumed run keeps the
+// checks it was started with (a run from before them had none).
+TEST(RunPlan, LuckChecksAreNormalisedRefusedWithoutTestsAndPartOfTheRun) {
+  testing::TempDir dir;
+  RunOptions o = options(kExamples / "pack", dir / "run");
+  o.memcheck = true;
+  o.sanitize = {"racecheck,memcheck"};
+  o.repeat = 2;
+  const RunPlan p = plan_run("validate", o);
+  EXPECT_EQ(p.options.sanitize, (std::vector<std::string>{"memcheck", "racecheck"}));
+  EXPECT_EQ(run_checks(p.options),
+            nlohmann::json({{"repeat", 2}, {"sanitize", {"memcheck", "racecheck"}}}));
+  EXPECT_TRUE(run_checks(options(kExamples / "pack", dir / "x")).is_null());
+
+  RunOptions bad = options(kExamples / "pack", dir / "run");
+  bad.sanitize = {"memchek"};
+  EXPECT_EQ(testing::expect_input_error([&] { plan_run("validate", bad); }).file(), "--sanitize");
+  RunOptions built = options(kExamples / "pack", dir / "run");
+  built.build_only = true;
+  built.repeat = 3;
+  EXPECT_EQ(testing::expect_input_error([&] { plan_run("validate", built); }).file(),
+            "--build-only");
+
+  const fs::path out = dir / "resumed";
+  fs::create_directories(out);
+  testing::write_text(out / "results.jsonl", "");
+  o.out = out.string();
+  o.resume = true;
+  const std::string fp = p.fingerprint;
+  testing::write_text(out / "run.json", R"({"jobs_fingerprint": ")" + fp + R"("})");
+  const InputError older = testing::expect_input_error([&] { plan_run("validate", o); });
+  EXPECT_EQ(older.field(), "checks");
+  EXPECT_NE(std::string(older.what()).find("--repeat or --sanitize (was null"), std::string::npos)
+      << older.what();
+  testing::write_text(out / "run.json",
+                      R"({"jobs_fingerprint": ")" + fp +
+                          R"(", "checks": {"repeat": 2, "sanitize": ["memcheck", "racecheck"]}})");
+  EXPECT_EQ(plan_run("validate", o).fingerprint, fp);
+  RunOptions plain = options(kExamples / "pack", out);
+  plain.resume = true;
+  EXPECT_EQ(testing::expect_input_error([&] { plan_run("validate", plain); }).field(), "checks");
+}
+
 }  // namespace
 }  // namespace kjudge::plan

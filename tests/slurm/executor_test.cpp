@@ -17,6 +17,7 @@
 #include <string>
 #include <thread>
 
+#include "luck_problem.h"
 #include "slurm_fixture.h"
 #include "test_util.h"
 
@@ -167,6 +168,44 @@ TEST_F(SlurmExecutor, CancelledShardIsResubmittedAndMergedWithoutDuplicates) {
     EXPECT_TRUE(keys.insert({g["task_id"].get<std::string>(), g["sample"].get<int>()}).second)
         << "shard 0 graded " << g["task_id"] << " twice";
   EXPECT_GE(shard0.size(), graded_before);
+}
+
+// Issue 34's checks on the cluster (tests/luck_problem.h: host-only problems built with cc, the
+// fake compute-sanitizer): every shard runs --repeat and --memcheck, and the merged journal and
+// summary are a local run's.
+TEST(SlurmLuckChecks, RepeatAndMemcheckReachEveryShardAndMergeAsALocalRunsDo) {
+  SlurmCluster cluster;
+  if (!cluster.why().empty()) GTEST_SKIP() << cluster.why();
+  ASSERT_TRUE(cluster.start_error().empty()) << cluster.start_error();
+  testing::TempDir dir;
+  testing::write_luck_pack(dir.path());
+  auto evaluate = [&](const std::string& out) {
+    return kBin + " evaluate --problems " + (dir / "problems").string() + " --solutions " +
+           (dir / "solutions").string() + " --task luck/ok --out " + (dir / out).string() +
+           " --cache-dir " + (dir / "cache").string() + " --work-dir " + (dir / "work").string() +
+           " --sanitizer " + testing::fake_compute_sanitizer().string() + " --memcheck --repeat 3";
+  };
+  auto local = sh(evaluate("local") + " -q");
+  ASSERT_EQ(local.rc, 0) << local.out;
+  auto remote =
+      sh(cluster.env() + evaluate("slurm") + " --executor slurm --shards 3 --slurm-poll 0.5");
+  ASSERT_EQ(remote.rc, 0) << remote.out;
+  EXPECT_NE(remote.out.find("kjudge: slurm: shards 3 done"), std::string::npos) << remote.out;
+
+  auto want = verdicts(dir / "local/results.jsonl");
+  EXPECT_EQ(verdicts(dir / "slurm/results.jsonl"), want);
+  EXPECT_EQ(want[Key("luck/ok", 1)], "sanitizer_error");
+  EXPECT_EQ(want[Key("luck/ok", 2)], "test_fail");
+  for (const auto& g : testing::read_jsonl(dir / "slurm/results.jsonl")) {
+    EXPECT_EQ(g["repeats"].size(), 3u) << g.dump();
+    EXPECT_EQ(g["flaky"], g["sample"] == 2) << g.dump();
+  }
+  auto ls = summary_of(dir / "local"), ss = summary_of(dir / "slurm");
+  EXPECT_EQ(ss["sanitizer"], ls["sanitizer"]);
+  EXPECT_EQ(ss["repeat"], ls["repeat"]);
+  EXPECT_EQ(ss["repeat"]["flaky"], 1);
+  std::ifstream in(dir / "slurm/run.json");
+  EXPECT_EQ(nlohmann::json::parse(in)["checks"]["repeat"], 3);
 }
 
 TEST(SlurmShardArgv, DropsTheSubmittersOptionsAndKeepsTheRest) {
