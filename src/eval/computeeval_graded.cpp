@@ -67,6 +67,9 @@ ordered_json computeeval_graded_json(const GradedSolution& g, const Problem& pro
     case Verdict::crash:
       or_detail(test_output);
       break;
+    case Verdict::sanitizer_error:  // kjudge's own check: the test passed, the tool did not
+      test_output = (test_output ? *test_output + "\n" : std::string()) + g.detail;
+      break;
     case Verdict::judge_error:
       if (!build_output && !test_output) test_output = g.detail;
       break;
