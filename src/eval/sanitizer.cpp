@@ -106,6 +106,7 @@ SanitizerOutput parse_sanitizer_output(const std::string& output, std::size_t ma
   std::istringstream in(output);
   std::string line;
   bool in_error = false, error_done = false;
+  std::optional<int> racecheck_errors;
   while (std::getline(in, line)) {
     const std::optional<std::string> text = sanitizer_line(line);
     if (!text) {
@@ -117,6 +118,16 @@ SanitizerOutput parse_sanitizer_output(const std::string& output, std::size_t ma
     if (text->rfind(kSummary, 0) == 0) {
       const int n = std::atoi(text->c_str() + kSummary.size());
       out.errors = out.errors.value_or(0) + std::max(0, n);
+    }
+    // racecheck ends with its own line alone when it found nothing (compute-sanitizer
+    // 2025.3.1 on the H200, 2026-11-28): "RACECHECK SUMMARY: 0 hazards displayed (0 errors,
+    // 0 warnings)". Its errors count where no ERROR SUMMARY came.
+    static constexpr std::string_view kRace = "RACECHECK SUMMARY:";
+    if (text->rfind(kRace, 0) == 0) {
+      const auto open = text->find('(');
+      if (open != std::string::npos)
+        racecheck_errors =
+            racecheck_errors.value_or(0) + std::max(0, std::atoi(text->c_str() + open + 1));
     }
     if (error_done) continue;
     if (in_error) {
@@ -131,6 +142,7 @@ SanitizerOutput parse_sanitizer_output(const std::string& output, std::size_t ma
       out.first_error.push_back(*text);
     }
   }
+  if (!out.errors) out.errors = racecheck_errors;
   return out;
 }
 

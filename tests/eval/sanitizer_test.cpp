@@ -67,6 +67,25 @@ TEST(Sanitizer, OnlyErrorsTheToolCountsAreTheSolutions) {
           .outcome,
       SanitizerOutcome::clean);
 
+  // racecheck alone on a clean run prints only its own summary (the real tool on the H200).
+  EXPECT_EQ(judge_sanitizer_run(
+                "racecheck",
+                exited(0,
+                       "=== All tests passed! ===\n========= RACECHECK SUMMARY: 0 hazards "
+                       "displayed (0 errors, 0 warnings)\n"),
+                60)
+                .outcome,
+            SanitizerOutcome::clean);
+  EXPECT_EQ(judge_sanitizer_run("racecheck",
+                                exited(86,
+                                       "========= Error: Race reported between Write access\n"
+                                       "========= \n"
+                                       "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, "
+                                       "0 warnings)\n"),
+                                60)
+                .errors,
+            1);
+
   // Everything else is the judge's: the tool that never checked, the test failing under it with
   // no error it names (the program's own 86 included), a signal, a timeout, no start.
   for (const ProcessResult& r :
