@@ -59,6 +59,10 @@ void add_run_options(CLI::App* c, plan::RunOptions& a) {
   c->add_flag("--build-only", a.build_only,
               "Build every solution and stop (no GPU needed): 'pass' means it built and was "
               "not refused; no test runs");
+  c->add_flag("--no-baseline-check", a.no_baseline_check,
+              "evaluate: do not judge each problem's own baseline first (by default a "
+              "problem whose baseline fails here is skipped, and a limit its baseline nearly "
+              "needs is scaled)");
   c->add_flag("--benchmark", a.benchmark,
               "After the tests: time every passing solution's benchmark_command against the "
               "problem's baseline, interleaved on a GPU held alone (perf.jsonl)");

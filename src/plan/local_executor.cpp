@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -20,6 +21,7 @@
 #include "eval/journal.h"
 #include "eval/sanitizer.h"
 #include "perf/bench_stage.h"
+#include "plan/baseline_check.h"
 #include "plan/interrupts.h"
 #include "plan/progress.h"
 #include "plan/run_json.h"
@@ -205,6 +207,74 @@ int execute_locally(RunPlan& plan) {
   eo.sanitize = a.sanitize;
   eo.sanitize_timeout_factor = a.sanitize_timeout;
   eo.sanitizer = sanitizer;
+  // Faults of the machine are not the model's: each problem's own baseline first.
+  std::set<std::string> baseline_fails;
+  nlohmann::json baseline_report = nlohmann::json::array();
+  std::vector<std::string> baseline_warnings;
+  // `run` not yet: its answers are graded as they arrive, and a check first would hold both
+  // the generation and the grading back until every baseline is judged.
+  if (command == "evaluate" && !a.build_only && !a.no_baseline_check) {
+    std::set<std::string> wanted;
+    for (const auto& j : todo) wanted.insert(j.problem->task_id);
+    std::vector<const Problem*> problems;
+    for (const Problem& p : plan.problems)
+      if (wanted.count(p.task_id)) problems.push_back(&p);
+    int scaled = 0;
+    for (const BaselineFinding& f : check_baselines(problems, eo, machine, !a.quiet)) {
+      if (!f.fails && f.scaled_timeout_s <= 0) continue;
+      baseline_report.push_back({{"task_id", f.task_id},
+                                 {"verdict", f.verdict},
+                                 {"detail", f.detail},
+                                 {"build_s", f.build_s},
+                                 {"test_s", f.test_s},
+                                 {"from_cache", f.from_cache},
+                                 {"scaled_timeout_s", f.scaled_timeout_s}});
+      if (f.fails) {
+        baseline_fails.insert(f.task_id);
+        continue;
+      }
+      for (Problem& p : plan.problems)
+        if (p.task_id == f.task_id) p.timeout_seconds = f.scaled_timeout_s;
+      ++scaled;
+    }
+    if (!baseline_fails.empty())
+      baseline_warnings.push_back(fmt::format(
+          "{} problems' own baselines do not pass on this machine: their solutions were skipped "
+          "(baseline_fails; run.json's \"baselines\" says why)",
+          baseline_fails.size()));
+    if (scaled)
+      baseline_warnings.push_back(fmt::format(
+          "{} problems' baselines needed more than half of their time limit here: the limit was "
+          "scaled for their solutions (run.json's \"baselines\")",
+          scaled));
+    run_json["baselines"] = baseline_report;
+    write_json_atomically(out / "run.json", run_json);
+  }
+  auto baseline_skip = [&](const Problem& p, const Solution& s) {
+    GradedSolution g;
+    g.task_id = p.task_id;
+    g.sample = s.sample;
+    g.group = p.group;
+    g.difficulty = p.difficulty;
+    g.verdict = Verdict::skipped;
+    g.skip_code = "baseline_fails";
+    for (const auto& b : baseline_report)
+      if (b["task_id"] == p.task_id)
+        g.detail = fmt::format("the problem's own baseline does not pass on this machine ({}: {})",
+                               b["verdict"].get<std::string>(), b["detail"].get<std::string>());
+    return g;
+  };
+  if (!baseline_fails.empty()) {
+    std::vector<EvalJob> kept;
+    for (auto& j : todo) {
+      if (baseline_fails.count(j.problem->task_id))
+        record(baseline_skip(*j.problem, j.solution));
+      else
+        kept.push_back(std::move(j));
+    }
+    todo = std::move(kept);
+  }
+
   Evaluator evaluator(eo, machine);
   ri.evaluator->store(&evaluator);
   {
@@ -212,17 +282,27 @@ int execute_locally(RunPlan& plan) {
     if (session) {
       // Answers are graded as they arrive: the generator feeds the evaluator.
       JobFeed feed;
+      std::mutex skipped_mu;
+      std::vector<GradedSolution> skipped_answers;
       for (auto& j : todo) feed.push(std::move(j));
       ri.session->store(session.get());
       std::thread producer([&] {
         session->run(plan.problems, [&](const GenRecord& r) {
-          if (by_id.count(r.task_id))
-            feed.push({by_id[r.task_id], solution_of(r, *by_id[r.task_id])});
+          if (!by_id.count(r.task_id)) return;
+          Solution s = solution_of(r, *by_id[r.task_id]);
+          if (baseline_fails.count(r.task_id)) {
+            // Recorded after the producer ends: the evaluator's thread records meanwhile.
+            std::lock_guard<std::mutex> lock(skipped_mu);
+            skipped_answers.push_back(baseline_skip(*by_id[r.task_id], s));
+          } else {
+            feed.push({by_id[r.task_id], std::move(s)});
+          }
         });
         feed.close();
       });
       evaluator.run(feed, record);
       producer.join();
+      for (const GradedSolution& g : skipped_answers) record(g);
       ri.session->store(nullptr);
       for (const auto& r : session->records())
         if (by_id.count(r.task_id))
@@ -272,6 +352,7 @@ int execute_locally(RunPlan& plan) {
   o.session = session.get();
   if (!step.sandbox)
     o.warnings.push_back("--sandbox none: solutions ran unconfined, with the judge's rights");
+  for (const std::string& w : baseline_warnings) o.warnings.push_back(w);
   // Where the main guard is off, an exit(0) of the solution's own passes a test (docs/cheats.md).
   o.main_guard = eo.main_guard->empty()
                      ? (guard_off ? "off (KJUDGE_MAIN_GUARD=none)" : "off (not found)")

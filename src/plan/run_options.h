@@ -35,6 +35,9 @@ struct RunOptions {
   bool no_quiet_retry = false;
   StepArgs steps;
   bool build_only = false;  // build every solution and stop: no test, no GPU needed
+  // evaluate: judge each problem's own baseline first (plan/baseline_check.h); off with
+  // --no-baseline-check
+  bool no_baseline_check = false;
   bool benchmark = false;
   int runs = 5;
   int warmups = 1;

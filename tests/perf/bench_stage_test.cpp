@@ -131,7 +131,18 @@ TEST_F(BenchStage, ABaselineThatFailsHereTimesNothing) {
   write_solution(dir_ / "solutions/ok", "bench/broken", 0, "return 42;",
                  "printf(\"COMPUTE_EVAL_TIME_MS: 5\\n\");");
   int rc = -1;
+  // By default the baseline is judged first (plan/baseline_check.h): the problem cannot be
+  // judged here, so its solution is skipped and nothing is timed.
   std::string out = run("--runs 2", &rc);
+  ASSERT_EQ(rc, 0) << out;
+  auto results = read_jsonl(dir_ / "run/results.jsonl");
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0]["verdict"], "skipped") << results[0].dump();
+  EXPECT_EQ(results[0]["skip_reason"], "baseline_fails") << results[0].dump();
+  EXPECT_TRUE(read_jsonl(dir_ / "run/perf.jsonl").empty());
+  // Without that check, the benchmark stage still refuses to time against it.
+  fs::remove_all(dir_ / "run");
+  out = run("--runs 2 --no-baseline-check", &rc);
   ASSERT_EQ(rc, 0) << out;
   auto perf = read_jsonl(dir_ / "run/perf.jsonl");
   ASSERT_EQ(perf.size(), 1u);
