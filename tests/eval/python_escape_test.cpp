@@ -58,6 +58,35 @@ TEST(PythonEscape, RebindingWhatAnotherModuleDefinesIsRefused) {
     EXPECT_TRUE(judge(code)) << code;
 }
 
+// What one who has read the rules above would try next: the same functions under another name,
+// through another module, or the same rebinding written another way.
+TEST(PythonEscape, AliasesPathsAndOtherSpellingsAreRefusedToo) {
+  for (const char* code : {
+           "import os as o\no._exit(0)\n",
+           "import posix\n",
+           "import sys as s\ns.exit(0)\n",
+           "import sys as s\nm = s.modules\n",
+           "import os\nf = getattr(os, '_ex' + 'it')\n",
+           "import os\nm = os\n",
+           "import cupy as cp\ncp._environment.os._exit(0)\n",
+           "import numpy as np\n(np.testing\n    .assert_allclose) = print\n",
+           "import numpy as np\nnp.testing.assert_allclose \\\n    = print\n",
+           "import numpy as np\n(np.testing.assert_allclose) = print\n",
+           "import numpy as np\nnp.testing.assert_allclose: object = print\n",
+           "import numpy as np\nfor np.testing.assert_allclose in [print]:\n    pass\n",
+           "import numpy as np\nimport contextlib\n"
+           "with contextlib.nullcontext(print) as np.testing.assert_allclose:\n    pass\n",
+           "import numpy as np\n*np.testing.assert_allclose, = [print]\n",
+       }) {
+    const auto why = judge(code);
+    EXPECT_TRUE(why) << code;
+  }
+  EXPECT_NE(
+      judge("import numpy as np\n\n(np.testing\n    .assert_allclose) = print\n")->find("line 3"),
+      std::string::npos)
+      << "a statement over several lines is named by its first";
+}
+
 TEST(PythonEscape, ReachingIntoTheInterpreterIsRefused) {
   for (const char* code : {
            "import sys\nsys.modules['numpy'].testing = None\n",
@@ -99,6 +128,12 @@ TEST(PythonEscape, HonestCodeIsJudged) {
            "import cupy as cp\n# os._exit(0) in a comment\nx = 'sys.exit(0)'\n",
            "import cupy as cp\nout = cp.empty(4)\nout[0] = 1\nout.fill(0)\n",
            "import math\nTILE = math.ceil(3.5)\n",
+           "import os\nN = int(os.environ.get('N', '4'))\np = os.path.join('a', 'b')\n",
+           "import cupy as cp\nfor x in cp.arange(3):\n    pass\n",
+           "import cupy as cp\nys = [cp.asarray(x) for x in range(3)]\n",
+           "import cupy as cp\ny = f(cp.float32,\n      dtype=cp.float32)\n",
+           "import cupy as cp\nwith cp.cuda.Device(0) as dev:\n    pass\n",
+           "import cupy as cp\nd = {cp.float32: 'f'}\n",
        })
     EXPECT_FALSE(judge(code)) << code << "\n" << judge(code).value_or("");
 }
