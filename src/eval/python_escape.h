@@ -8,7 +8,11 @@
 // rebinding what another module defines (`np.testing.assert_allclose = ...`). ComputeEval runs
 // such solutions as they are; kjudge refuses a solution file that uses any of them, naming the
 // file, the line and the feature. The rule reads code only: comments and string contents (the
-// CUDA source a RawKernel compiles) are not searched.
+// CUDA source a RawKernel compiles) are not searched, but an f-string's replacement fields,
+// which Python runs, are code. Code must be ASCII (Python folds a look-alike letter into the
+// name it resembles, `os._ｅxit`), and a file may declare no source encoding but UTF-8 (or
+// ASCII or Latin-1): under another codec Python would not run what is read here. A statement
+// longer than 8192 characters outside its strings and comments is refused, not read.
 #include <optional>
 #include <string>
 

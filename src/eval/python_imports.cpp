@@ -179,7 +179,9 @@ std::string PythonImport::top_module() const {
 }
 
 std::vector<PythonLogicalLine> python_logical_lines(const std::string& text) {
-  const std::string code = strip_python(unix_newlines(text)).code;
+  // A UTF-8 byte order mark that starts the file is none of its code: Python skips it.
+  const bool bom = text.compare(0, 3, "\xEF\xBB\xBF") == 0;
+  const std::string code = strip_python(unix_newlines(bom ? text.substr(3) : text)).code;
   std::vector<PythonLogicalLine> out;
   PythonLogicalLine cur;
   bool open = false, continued = false;

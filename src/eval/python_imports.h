@@ -21,7 +21,9 @@ namespace kjudge {
 // One logical line of a Python file's code: a statement continued in brackets or after a
 // backslash is one line, its newlines made spaces (a continuation's backslash dropped),
 // numbered by the physical line it starts on. Comments and string contents are blanked (as
-// strip_python does), so no bracket, `;` or word of theirs is read.
+// strip_python does: an f-string's replacement fields stay, as the code they are), so no bracket,
+// `;` or word of theirs is read. A byte order mark that starts the file is dropped, as Python
+// drops it.
 struct PythonLogicalLine {
   int number = 0;
   std::string text;
@@ -32,8 +34,8 @@ struct PythonLogicalLine {
 
 // `text`'s logical lines. A physical line inside brackets that is itself an import statement
 // (`import x`, `from x import y`), which valid Python never has, starts a logical line of its
-// own: a string the blanking misread (a Python 3.12 f-string that reuses its quote) cannot
-// hide the imports after it.
+// own: a bracket left open by what the blanking misread (a file Python would not compile)
+// cannot hide the imports after it.
 std::vector<PythonLogicalLine> python_logical_lines(const std::string& text);
 
 // One import statement's bindings: `import a.b as c, d` gives two, `from ..m import (x, y as z)`

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <regex>
+#include <set>
+#include <string>
 #include <tuple>
 
 namespace kjudge {
@@ -108,49 +110,196 @@ StrippedSource strip_c_like(const std::string& s) {
   return r;
 }
 
-StrippedSource strip_python(const std::string& s) {
-  StrippedSource r;
-  std::string& out = r.code;
-  out.reserve(s.size());
-  std::size_t i = 0;
-  const std::size_t n = s.size();
-  while (i < n) {
-    const char c = s[i];
-    if (c == '#') {
-      while (i < n && s[i] != '\n') ++i;
-      out += ' ';
-      continue;
-    }
-    if (c == '"' || c == '\'') {
-      const int line = line_at(s, i);
-      const bool triple = i + 2 < n && s[i + 1] == c && s[i + 2] == c;
-      const std::string quote = triple ? std::string(3, c) : std::string(1, c);
-      std::size_t k = i + quote.size();
-      std::string body;
-      while (k < n) {
-        if (s[k] == '\\' && k + 1 < n) {
-          body += s.substr(k, 2);
-          k += 2;
+namespace {
+
+// Python's reading of its strings, for strip_python. A plain string's contents are blanked. An
+// f-string's (and a Python 3.14 template string's, `t"..."`) replacement fields are code that
+// Python runs, so they are kept as code: `f"{exit(0)}"` reads as `f"{exit(0)}"` with only the
+// literal text around the field blanked. Within a field, a string of any quote (Python 3.12
+// lets a field reuse its f-string's own quote), a nested f-string and a comment are read as
+// they are anywhere else; its format spec (`:>8.3f`) is literal text but for the fields nested
+// in it (`{x:{width}}`), and its `!r` conversion and the `=` of `{x=}` are blanked. `{{` and
+// `}}` in the literal text are braces, not fields; so is `\N{...}` in a string that is not raw.
+// The reading follows CPython 3.12's tokenizer (Parser/lexer); a file that an older Python
+// reads otherwise is one it refuses to compile.
+class PythonStripper {
+ public:
+  PythonStripper(const std::string& s, StrippedSource& r) : s_(s), n_(s.size()), r_(r) {
+    r_.code.reserve(n_);
+  }
+
+  // Code from s[i] to the end of the text or, in a replacement field (`field`), to the field's
+  // format spec (`:`) or its end (`}`) at its own bracket depth; returns where it stopped.
+  std::size_t code(std::size_t i, bool field) {
+    int depth = 0;
+    while (i < n_) {
+      const char c = s_[i];
+      if (c == '#') {
+        while (i < n_ && s_[i] != '\n') ++i;
+        out(' ');
+        continue;
+      }
+      if (c == '"' || c == '\'') {
+        i = string(i);
+        continue;
+      }
+      if (field && depth <= 0) {
+        if (c == '}' || c == ':') return i;
+        // The `!r` of a conversion (not `!=`), and the `=` of `{x=}` (not `==`, `<=`, `>=`,
+        // `!=`): neither is code, and the second would read as an assignment.
+        const bool next_eq = i + 1 < n_ && s_[i + 1] == '=';
+        const bool prev_op = i > 0 && std::string("=!<>").find(s_[i - 1]) != std::string::npos;
+        if ((c == '!' && !next_eq) || (c == '=' && !next_eq && !prev_op)) {
+          out(' ');
+          ++i;
           continue;
         }
-        if (s.compare(k, quote.size(), quote) == 0) break;
-        if (!triple && s[k] == '\n') break;
-        body += s[k++];
       }
-      k = std::min(k, n);
-      r.literals.push_back({line, body});
-      out += quote;
-      blank(out, s.substr(i + quote.size(), k - i - quote.size()));
-      if (k < n && s.compare(k, quote.size(), quote) == 0) {
-        out += quote;
-        k += quote.size();
-      }
-      i = k;
-      continue;
+      if (field)
+        depth += c == '(' || c == '[' || c == '{' ? 1 : c == ')' || c == ']' || c == '}' ? -1 : 0;
+      out(c);
+      ++i;
     }
-    out += c;
-    ++i;
+    return i;
   }
+
+ private:
+  // A string literal whose opening quote is s[i], with the prefix before it (`f`, `rb`, ...);
+  // returns where the code after it begins.
+  std::size_t string(std::size_t i) {
+    const char q = s_[i];
+    const bool triple = i + 2 < n_ && s_[i + 1] == q && s_[i + 2] == q;
+    const std::string quote(triple ? 3 : 1, q);
+    std::size_t p = i;
+    while (p > 0 && prefix_char(s_[p - 1])) --p;
+    std::string prefix = s_.substr(p, i - p);
+    for (char& ch : prefix) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    // Only a whole word that is a prefix makes one: `if"x"` is `if` and a string.
+    static const std::set<std::string> kFormatted = {"f", "fr", "rf", "t", "tr", "rt"};
+    const bool formatted = kFormatted.count(prefix) > 0;
+    const bool raw = prefix.find('r') != std::string::npos;
+    const std::size_t slot = r_.literals.size();
+    r_.literals.push_back({line_of(i), ""});
+    out(quote);
+    std::size_t k = i + quote.size();
+    k = formatted ? middle(k, quote, raw, false) : plain(k, quote);
+    r_.literals[slot].text = s_.substr(i + quote.size(), k - i - quote.size());
+    if (k < n_ && s_.compare(k, quote.size(), quote) == 0) {
+      out(quote);
+      k += quote.size();
+    }
+    return k;
+  }
+
+  // A plain string's contents from s[k]: blanked up to its closing quote.
+  std::size_t plain(std::size_t k, const std::string& quote) {
+    while (k < n_ && !closes(k, quote)) {
+      const std::size_t step = s_[k] == '\\' && k + 1 < n_ ? 2 : 1;
+      blank(r_.code, s_.substr(k, step));
+      k += step;
+    }
+    return k;
+  }
+
+  // An f-string's literal text from s[k], or its format spec (`spec`), which ends at the
+  // field's `}` too: blanked, its replacement fields read as code.
+  std::size_t middle(std::size_t k, const std::string& quote, bool raw, bool spec) {
+    while (k < n_ && !closes(k, quote)) {
+      const char c = s_[k];
+      if (c == '\\' && k + 1 < n_) {
+        // `\{` is a backslash before a field, in a raw string or not.
+        if (s_[k + 1] == '{' || s_[k + 1] == '}') {
+          out(' ');
+          ++k;
+          continue;
+        }
+        std::size_t e = k + 2;
+        if (!raw && s_[k + 1] == 'N' && e < n_ && s_[e] == '{') {
+          while (e < n_ && s_[e] != '}' && !closes(e, quote)) ++e;
+          if (e < n_ && s_[e] == '}') ++e;
+        }
+        blank(r_.code, s_.substr(k, e - k));
+        k = e;
+        continue;
+      }
+      if (c == '}' && spec) return k;
+      // `{{` and `}}` are braces; in a format spec `{` always opens a field.
+      if ((c == '{' || c == '}') && !spec && k + 1 < n_ && s_[k + 1] == c) {
+        out("  ");
+        k += 2;
+        continue;
+      }
+      if (c == '{') {
+        k = replacement_field(k, quote, raw);
+        continue;
+      }
+      blank(r_.code, std::string(1, c));
+      ++k;
+    }
+    return k;
+  }
+
+  // The replacement field that s[k] (`{`) opens: its expression kept as code, its format spec
+  // read for fields of its own.
+  std::size_t replacement_field(std::size_t k, const std::string& quote, bool raw) {
+    // Fields nested deeper than Python allows (150 in 3.12): a file it will not compile, whose
+    // rest is kept as code rather than read by a recursion as deep as its nesting.
+    if (fields_ >= kMaxFields) {
+      out(s_.substr(k));
+      return n_;
+    }
+    ++fields_;
+    out('{');
+    k = code(k + 1, true);
+    if (k < n_ && s_[k] == ':') {
+      out(' ');
+      k = middle(k + 1, quote, raw, true);
+    }
+    if (k < n_ && s_[k] == '}') {
+      out('}');
+      ++k;
+    }
+    --fields_;
+    return k;
+  }
+
+  // Whether s[k] ends the string that `quote` opened: its closing quote or, for one quote, the
+  // end of the line.
+  bool closes(std::size_t k, const std::string& quote) const {
+    return s_.compare(k, quote.size(), quote) == 0 || (quote.size() == 1 && s_[k] == '\n');
+  }
+
+  static bool prefix_char(char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return std::isalnum(u) || c == '_' || u >= 0x80;
+  }
+
+  // The line of s[i], counted on from the last string's (strings are met in order).
+  int line_of(std::size_t i) {
+    line_ += static_cast<int>(std::count(s_.begin() + static_cast<std::ptrdiff_t>(counted_),
+                                         s_.begin() + static_cast<std::ptrdiff_t>(i), '\n'));
+    counted_ = i;
+    return line_;
+  }
+
+  void out(char c) { r_.code += c; }
+  void out(const std::string& t) { r_.code += t; }
+
+  static constexpr int kMaxFields = 200;
+
+  const std::string& s_;
+  const std::size_t n_;
+  StrippedSource& r_;
+  int fields_ = 0;  // replacement fields open around the reading
+  std::size_t counted_ = 0;
+  int line_ = 1;
+};
+
+}  // namespace
+
+StrippedSource strip_python(const std::string& s) {
+  StrippedSource r;
+  PythonStripper(s, r).code(0, false);
   return r;
 }
 

@@ -68,8 +68,8 @@ nlohmann::json to_json(const StaticFlag& flag);
 nlohmann::json flags_json(const std::vector<StaticFlag>& flags);
 
 // For tests and the rules: the source with comments removed and the contents of string and
-// character literals blanked (quotes, newlines and so line numbers kept), and the literals
-// themselves with their lines.
+// character literals blanked (quotes, newlines and so line numbers kept; a Python f-string's
+// replacement fields are code, and stay), and the literals themselves with their lines.
 struct StringLiteral {
   int line = 0;
   std::string text;

@@ -77,6 +77,9 @@ TEST(PythonEscape, AliasesPathsAndOtherSpellingsAreRefusedToo) {
            "import numpy as np\nimport contextlib\n"
            "with contextlib.nullcontext(print) as np.testing.assert_allclose:\n    pass\n",
            "import numpy as np\n*np.testing.assert_allclose, = [print]\n",
+           "import numpy as np\nx = 1; np.testing.assert_allclose: object = print\n",
+           "import numpy as np\nif True: np.testing.assert_allclose: object = print\n",
+           "import numpy as np\n(np.testing.assert_allclose): object = print\n",
        }) {
     const auto why = judge(code);
     EXPECT_TRUE(why) << code;
@@ -209,6 +212,168 @@ TEST(PythonEscape, ImportsAreReadAsPythonReadsThem) {
   // alias that is no name cannot break the rule's own patterns.
   EXPECT_FALSE(judge("import sys\nif sys.platform == 'linux': import os\nN = os.cpu_count()\n"));
   EXPECT_NO_THROW(judge("import numpy as np[\n"));
+}
+
+// An f-string's replacement fields are code that Python runs when the line does: the blanking
+// of strings keeps them (eval/static_flags: strip_python), so every rule above reads them. Each
+// form of the literal: nested fields, a field in a format spec, a conversion, raw, triple-quoted,
+// a field that reuses the f-string's own quote (Python 3.12), a backslash before a field, a field
+// over lines, and Python 3.14's template strings, whose fields run too.
+TEST(PythonEscape, FStringFieldsAreReadAsCode) {
+  for (const char* code : {
+           "x = f\"{exit(0)}\"\n",
+           "x = F'{quit()}'\n",
+           "import os\nx = f\"{len(f'{os._exit(0)}')}\"\n",
+           "import os\nx = f\"{3:{os._exit(0)}}\"\n",
+           "import os\nx = f\"{3:>{10}.{os._exit(0)}}\"\n",
+           "import os\nx = f\"{os._exit(0)!r:>10}\"\n",
+           "import os\nx = rf\"\\d+ {os._exit(0)}\"\n",
+           "import os\nx = fR'{os._exit(0)}'\n",
+           "import os\nx = Rf'{os._exit(0)}'\n",
+           "import sys\nx = f\"\"\"\nmodules: {sys.modules['numpy']}\n\"\"\"\n",
+           "import sys\nx = f'''{\n  sys.modules}'''\n",
+           "import os\nx = f\"{\"a\" + str(os._exit(0))}\"\n",
+           "import os\nd = {}\nx = f\"{d[\"k\"]} {os._exit(0)}\"\n",
+           "import os\nx = f\"{f\"{f\"{os._exit(0)}\"}\"}\"\n",
+           "import os\nx = f\"\\{os._exit(0)}\"\n",
+           "import os\nx = rf\"\\{os._exit(0)}\"\n",
+           "import os\nx = f\"{{{os._exit(0)}}}\"\n",
+           "import os\nx = f\"{\n    os._exit(0)}\"\n",
+           "import os\nx = t\"{os._exit(0)}\"\n",
+           "import os\nx = tr'{os._exit(0)}'\n",
+           "x = f\"{(_ for _ in ()).throw(SystemExit)}\"\n",
+           "import numpy as np\nx = f\"{setattr(np.testing, 'assert_allclose', print)}\"\n",
+           "x = f\"{globals()}\"\n",
+           "x = f\"{__import__('os')}\"\n",
+       }) {
+    const auto why = judge(code);
+    EXPECT_TRUE(why) << code;
+  }
+  EXPECT_NE(judge("import cupy\n\nx = f\"{exit(0)}\"\n").value_or("").find("line 3"),
+            std::string::npos);
+  EXPECT_NE(judge("import os\n\nx = f'a {\n os._exit(0)}'\n").value_or("").find("line 3"),
+            std::string::npos)
+      << "a statement over several lines is named by its first";
+}
+
+// What an honest solution writes in an f-string: format specs, conversions, `{x=}`,
+// comparisons, nested quotes, escaped braces and named characters, which are literal text.
+TEST(PythonEscape, HonestFStringsAreJudged) {
+  for (const char* code : {
+           "t = 1.0\nprint(f\"{t:.3f} ms\")\n",
+           "print(f\"{{exit(0)}} is literal text\")\n",
+           "print(f'{{os._exit(0)}}')\n",
+           "w, p, x = 8, 3, 1.5\nprint(f\"{x:>{w}.{p}f}|{x!r}|{x=}|{x = :.2f}\")\n",
+           "import cupy as cp\nprint(f\"{cp.__version__=} {cp.float32!s}\")\n",
+           "import numpy as np\nprint(f\"{np.testing.assert_allclose=}\")\n",
+           "a, b = 1, 2\nprint(f\"{a == b} {a != b} {a <= b} {a >= b}\")\n",
+           "d = {'k': 1}\nprint(f\"{d['k']} {d[\"k\"]} it's\")\n",
+           "print(f\"exit(0) {1} sys.modules\")\n",
+           "print(f\"\\N{GREEK SMALL LETTER MU}s\")\n",
+           "import datetime\nprint(f\"{datetime.datetime.now():%H:%M exit(0)}\")\n",
+           "n = 3\nprint(f\"\"\"# not a comment {n}\n  still text exit(0)\n\"\"\")\n",
+           "import cupy as cp\nsrc = rf'''extern \"C\" __global__ void k(float* x) {{ exit(0); "
+           "}}'''\nK = cp.RawKernel(src, 'k')\n",
+           "print(f\"{'a' if True else 'b':>4}\")\n",
+       })
+    EXPECT_FALSE(judge(code)) << code << "\n" << judge(code).value_or("");
+}
+
+// Python reads an identifier NFKC-normalized: a full-width or other look-alike letter spells
+// the ASCII name, which no rule above would match. Code here is ASCII; strings and comments are
+// not code.
+TEST(PythonEscape, NonAsciiOutsideStringsAndCommentsIsRefused) {
+  const std::string fullwidth_e = "\xef\xbd\x85";  // U+FF45, NFKC: e
+  for (const std::string& code : {
+           "import os\nos._" + fullwidth_e + "xit(0)\n", fullwidth_e + "xit(0)\n",
+           std::string("import \xef\xbd\x83types\n"),  // U+FF43: c
+           "import os\nx = f\"{os._" + fullwidth_e + "xit(0)}\"\n",
+           std::string("\xf0\x9d\x90\x9e") + "xit(0)\n",  // U+1D41E, a mathematical bold e
+           "import numpy as np\nnp.testing.assert_allclos" + fullwidth_e + " = print\n",
+           std::string("x = 1\xc2\xa0+ 1\n"),  // a no-break space
+       }) {
+    const auto why = judge(code);
+    ASSERT_TRUE(why) << code;
+    EXPECT_NE(why->find("non-ASCII"), std::string::npos) << *why;
+  }
+  const std::string why = judge("import os\n\nos._" + fullwidth_e + "xit(0)\n").value_or("");
+  EXPECT_NE(why.find("line 3"), std::string::npos) << why;
+  EXPECT_NE(why.find("U+FF45"), std::string::npos) << why;
+  EXPECT_NE(why.find("reads as 'e'"), std::string::npos) << why;
+  EXPECT_NE(why.find("identifiers must be ASCII"), std::string::npos) << why;
+
+  for (const char* code : {
+           "# na\xc3\xafve \xe2\x80\x94 comment \xe2\x9c\x93\nx = 'gr\xc3\xb6\xc3\x9f'\n",
+           "\"\"\"Docstring: \xce\xa9, \xc2\xb5s\"\"\"\nt = 1.0\nprint(f\"\xc2\xb5s: {t:.1f}\")\n",
+           "x = b'\\xff'  # \xef\xbd\x85xit\n",
+           // A byte order mark, which Python skips.
+           "\xef\xbb\xbfimport cupy as cp\nx = cp.zeros(4)\n",
+       })
+    EXPECT_FALSE(judge(code)) << code << "\n" << judge(code).value_or("");
+  EXPECT_TRUE(judge("\xef\xbb\xbfimport ctypes\n")) << "a byte order mark hides no import";
+}
+
+// Under a declared codec other than UTF-8, what Python decodes is not what is read here: UTF-7
+// makes `+AAo-` a newline inside a comment, which ends it.
+TEST(PythonEscape, AnEncodingOtherThanUtf8IsRefused) {
+  for (const char* code : {
+           "# -*- coding: utf-7 -*-\nx = 1  # +AAo-import os+ADs-os._exit(0)\n",
+           "#!/usr/bin/env python\n# vim: set fileencoding=unicode_escape :\n",
+           "# coding=raw_unicode_escape\n",
+           "#coding:\tutf_7\r\nx = 1\r\n",
+           "# coding:, coding= utf-7\n",
+       }) {
+    const auto why = judge(code);
+    ASSERT_TRUE(why) << code;
+    EXPECT_NE(why->find("source encoding"), std::string::npos) << *why;
+  }
+  // As CPython reads a declaration: the first `coding` that names one, on a comment's line.
+  for (const std::string& code : {
+           std::string("# -*- coding: utf-8 -*-\nimport cupy\n"),
+           std::string("#!/usr/bin/env python3\n# coding: UTF_8\n"),
+           std::string("# coding: latin-1\n"),
+           std::string("import cupy\n# this file's coding: utf-8\n"),
+           std::string("# coding: utf-8, not coding: utf-7\n"),
+           std::string("x = 1  # coding: utf-7, on a line that is not a comment\n"),
+           "#" + std::string(1 << 22, 'c') + "\n",
+       })
+    EXPECT_FALSE(judge(code)) << code.substr(0, 80) << "\n" << judge(code).value_or("");
+}
+
+// The rules are regexes, and std::regex matches by recursion, a level for each character a `\s*`
+// or `\w*` takes: a RawKernel whose CUDA source runs to tens of kilobytes, blanked, once
+// overflowed the judge's stack. Whitespace is read squeezed, and a statement longer than any
+// solution writes (8192 characters outside its strings and comments) is refused rather than read.
+TEST(PythonEscape, LongSourcesAreReadWithoutTakingTheJudgesStack) {
+  std::string kernel;
+  for (int i = 0; i < 20000; ++i) kernel += "    y[i] = x[i] * 2.0f;  // line\n";
+  EXPECT_FALSE(judge("import cupy as cp\nK = cp.RawKernel(r'''" + kernel + "''', 'k')\n"));
+  EXPECT_FALSE(judge("import numpy as np\nfor x" + std::string(300000, ' ') + "in y:\n    pass\n"));
+  std::string table = "T = (";
+  for (int i = 0; i < 2000; ++i) table += "1.5, ";
+  const auto why = judge("import numpy as np\n" + table + ")\n");
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("line 2 holds a statement of"), std::string::npos) << *why;
+  for (const std::string& code : {
+           "import numpy as np\nnp" +
+               [] {
+                 std::string s;
+                 for (int i = 0; i < 100000; ++i) s += ".a";
+                 return s;
+               }() +
+               " = 1\n",
+           "from os import " +
+               [] {
+                 std::string s;
+                 for (int i = 0; i < 100000; ++i) s += "a, ";
+                 return s;
+               }() +
+               "b\n",
+           "x = " + std::string(300000, 'a') + "\n",
+       })
+    EXPECT_TRUE(judge(code)) << code.substr(0, 40);
+  EXPECT_TRUE(judge("import numpy as np\nx = [0 for np.testing.assert_allclose in [print]]\n"));
+  EXPECT_FALSE(judge("import numpy as np\nx = [np.sum(a) for a in np.arange(3) for b in np.x]\n"));
 }
 
 // What doctor asks the environment for: the modules, not the names a from-import takes from them.

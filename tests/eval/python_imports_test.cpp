@@ -153,9 +153,9 @@ TEST(PythonImports, OnlyNamesAreBound) {
   EXPECT_TRUE(read("import\nfrom x\nfrom x import\nimport 1\n").empty());
 }
 
-// Python 3.12 lets an f-string's replacement field reuse its quote (`f"{"("}"`): the blanking,
-// which does not know that, reads a `(` as code. The line after it that is an import statement
-// is still read as one.
+// Python 3.12 lets an f-string's replacement field reuse its quote (`f"{"("}"`): the blanking
+// reads that as Python does (its `(` is a string's). A bracket left open all the same (in a file
+// Python would not compile) cannot hide the import statements after it.
 TEST(PythonImports, AMisreadStringCannotHideTheImportsAfterIt) {
   EXPECT_EQ(read("s = f\"{\"(\"}\"\nimport os\nfrom sys import (\n    exit,\n)\n"),
             (Lines{"2: import os -> os", "3: from sys import exit -> exit"}));

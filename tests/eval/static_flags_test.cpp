@@ -180,6 +180,24 @@ TEST(StripSource, PythonCommentsAndEveryStringForm) {
   EXPECT_EQ(s.literals[1].line, 4);
 }
 
+// An f-string's replacement fields are code (python_escape and the rules read them); its literal
+// text, format spec, conversion and `{x=}`'s `=` are not.
+TEST(StripSource, PythonFStringFieldsStayCode) {
+  StrippedSource s =
+      strip_python("x = f\"a {b!r:>{w}} {{c}} \\N{BULLET} {d=}\" + rf'{e}' + 'f{g}'\n");
+  EXPECT_EQ(s.code, "x = f\"  {b r  {w}}" + std::string(18, ' ') + "{d }\" + rf'{e}' + '    '\n");
+  ASSERT_EQ(s.literals.size(), 3u);
+  EXPECT_EQ(s.literals[0].text, "a {b!r:>{w}} {{c}} \\N{BULLET} {d=}");
+  // Python 3.12: a field may reuse its f-string's quote, and hold a nested f-string.
+  s = strip_python("y = f\"{d[\"k\"] + f'{h}'}\" # {i}\n");
+  EXPECT_EQ(s.code, "y = f\"{d[\" \"] + f'{h}'}\"  \n");
+  // Fields nested past what Python compiles (150) are kept as code, not read by a recursion
+  // as deep as they go.
+  std::string deep = "x = ";
+  for (int i = 0; i < 100000; ++i) deep += "f'{";
+  EXPECT_NE(strip_python(deep + "os._exit(0)\n").code.find("os._exit(0)"), std::string::npos);
+}
+
 // ---- Each rule: fires on the construct, not on its name in a comment or a plain string ------
 
 struct RuleCase {
