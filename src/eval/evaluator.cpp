@@ -683,9 +683,16 @@ bool Evaluator::check_and_build(Task& t, bool quiet) {
   ProcessResult r;
   bool loaded = false;
   for (;;) {
+    StepExtras extras = problem_step_extras(p, machine_);
+    // A quiet retry is alone by design: its wall clock decides.
+    if (!quiet && opt_.starved_build_factor > 1)
+      extras.starved_wall_cap_s = limit * opt_.starved_build_factor;
     StepLoad load = begin_step();
-    r = run_step(*p.build_command, t.workspace, limit, problem_step_extras(p, machine_));
+    r = run_step(*p.build_command, t.workspace, limit, extras);
     loaded = end_step(load);
+    // The grace is for a machine that was loaded: alone, wall time past the limit with CPU time
+    // under it was the build's own waiting, and the limit stands.
+    if (r.cpu_limited && !loaded && !r.timed_out) r.timed_out = true;
     if (!r.timed_out || limit != timeout || !machine_limit ||
         (loaded && !quiet && opt_.quiet_retry))
       break;
@@ -695,6 +702,10 @@ bool Evaluator::check_and_build(Task& t, bool quiet) {
   g.build.log = HiddenLines(p).redact(g.build.log);
   g.build.quiet_retry = quiet;
   if (limit != timeout && (r.timed_out || r.wall_s > timeout)) g.build.extended_limit_s = limit;
+  if (r.cpu_limited && loaded) {
+    g.build.cpu_limited = true;
+    g.build.cpu_s = r.cpu_s;
+  }
 
   if (!r.started) {
     g.verdict = Verdict::judge_error;

@@ -84,6 +84,13 @@ struct EvalOptions {
   // the verdict is what that run gives. Never set for a model's solutions:
   // they run under the limit the baseline check found for this machine.
   double machine_limit_factor = 0;
+  // A build on a loaded machine (other steps running beside it) that reaches its limit on the
+  // wall clock with less than that limit of CPU time used was kept from the cores, not slow:
+  // it goes on while its CPU time stays under the limit, up to this many times the limit of
+  // wall time (ProcessSpec::starved_wall_cap_s), instead of going to the quiet retry (a
+  // compile is CPU work: alone, its wall time is about its CPU time). A build that was alone
+  // all along gets no such grace. <= 1: the wall clock alone decides.
+  double starved_build_factor = 3;
   // The compute-sanitizer tools each problem's own baseline has errors under on this machine
   // (the baseline check): the same tools' errors in a solution are reported, not charged.
   std::map<std::string, std::set<std::string>> baseline_sanitizer_errors;

@@ -26,6 +26,11 @@ struct StepRecord {
   // > 0: the step timed out alone on the machine under the problem's limit and ran again under
   // this one, the machine's (EvalOptions::machine_limit_factor); what it took is wall_s.
   double extended_limit_s = 0;
+  // The machine was loaded, and the step ran past its wall limit with less CPU time than the
+  // limit, so the limit applied to its CPU time (EvalOptions::starved_build_factor); cpu_s is
+  // what its CPU time came to.
+  bool cpu_limited = false;
+  double cpu_s = 0;
 };
 
 // One run of the test among --repeat N (Evaluator: a solution passes only if every run passes).

@@ -21,6 +21,10 @@ nlohmann::json step_to_json(const StepRecord& s) {
   if (s.quiet_retry) j["quiet_retry"] = true;
   if (s.memory_peak_bytes) j["memory_peak_bytes"] = s.memory_peak_bytes;
   if (s.extended_limit_s > 0) j["extended_limit_s"] = s.extended_limit_s;
+  if (s.cpu_limited) {
+    j["cpu_limited"] = true;
+    j["cpu_seconds"] = s.cpu_s;
+  }
   return j;
 }
 
@@ -39,6 +43,8 @@ StepRecord step_from_json(const nlohmann::json& j) {
   s.quiet_retry = j.value("quiet_retry", false);
   s.memory_peak_bytes = j.value("memory_peak_bytes", std::uint64_t{0});
   s.extended_limit_s = j.value("extended_limit_s", 0.0);
+  s.cpu_limited = j.value("cpu_limited", false);
+  s.cpu_s = j.value("cpu_seconds", 0.0);
   return s;
 }
 

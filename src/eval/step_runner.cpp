@@ -61,6 +61,7 @@ ProcessResult run_step(const StepSettings& settings, const MachineInfo& machine,
     spec.timeout_s = timeout_s;
     spec.output_cap = settings.log_cap;
     spec.inherit_fds = extras.inherit_fds;
+    spec.starved_wall_cap_s = extras.starved_wall_cap_s;
     return run_process(spec);
   }
   SandboxPolicy policy;
@@ -94,6 +95,7 @@ ProcessResult run_step(const StepSettings& settings, const MachineInfo& machine,
   // CPU time counts every thread: allow all cores for the whole wall-clock limit.
   policy.limits.cpu_s = timeout_s * std::max(1, machine.cpu_count) + 5;
   policy.memory_bytes = settings.memory_limit_bytes;
+  policy.starved_wall_cap_s = extras.starved_wall_cap_s;
   return run_sandboxed(
       policy,
       extras.argv.empty() ? std::vector<std::string>{"/bin/sh", "-c", command} : extras.argv,

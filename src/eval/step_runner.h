@@ -36,6 +36,9 @@ struct StepExtras {
   // When set, run this argv directly instead of `sh -c command` (the command then only names
   // the step in logs): a preloaded library then loads into the program alone, not the shell.
   std::vector<std::string> argv;
+  // Builds on a loaded machine: the limit applies to CPU time past the wall limit, up to this
+  // much wall time (ProcessSpec::starved_wall_cap_s). 0: the wall clock alone decides.
+  double starved_wall_cap_s = 0;
 };
 
 // What a step of `problem` needs beyond every step's setup: a cuda_python problem's steps run

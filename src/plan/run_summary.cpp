@@ -73,6 +73,25 @@ void note_machine_limits(nlohmann::json& summary, const std::vector<GradedSoluti
       over.size(), over.size() == 1 ? "" : "s", over.size() == 1 ? "its" : "their", list));
 }
 
+// Builds the loaded machine kept from its cores past their wall limit, judged on CPU time
+// instead (EvalOptions::starved_build_factor): said, so a reader knows the machine was the
+// bottleneck (fewer --jobs would have kept them inside it).
+void note_cpu_limited_builds(nlohmann::json& summary, const std::vector<GradedSolution>& results) {
+  std::size_t n = 0;
+  double worst = 0;
+  for (const GradedSolution& g : results)
+    if (g.build.cpu_limited) {
+      ++n;
+      worst = std::max(worst, g.build.wall_s);
+    }
+  if (n == 0) return;
+  summary["notes"].push_back(fmt::format(
+      "{} build{} ran past {} wall-clock limit on this loaded machine with less CPU time than the "
+      "limit, and went on under the limit counted in CPU time (the longest took {:.0f} s of wall "
+      "time); fewer --jobs keep builds inside their wall-clock limits",
+      n, n == 1 ? "" : "s", n == 1 ? "its" : "their", worst));
+}
+
 }  // namespace
 
 int write_run_summary(const RunPlan& plan, const RunOutcome& o) {
@@ -100,6 +119,7 @@ int write_run_summary(const RunPlan& plan, const RunOutcome& o) {
         "--build-only: every solution was built and none was tested; 'pass' means it built, "
         "and pass@k says nothing of correctness");
   }
+  note_cpu_limited_builds(summary, *o.results);
   if (plan.command == "validate") {
     note_defective_baselines(summary);
     note_machine_limits(summary, *o.results, plan.problems);

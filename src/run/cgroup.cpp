@@ -378,4 +378,16 @@ std::optional<std::uint64_t> StepCgroup::memory_peak() const {
   return std::nullopt;
 }
 
+std::optional<double> StepCgroup::cpu_seconds() const {
+  if (version_ != 2) return std::nullopt;
+  const std::filesystem::path& dir = pids_dir_.empty() ? memory_dir_ : pids_dir_;
+  if (dir.empty()) return std::nullopt;
+  std::ifstream in(dir / "cpu.stat");
+  std::string key;
+  std::uint64_t usec;
+  while (in >> key >> usec)
+    if (key == "usage_usec") return static_cast<double>(usec) / 1e6;
+  return std::nullopt;
+}
+
 }  // namespace kjudge

@@ -69,6 +69,10 @@ class StepCgroup {
   bool oom_killed() const;
   // The most memory the group ever used, where the kernel reports it.
   std::optional<std::uint64_t> memory_peak() const;
+  // CPU time the group's processes have used so far, the dead among them included (cgroup v2's
+  // cpu.stat, kept in every group whatever its controllers); nullopt on v1, whose cpuacct
+  // hierarchy step groups do not join.
+  std::optional<double> cpu_seconds() const;
 
  private:
   StepCgroup(int version, std::filesystem::path pids_dir, std::filesystem::path memory_dir)

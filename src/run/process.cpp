@@ -14,6 +14,7 @@
 #include <fstream>
 #include <iterator>
 #include <set>
+#include <sstream>
 
 #include "run/close_fds.h"
 
@@ -115,6 +116,47 @@ int kill_marked_once(const std::string& marker, std::set<pid_t>& signaled) {
 void kill_marked(const std::string& marker) {
   std::set<pid_t> signaled;
   for (int pass = 0; pass < 50 && kill_marked_once(marker, signaled) > 0; ++pass) usleep(2000);
+}
+
+// CPU seconds of the processes whose environment holds `marker`, each with its waited-for
+// children (a finished compiler pass counts in its parent's cutime): the step's CPU time where
+// no cgroup counts it. nullopt when none is found.
+std::optional<double> marked_cpu_seconds(const std::string& marker) {
+  const std::string needle = std::string(kMarkerVar) + "=" + marker;
+  static const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
+  double total = 0;
+  bool found = false;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream env_in(entry.path() / "environ", std::ios::binary);
+    if (!env_in) continue;
+    std::string env((std::istreambuf_iterator<char>(env_in)), std::istreambuf_iterator<char>());
+    bool marked = false;
+    for (std::size_t pos = 0; pos < env.size() && !marked;) {
+      std::size_t end = env.find('\0', pos);
+      if (end == std::string::npos) end = env.size();
+      marked = env.compare(pos, end - pos, needle) == 0;
+      pos = end + 1;
+    }
+    if (!marked) continue;
+    std::ifstream stat_in(entry.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(stat_in)), std::istreambuf_iterator<char>());
+    // The command name may hold spaces and parentheses: fields count from the last ')'.
+    std::size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream fields(stat.substr(close + 1));
+    std::string skip;
+    for (int i = 3; i <= 13; ++i) fields >> skip;  // state .. cmajflt
+    unsigned long long utime = 0, stime = 0;
+    long long cutime = 0, cstime = 0;
+    if (!(fields >> utime >> stime >> cutime >> cstime)) continue;
+    total += static_cast<double>(utime + stime) + static_cast<double>(cutime + cstime);
+    found = true;
+  }
+  if (!found) return std::nullopt;
+  return total / ticks;
 }
 
 // setrlimit for both soft and hard, so the step cannot raise its own limits back.
@@ -253,6 +295,17 @@ ProcessResult run_process(const ProcessSpec& spec) {
   int status = 0;
   struct rusage ru {};
   char buf[65536];
+  const auto cap = start + std::chrono::duration_cast<Clock::duration>(
+                               std::chrono::duration<double>(spec.starved_wall_cap_s));
+  // Past the wall limit: whether the step is still under its limit in CPU time, and so waiting
+  // for a core rather than working (ProcessSpec::starved_wall_cap_s).
+  auto starved = [&](ProcessResult& res) {
+    if (spec.starved_wall_cap_s <= spec.timeout_s || Clock::now() >= cap) return false;
+    std::optional<double> cpu = spec.tree_cpu_s ? spec.tree_cpu_s() : marked_cpu_seconds(marker);
+    if (!cpu || *cpu >= spec.timeout_s) return false;
+    res.cpu_limited = true;
+    return true;
+  };
 
   while (!exited || pipe_open) {
     if (!exited) {
@@ -280,7 +333,9 @@ ProcessResult run_process(const ProcessSpec& spec) {
         exited_at = Clock::now();
       }
     }
-    if (!exited && Clock::now() >= deadline) {
+    if (!exited && Clock::now() >= deadline && starved(result)) {
+      deadline = Clock::now() + std::chrono::milliseconds(250);  // look at its CPU time again
+    } else if (!exited && Clock::now() >= deadline) {
       result.timed_out = true;
       kill(-pid, SIGKILL);
       kill_marked(marker);

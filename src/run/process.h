@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,6 +48,17 @@ struct ProcessSpec {
   // what a step can write to disk, which RLIMIT_FSIZE (per file) does not.
   std::filesystem::path watch_dir;
   std::uintmax_t watch_dir_max_bytes = 0;
+  // A loaded machine's grace (builds): past timeout_s on the wall clock, a step whose processes
+  // have used less than timeout_s of CPU time between them was waiting for a core, not working,
+  // so it goes on while its CPU time stays under timeout_s, until starved_wall_cap_s of wall
+  // time. 0: the wall clock alone decides. Whether the machine really was loaded is the
+  // caller's to check (ProcessResult::cpu_limited says the grace was used).
+  double starved_wall_cap_s = 0;
+  // The step's CPU time so far, for the grace; nullopt when it cannot be told (then the wall
+  // clock decides). Unset: the processes carrying the step's marker are summed from /proc,
+  // which finds them only where they keep the judge's environment (not in the sandbox, whose
+  // cgroup answers instead).
+  std::function<std::optional<double>()> tree_cpu_s;
 };
 
 struct ProcessResult {
@@ -55,6 +67,9 @@ struct ProcessResult {
   int exit_code = -1;  // valid when exited normally
   int signal = 0;      // non-zero when killed by a signal (other than our timeout kill)
   bool timed_out = false;
+  // It ran past timeout_s on the wall clock under ProcessSpec::starved_wall_cap_s, its CPU time
+  // under timeout_s (timed_out too if it then reached either limit).
+  bool cpu_limited = false;
   std::string limit_exceeded;  // why the judge stopped the step (other than the wall clock)
   std::string output;          // capped; a truncation marker stands in the middle when cut
   bool truncated = false;

@@ -197,6 +197,10 @@ ProcessResult run_sandboxed(const SandboxPolicy& policy, const std::vector<std::
   CgroupLimits cl{policy.limits.processes + 2, policy.memory_bytes};
   std::optional<StepCgroup> cgroup = StepCgroup::create(cl);
   if (cgroup) spec.cgroups = cgroup->dirs();
+  spec.starved_wall_cap_s = policy.starved_wall_cap_s;
+  spec.tree_cpu_s = [&cgroup]() -> std::optional<double> {
+    return cgroup ? cgroup->cpu_seconds() : std::nullopt;
+  };
   if (policy.memory_bytes > 0 && !(cgroup && cgroup->limits_memory()))
     spec.limits->data_bytes = static_cast<long>(policy.memory_bytes);
   ProcessResult result = run_process(spec);

@@ -43,6 +43,9 @@ struct SandboxPolicy {
   std::uint64_t memory_bytes = 0;
   // Descriptors the step keeps open (e.g. the profiler's result channel); all others close.
   std::vector<int> keep_fds;
+  // ProcessSpec::starved_wall_cap_s, with the step's cgroup counting its CPU time (cgroup v2;
+  // elsewhere the wall clock alone decides: the sandbox hides the step's processes' marker).
+  double starved_wall_cap_s = 0;
 };
 
 // The bwrap argv (bwrap first) that runs `argv` under `policy`. `seccomp_fd` >= 0 adds

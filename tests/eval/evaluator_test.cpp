@@ -203,6 +203,51 @@ TEST_F(EvaluatorTest, RealTimeoutStaysATimeoutAfterTheQuietRetry) {
   EXPECT_EQ(r[K("t/load", 0)].verdict, Verdict::pass);
 }
 
+// A build whose command waits (sleep: no CPU time) past its 1 s limit, as a compile kept from
+// the cores by a loaded machine would.
+Problem waiting_build_problem(const std::string& id) {
+  Problem p = shell_problem(id, 1);
+  p.build_command = "sleep 1.6; cp solution.sh run.sh";
+  return p;
+}
+
+TEST_F(EvaluatorTest, ABuildKeptFromTheCoresOfALoadedMachineIsJudgedOnItsCpuTime) {
+  // Two such builds side by side (two build workers): each ran while the other did, so past the
+  // wall limit their CPU time decides, and it is far under the limit.
+  std::vector<Problem> ps = {waiting_build_problem("w/a"), waiting_build_problem("w/b")};
+  auto r = run(ps, {sol("w/a", "exit 0"), sol("w/b", "exit 0")});
+  for (const auto& id : {"w/a", "w/b"}) {
+    const auto& g = r[K(id, 0)];
+    EXPECT_EQ(g.verdict, Verdict::pass) << id << ": " << g.detail;
+    EXPECT_TRUE(g.build.cpu_limited) << id;
+    EXPECT_LT(g.build.cpu_s, 1.0) << id;
+    EXPECT_GT(g.build.wall_s, 1.0) << id;
+    EXPECT_FALSE(g.build.quiet_retry) << id << ": no retry needed";
+  }
+}
+
+TEST_F(EvaluatorTest, ABuildAloneOnTheMachineGetsNoCpuGrace) {
+  // Alone, wall time past the limit with CPU time under it is the build's own waiting.
+  std::vector<Problem> ps = {waiting_build_problem("w/alone")};
+  auto r = run(ps, {sol("w/alone", "exit 0")});
+  const auto& g = r[K("w/alone", 0)];
+  EXPECT_EQ(g.verdict, Verdict::build_timeout) << g.detail;
+  EXPECT_FALSE(g.build.cpu_limited);
+}
+
+TEST_F(EvaluatorTest, ABuildThatWorksPastItsLimitUnderLoadGoesToTheQuietRetry) {
+  // Busy for 30 s of CPU: under load the CPU count reaches the limit and stops it; alone on
+  // the quiet retry it times out for good. w/load keeps the machine busy meanwhile.
+  Problem busy = shell_problem("w/busy", 1);
+  busy.build_command = "end=$(($(date +%s) + 30)); while [ $(date +%s) -lt $end ]; do :; done";
+  std::vector<Problem> ps = {busy, waiting_build_problem("w/load")};
+  auto r = run(ps, {sol("w/busy", "exit 0"), sol("w/load", "exit 0")});
+  const auto& g = r[K("w/busy", 0)];
+  EXPECT_EQ(g.verdict, Verdict::build_timeout) << g.detail;
+  EXPECT_TRUE(g.build.quiet_retry);
+  EXPECT_LT(g.build.wall_s, 10);
+}
+
 TEST_F(EvaluatorTest, MachineFaultsAreRetriedThenReportedAsJudgeErrors) {
   // The program says the GPU is gone, and the judge's probe on that GPU agrees.
   machine_.gpus = {{0, "NVIDIA H100", "9.0", "GPU-a"}};

@@ -101,3 +101,61 @@ TEST(Process, IgnoringSigtermDoesNotHelpAgainstTheTimeout) {
 
 }  // namespace
 }  // namespace kjudge
+
+namespace kjudge {
+namespace {
+
+ProcessSpec starved_spec(const std::string& script, double timeout_s, double cap_s) {
+  ProcessSpec spec;
+  spec.argv = {"/bin/sh", "-c", script};
+  spec.cwd = "/";
+  spec.timeout_s = timeout_s;
+  spec.starved_wall_cap_s = cap_s;
+  return spec;
+}
+
+TEST(StarvedGrace, AStepWaitingPastItsWallLimitGoesOnWhileItsCpuTimeIsUnder) {
+  // sleep uses no CPU: to the grace it looks like a step kept from the cores.
+  ProcessResult r = run_process(starved_spec("sleep 1.5; echo done", 0.5, 10));
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_TRUE(r.cpu_limited);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_GE(r.wall_s, 1.4);
+  EXPECT_NE(r.output.find("done"), std::string::npos);
+}
+
+TEST(StarvedGrace, TheWallCapStillEndsIt) {
+  ProcessResult r = run_process(starved_spec("sleep 30", 0.3, 1.2));
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_TRUE(r.cpu_limited);
+  EXPECT_GE(r.wall_s, 1.1);
+  EXPECT_LT(r.wall_s, 10);
+}
+
+TEST(StarvedGrace, AStepThatUsesItsLimitInCpuTimeIsStopped) {
+  // Two busy children: CPU time passes the limit by the time the wall clock reaches it, or soon
+  // after on a loaded machine; far before the 60 s cap either way. The grandchildren's CPU
+  // counts too (they carry the step's marker).
+  ProcessResult r =
+      run_process(starved_spec("(while :; do :; done) & (while :; do :; done) & wait", 0.5, 60));
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_LT(r.wall_s, 20);
+}
+
+TEST(StarvedGrace, WithoutACpuCountTheWallClockDecides) {
+  ProcessSpec spec = starved_spec("sleep 30", 0.3, 10);
+  spec.tree_cpu_s = [] { return std::optional<double>(); };
+  ProcessResult r = run_process(spec);
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_FALSE(r.cpu_limited);
+  EXPECT_LT(r.wall_s, 5);
+}
+
+TEST(StarvedGrace, OffByDefault) {
+  ProcessResult r = run_shell("sleep 30", "/", 0.3);
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_FALSE(r.cpu_limited);
+}
+
+}  // namespace
+}  // namespace kjudge
