@@ -357,35 +357,76 @@ void Evaluator::execute(State& st, JobFeed* feed) {
   }
   for (auto& th : threads) th.join();
 
-  // Timeouts seen under load, once more with nothing else running.
-  std::vector<std::unique_ptr<Task>> quiet = std::move(st.quiet);
-  for (auto& t : quiet) {
-    if (stop_) break;
-    begin_retry(*t);
-    bool go_on = check_and_build(*t, true);
-    if (go_on) {
-      // Any GPU the task may use that is still in the pool.
-      int gpu = -1;
-      for (int g : t->gpus.empty() ? gpus : t->gpus)
-        if (!st.broken.count(g)) {
-          gpu = g;
-          break;
-        }
-      if (gpu < 0 && !gpus.empty()) {
-        t->g.verdict = Verdict::judge_error;
-        t->g.detail = "every GPU this problem can use was taken out of the pool";
-      } else {
-        run_test(*t, gpu, true);
-      }
-    }
-    finish(st, *t);
-  }
+  run_quiet(st, gpus);
   broken_ = st.broken;
   costs_->save();
   if (!opt_.keep_workspaces) {
     std::error_code ec;
     fs::remove(opt_.work_root, ec);  // only if empty: another run may share the root
   }
+}
+
+// Timeouts seen under load, once more with none of the run's other work going on. They run
+// side by side only as far as each still has what it uses to itself (issue 35: a serial tail
+// of whole limits is what made a hang-heavy run slow): at most one per eight CPUs, so a
+// compiler process keeps cores of its own, and at most one test on a GPU at a time.
+void Evaluator::run_quiet(State& st, const std::vector<int>& gpus) {
+  std::vector<std::unique_ptr<Task>> quiet = std::move(st.quiet);
+  if (quiet.empty()) return;
+  std::mutex mu;
+  std::condition_variable gpu_free;
+  std::set<int> busy;
+  std::size_t next = 0;
+  auto one = [&](Task& t) {
+    begin_retry(t);
+    if (check_and_build(t, true)) {
+      std::unique_lock<std::mutex> lock(mu);
+      // Any GPU the task may use that is still in the pool, once no other retry holds it.
+      const std::vector<int>& mine = t.gpus.empty() ? gpus : t.gpus;
+      auto usable = [&] {
+        return std::any_of(mine.begin(), mine.end(), [&](int g) { return !st.broken.count(g); });
+      };
+      int gpu = -1;
+      if (usable()) {
+        gpu_free.wait(lock, [&] {
+          for (int g : mine)
+            if (!st.broken.count(g) && !busy.count(g)) {
+              gpu = g;
+              return true;
+            }
+          return false;
+        });
+        busy.insert(gpu);
+      }
+      lock.unlock();
+      if (gpu < 0 && !gpus.empty()) {
+        t.g.verdict = Verdict::judge_error;
+        t.g.detail = "every GPU this problem can use was taken out of the pool";
+      } else {
+        run_test(t, gpu, true);
+      }
+      lock.lock();
+      busy.erase(gpu);
+      gpu_free.notify_all();
+    }
+    finish(st, t);
+  };
+  const std::size_t width = std::min<std::size_t>(
+      quiet.size(), static_cast<std::size_t>(std::max(1, machine_.cpu_count / 8)));
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < width; ++i)
+    threads.emplace_back([&] {
+      for (;;) {
+        Task* t = nullptr;
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          if (stop_ || next == quiet.size()) return;
+          t = quiet[next++].get();
+        }
+        one(*t);
+      }
+    });
+  for (auto& th : threads) th.join();
 }
 
 void Evaluator::build_worker(State& st) {
@@ -675,37 +716,15 @@ bool Evaluator::check_and_build(Task& t, bool quiet) {
     }
   }
 
-  // A build that timed out alone on the machine runs once more under the machine's limit
-  // (EvalOptions::machine_limit_factor) where the caller asks for it; a quiet retry, alone by
-  // design, starts there (what it took says whether it needed more than the problem's limit).
-  const bool machine_limit = opt_.machine_limit_factor > 1;
-  double limit = quiet && machine_limit ? timeout * opt_.machine_limit_factor : timeout;
-  ProcessResult r;
-  bool loaded = false;
-  for (;;) {
-    StepExtras extras = problem_step_extras(p, machine_);
-    // A quiet retry is alone by design: its wall clock decides.
-    if (!quiet && opt_.starved_build_factor > 1)
-      extras.starved_wall_cap_s = limit * opt_.starved_build_factor;
-    StepLoad load = begin_step();
-    r = run_step(*p.build_command, t.workspace, limit, extras);
-    loaded = end_step(load);
-    // The grace is for a machine that was loaded: alone, wall time past the limit with CPU time
-    // under it was the build's own waiting, and the limit stands.
-    if (r.cpu_limited && !loaded && !r.timed_out) r.timed_out = true;
-    if (!r.timed_out || limit != timeout || !machine_limit ||
-        (loaded && !quiet && opt_.quiet_retry))
-      break;
-    limit = timeout * opt_.machine_limit_factor;
-  }
+  const LimitedStep run =
+      run_under_limits(*p.build_command, t.workspace, timeout, problem_step_extras(p, machine_),
+                       quiet, /*cpu_grace=*/true);
+  const ProcessResult& r = run.result;
+  const double limit = run.limit;
+  const bool loaded = run.loaded;
   g.build = to_record(r, t.attempt);
   g.build.log = HiddenLines(p).redact(g.build.log);
-  g.build.quiet_retry = quiet;
-  if (limit != timeout && (r.timed_out || r.wall_s > timeout)) g.build.extended_limit_s = limit;
-  if (r.cpu_limited && loaded) {
-    g.build.cpu_limited = true;
-    g.build.cpu_s = r.cpu_s;
-  }
+  record_limits(g.build, run, timeout, quiet);
 
   if (!r.started) {
     g.verdict = Verdict::judge_error;
@@ -873,25 +892,14 @@ void Evaluator::test_once(Task& t, int gpu, bool quiet) {
     g.detail = e.what();
     return;
   }
-  // A test that timed out alone on the machine runs once more under the machine's limit
-  // (EvalOptions::machine_limit_factor) where the caller asks for it; a quiet retry starts there.
-  const bool machine_limit = opt_.machine_limit_factor > 1;
-  double limit = quiet && machine_limit ? timeout * opt_.machine_limit_factor : timeout;
-  ProcessResult r;
-  bool loaded = false;
-  for (;;) {
-    StepLoad load = begin_step();
-    r = run_step(p.test_command, t.workspace, limit, extras);
-    loaded = end_step(load);
-    if (!r.timed_out || limit != timeout || !machine_limit ||
-        (loaded && !quiet && opt_.quiet_retry))
-      break;
-    limit = timeout * opt_.machine_limit_factor;
-  }
+  const LimitedStep run =
+      run_under_limits(p.test_command, t.workspace, timeout, extras, quiet, /*cpu_grace=*/false);
+  const ProcessResult& r = run.result;
+  const double limit = run.limit;
+  const bool loaded = run.loaded;
   g.test = to_record(r, t.attempt);
   g.test.log = HiddenLines(p).redact(g.test.log);
-  g.test.quiet_retry = quiet;
-  if (limit != timeout && (r.timed_out || r.wall_s > timeout)) g.test.extended_limit_s = limit;
+  record_limits(g.test, run, timeout, quiet);
   if (r.wall_s > 0) costs_->observe(p.task_id, -1, r.wall_s);
 
   if (!r.started) {
@@ -947,6 +955,43 @@ void Evaluator::test_once(Task& t, int gpu, bool quiet) {
   }
   g.verdict = Verdict::test_fail;
   g.detail = "test exited with code " + std::to_string(r.exit_code) + note;
+}
+
+Evaluator::LimitedStep Evaluator::run_under_limits(const std::string& command,
+                                                   const fs::path& workspace, double timeout,
+                                                   StepExtras extras, bool quiet, bool cpu_grace) {
+  // A step that timed out alone on the machine runs once more under the machine's limit
+  // (EvalOptions::machine_limit_factor) where the caller asks for it; a quiet retry, alone by
+  // design, starts there (what it took says whether it needed more than the problem's limit).
+  const bool machine_limit = opt_.machine_limit_factor > 1;
+  LimitedStep run;
+  run.limit = quiet && machine_limit ? timeout * opt_.machine_limit_factor : timeout;
+  for (;;) {
+    // A quiet retry is alone by design: its wall clock decides.
+    extras.starved_wall_cap_s = cpu_grace && !quiet && opt_.starved_build_factor > 1
+                                    ? run.limit * opt_.starved_build_factor
+                                    : 0;
+    StepLoad load = begin_step();
+    run.result = run_step(command, workspace, run.limit, extras);
+    run.loaded = end_step(load);
+    // The CPU-time grace is for a machine that was loaded: alone, wall time past the limit with
+    // CPU time under it was the step's own waiting, and the limit stands.
+    if (run.result.cpu_limited && !run.loaded) run.result.timed_out = true;
+    if (!run.result.timed_out || run.limit != timeout || !machine_limit ||
+        (run.loaded && !quiet && opt_.quiet_retry))
+      return run;
+    run.limit = timeout * opt_.machine_limit_factor;
+  }
+}
+
+void Evaluator::record_limits(StepRecord& s, const LimitedStep& run, double timeout, bool quiet) {
+  s.quiet_retry = quiet;
+  if (run.limit != timeout && (run.result.timed_out || run.result.wall_s > timeout))
+    s.extended_limit_s = run.limit;
+  if (run.result.cpu_limited && run.loaded) {
+    s.cpu_limited = true;
+    s.cpu_s = run.result.cpu_s;
+  }
 }
 
 Evaluator::StepLoad Evaluator::begin_step() {

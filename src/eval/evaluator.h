@@ -153,6 +153,8 @@ class Evaluator {
   std::unique_ptr<Task> make_task(EvalJob&& job) const;
   // The run itself: the worker threads (and the feed's, if any), then the quiet retries.
   void execute(State& st, JobFeed* feed);
+  // The quiet retries, after the run's other work (Task::needs_quiet).
+  void run_quiet(State& st, const std::vector<int>& gpus);
   void build_worker(State& st);
   void test_worker(State& st, int gpu);
   // Runs the pre-checks and the build of `t`; returns false when the job is final already.
@@ -171,6 +173,19 @@ class Evaluator {
                          double timeout_s, const StepExtras& extras) const;
   ProcessResult run_step(const std::string& command, const std::filesystem::path& workspace,
                          double timeout_s, const std::vector<std::string>& extra_env) const;
+  // One build or test under the problem's limit `timeout`, the machine's limit
+  // (machine_limit_factor) and, for builds (`cpu_grace`), the loaded machine's CPU-time grace
+  // (starved_build_factor): what it gave, under which limit, and whether other steps ran beside
+  // it.
+  struct LimitedStep {
+    ProcessResult result;
+    double limit = 0;
+    bool loaded = false;
+  };
+  LimitedStep run_under_limits(const std::string& command, const std::filesystem::path& workspace,
+                               double timeout, StepExtras extras, bool quiet, bool cpu_grace);
+  // What run_under_limits adds to a step's record (quiet_retry, extended_limit_s, cpu_limited).
+  static void record_limits(StepRecord& s, const LimitedStep& run, double timeout, bool quiet);
   // A timed-out-under-load task, back to the start of a second attempt.
   static void begin_retry(Task& t);
   void retry_or_finish(State& st, std::unique_ptr<Task> t);

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <fstream>
@@ -191,6 +192,77 @@ TEST_F(EvaluatorTest, TimeoutUnderLoadIsRetriedOnAQuietMachine) {
     EXPECT_TRUE(g.test.quiet_retry) << id;
     EXPECT_EQ(g.test.attempts, 2) << id;
   }
+}
+
+// The first attempt of each test stalls past its limit while its peer runs (as in
+// TimeoutUnderLoadIsRetriedOnAQuietMachine); on the quiet retry each writes whether it saw the
+// other's retry running at the same time.
+std::string stall_then_meet(const std::filesystem::path& shared) {
+  std::string script = R"(key=$(basename "$PWD" | sed 's/-a[0-9]*$//')
+if [ -e @/done-$key ]; then
+  touch @/q-$key
+  for i in $(seq 60); do
+    if [ $(ls @/q-* | wc -l) -ge 2 ]; then
+      echo together > @/r-$key; sleep 0.5; rm @/q-$key; exit 0
+    fi
+    sleep 0.05
+  done
+  echo apart > @/r-$key; rm @/q-$key; exit 0
+fi
+touch @/done-$key
+exec 9>@/lock-$key; flock -x 9
+while :; do
+  for f in @/lock-*; do
+    [ "$f" = @/lock-$key ] && continue
+    flock -n -x "$f" true || sleep 30
+  done
+  sleep 0.05
+done
+)";
+  for (std::size_t at; (at = script.find('@')) != std::string::npos;)
+    script.replace(at, 1, shared.string());
+  return script;
+}
+
+// What each retry wrote (r-KEY files), in name order.
+std::vector<std::string> meetings(const std::filesystem::path& shared) {
+  std::vector<std::pair<std::string, std::string>> found;
+  for (const auto& e : std::filesystem::directory_iterator(shared)) {
+    if (e.path().filename().string().rfind("r-", 0) != 0) continue;
+    std::ifstream in(e.path());
+    std::string w;
+    in >> w;
+    found.emplace_back(e.path().filename().string(), w);
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> words;
+  for (auto& f : found) words.push_back(f.second);
+  return words;
+}
+
+TEST_F(EvaluatorTest, QuietRetriesRunSideBySideWhereEachHasEightCpus) {
+  machine_.cpu_count = 16;  // room for two retries, each with eight CPUs
+  auto shared = dir_ / "running";
+  std::filesystem::create_directories(shared);
+  std::vector<Problem> ps = {shell_problem("m/a", 6), shell_problem("m/b", 6)};
+  auto r = run(ps, {sol("m/a", stall_then_meet(shared)), sol("m/b", stall_then_meet(shared))});
+  for (const auto& id : {"m/a", "m/b"}) {
+    EXPECT_EQ(r[K(id, 0)].verdict, Verdict::pass) << id << ": " << r[K(id, 0)].detail;
+    EXPECT_TRUE(r[K(id, 0)].test.quiet_retry) << id;
+  }
+  EXPECT_EQ(meetings(shared), (std::vector<std::string>{"together", "together"}));
+}
+
+TEST_F(EvaluatorTest, QuietRetriesRunOneAtATimeOnASmallMachine) {
+  auto shared = dir_ / "running";  // machine_: two CPUs
+  std::filesystem::create_directories(shared);
+  std::vector<Problem> ps = {shell_problem("m/a", 6), shell_problem("m/b", 6)};
+  auto r = run(ps, {sol("m/a", stall_then_meet(shared)), sol("m/b", stall_then_meet(shared))});
+  for (const auto& id : {"m/a", "m/b"}) {
+    EXPECT_EQ(r[K(id, 0)].verdict, Verdict::pass) << id << ": " << r[K(id, 0)].detail;
+    EXPECT_TRUE(r[K(id, 0)].test.quiet_retry) << id;
+  }
+  EXPECT_EQ(meetings(shared), (std::vector<std::string>{"apart", "apart"}));
 }
 
 TEST_F(EvaluatorTest, RealTimeoutStaysATimeoutAfterTheQuietRetry) {
