@@ -54,11 +54,15 @@ Deliberate differences, none of which changes the shape of the work:
 
 Usage:
   bench/computeeval_emulation.py PACK.tar.gz [--workers 16] [--out results.jsonl]
-                                 [--limit N] [--groups g1,g2] [--gpus N]
+                                 [--limit N] [--groups g1,g2] [--gpus N] [--solutions FILE]
 
-Output: one JSON object per problem, in completion order, in --out (task_id, passed, skipped,
-build_s, test_s, gpu_wait_s, elapsed_s, timed_out = null | "build" | "test" | "benchmark",
-failed_stage, and a short output tail for failures); a one-line JSON summary on stdout and a
+With --solutions, the solutions in FILE (a ComputeEval solutions file, e.g. from
+bench/make-hang-heavy.py) are graded instead of the baselines, one pool task per solution, as
+`compute-eval evaluate` grades a model's samples.
+
+Output: one JSON object per problem (or solution), in completion order, in --out (task_id,
+sample, passed, skipped, build_s, test_s, gpu_wait_s, elapsed_s, timed_out = null | "build" |
+"test" | "benchmark", failed_stage, and a short output tail for failures); a one-line JSON summary on stdout and a
 readable summary on stderr (wall time, summed build and test time, pass/fail/skip counts, failed
 task ids).
 """
@@ -299,10 +303,12 @@ def run_step(command: str, workspace: Path, timeout: float, slots: GpuSlots | No
                 "output": f"[UNEXPECTED ERROR] {exc}"}
 
 
-def evaluate_problem(problem: dict, slots: GpuSlots | None) -> dict:
-    """Grades the problem's baseline as if it were a submitted solution."""
+def evaluate_problem(problem: dict, slots: GpuSlots | None, given: dict | None = None) -> dict:
+    """Grades `given` (a solution of the problem), or the problem's baseline as if it were a
+    submitted solution."""
     began = time.monotonic()
     result = {"task_id": problem.get("task_id"), "passed": False, "skipped": False,
+              "sample": (given or {}).get("sample", 0),
               "build_s": 0.0, "test_s": 0.0, "gpu_wait_s": 0.0, "elapsed_s": 0.0,
               "timed_out": None, "failed_stage": None}
 
@@ -321,7 +327,7 @@ def evaluate_problem(problem: dict, slots: GpuSlots | None) -> dict:
     if gpu_unsuitable(problem, facts):
         return finish(skipped=True, failed_stage="compute_capability")
 
-    solution = problem.get("baseline_solution")
+    solution = given if given is not None else problem.get("baseline_solution")
     if not solution or solution.get("type", "file") != "file" or solution_rejected(problem, solution):
         return finish(failed_stage="invalid_solution")
 
@@ -372,6 +378,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default="results.jsonl", help="per-problem JSON lines")
     parser.add_argument("--limit", type=int, default=None, help="only the first N problems")
     parser.add_argument("--groups", default=None, help="comma-separated groups to keep")
+    parser.add_argument("--solutions", default=None,
+                        help="a solutions file (JSON lines: task_id, sample, files) to grade, one "
+                             "pool task per solution, instead of the baselines")
     parser.add_argument("--gpus", type=int, default=None,
                         help="GPU slots in the pool (default: nvidia-smi's count, 1 without it)")
     args = parser.parse_args(argv)
@@ -397,7 +406,18 @@ def main(argv: list[str] | None = None) -> int:
     wall_began = time.monotonic()
     with open(args.out, "w", encoding="utf-8") as out, \
             ThreadPoolExecutor(max_workers=args.workers) as pool:
-        futures = [pool.submit(evaluate_problem, p, slots) for p in problems]
+        if args.solutions:
+            by_id = {p["task_id"]: p for p in problems}
+            futures = []
+            with open(args.solutions, encoding="utf-8") as f:
+                for line in f:
+                    if line.strip():
+                        sol = json.loads(line)
+                        if sol.get("task_id") in by_id:
+                            futures.append(pool.submit(evaluate_problem, by_id[sol["task_id"]],
+                                                       slots, sol))
+        else:
+            futures = [pool.submit(evaluate_problem, p, slots) for p in problems]
         for future in as_completed(futures):
             graded = future.result()
             with write_lock:
