@@ -172,6 +172,7 @@ struct Evaluator::Task {
   bool retried = false;
   bool loaded_during_step = false;
   Clock::time_point started{};
+  Clock::time_point built{};  // when it joined the test queue
   fs::path workspace;
   bool build_only = false;
   bool keep_workspace = false;  // when it passes: a later stage (benchmarks) runs in it
@@ -326,6 +327,8 @@ void Evaluator::execute(State& st, JobFeed* feed) {
     }
   }
 
+  phases_ = {};
+  const Clock::time_point began = Clock::now();
   std::vector<std::thread> threads;
   for (int i = 0; i < opt_.build_workers; ++i)
     threads.emplace_back([this, &st] { build_worker(st); });
@@ -356,8 +359,11 @@ void Evaluator::execute(State& st, JobFeed* feed) {
     });
   }
   for (auto& th : threads) th.join();
+  phases_.main_s = std::chrono::duration<double>(Clock::now() - began).count();
 
+  const Clock::time_point quiet_began = Clock::now();
   run_quiet(st, gpus);
+  phases_.quiet_s = std::chrono::duration<double>(Clock::now() - quiet_began).count();
   broken_ = st.broken;
   costs_->save();
   if (!opt_.keep_workspaces) {
@@ -413,6 +419,8 @@ void Evaluator::run_quiet(State& st, const std::vector<int>& gpus) {
   };
   const std::size_t width = std::min<std::size_t>(
       quiet.size(), static_cast<std::size_t>(std::max(1, machine_.cpu_count / 8)));
+  phases_.quiet_retries = static_cast<int>(quiet.size());
+  phases_.quiet_width = static_cast<int>(width);
   std::vector<std::thread> threads;
   for (std::size_t i = 0; i < width; ++i)
     threads.emplace_back([&] {
@@ -449,6 +457,7 @@ void Evaluator::build_worker(State& st) {
     if (go_on && !t->needs_quiet) {
       std::unique_lock<std::mutex> lock(st.mu);
       if (!stranded(st, *t)) {
+        t->built = Clock::now();
         insert_sorted(st.test_queue, std::move(t), /*by_test=*/true);
         st.cv.notify_all();
         continue;
@@ -482,6 +491,7 @@ void Evaluator::test_worker(State& st, int gpu) {
       auto it = std::find_if(st.test_queue.begin(), st.test_queue.end(), eligible);
       t = std::move(*it);
       st.test_queue.erase(it);
+      phases_.test_wait_s_sum += std::chrono::duration<double>(Clock::now() - t->built).count();
     }
     run_test(*t, gpu, t->retried);
     if (gpu >= 0 && !probe_command_.empty() && t->gpu_may_be_unwell) {

@@ -137,6 +137,18 @@ class Evaluator {
   // GPUs taken out of the pool during the last run(), with why.
   std::map<int, std::string> broken_gpus() const { return broken_; }
 
+  // Where the last run()'s time went (summary.json timing.phases): the concurrent phase, the
+  // quiet retries after it and how many ran side by side, and the time built jobs waited for a
+  // test slot, summed.
+  struct PhaseTimes {
+    double main_s = 0;
+    double quiet_s = 0;
+    int quiet_retries = 0;
+    int quiet_width = 0;
+    double test_wait_s_sum = 0;
+  };
+  PhaseTimes phase_times() const { return phases_; }
+
   // EvalOptions::baseline_sanitizer_errors, known only once the baseline check has ended (kjudge
   // run constructs its evaluator while the model answers). Before run() only.
   void set_baseline_sanitizer_errors(std::map<std::string, std::set<std::string>> errors) {
@@ -211,6 +223,7 @@ class Evaluator {
   std::string probe_command_;        // empty: no probing (no GPUs, or turned off)
   std::filesystem::path probe_exe_;  // the built-in probe, copied into each probe's workspace
   std::vector<int> pool_gpus_;
+  PhaseTimes phases_;
   std::map<int, std::string> broken_;
   // Whether a build or test shared the machine with another step at any moment of its run, so
   // that its timeout cannot be trusted.

@@ -340,6 +340,12 @@ int execute_locally(RunPlan& plan) {
     o.broken_gpus.push_back({{"gpu", gpu}, {"reason", why}});
     fmt::print(stderr, "kjudge: GPU {} was taken out of the pool: {}\n", gpu, why);
   }
+  const Evaluator::PhaseTimes ph = evaluator.phase_times();
+  o.phases = {{"main_s", ph.main_s},
+              {"quiet_s", ph.quiet_s},
+              {"quiet_retries", ph.quiet_retries},
+              {"quiet_width", ph.quiet_width},
+              {"test_wait_s_sum", ph.test_wait_s_sum}};
   o.session = session.get();
   if (!step.sandbox)
     o.warnings.push_back("--sandbox none: solutions ran unconfined, with the judge's rights");

@@ -119,6 +119,7 @@ int write_run_summary(const RunPlan& plan, const RunOutcome& o) {
         "--build-only: every solution was built and none was tested; 'pass' means it built, "
         "and pass@k says nothing of correctness");
   }
+  if (!o.phases.is_null()) summary["timing"]["phases"] = o.phases;
   note_cpu_limited_builds(summary, *o.results);
   if (plan.command == "validate") {
     note_defective_baselines(summary);

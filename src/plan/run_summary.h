@@ -29,8 +29,9 @@ struct RunOutcome {
   nlohmann::json notes = nlohmann::json::array();     // the executor's, after the plan's
   nlohmann::json warnings = nlohmann::json::array();  // left out when empty
   nlohmann::json performance;                         // --benchmark; null: left out
-  GenerationSession* session = nullptr;               // kjudge run: the generation side
-  bool report_hint = false;                           // end with the `kjudge report` command line
+  nlohmann::json phases;  // timing.phases (Evaluator::PhaseTimes); null: left out (Slurm)
+  GenerationSession* session = nullptr;  // kjudge run: the generation side
+  bool report_hint = false;              // end with the `kjudge report` command line
 };
 
 // Writes plan.out/summary.json and the ComputeEval graded file (plan/graded_file.h), prints it

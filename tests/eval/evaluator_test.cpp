@@ -84,6 +84,7 @@ class EvaluatorTest : public ::testing::Test {
       EXPECT_TRUE(out.emplace(std::make_pair(g.task_id, g.sample), g).second) << "reported twice";
       order_.push_back(g.task_id);
     });
+    phases_ = ev.phase_times();
     return out;
   }
 
@@ -100,6 +101,7 @@ class EvaluatorTest : public ::testing::Test {
   EvalOptions opt_;
   MachineInfo machine_ = host_machine();
   std::vector<std::string> order_;
+  Evaluator::PhaseTimes phases_;
 };
 
 TEST_F(EvaluatorTest, EachOutcomeGetsItsVerdict) {
@@ -251,6 +253,10 @@ TEST_F(EvaluatorTest, QuietRetriesRunSideBySideWhereEachHasEightCpus) {
     EXPECT_TRUE(r[K(id, 0)].test.quiet_retry) << id;
   }
   EXPECT_EQ(meetings(shared), (std::vector<std::string>{"together", "together"}));
+  EXPECT_EQ(phases_.quiet_retries, 2);
+  EXPECT_EQ(phases_.quiet_width, 2);
+  EXPECT_GT(phases_.quiet_s, 0.5);
+  EXPECT_GT(phases_.main_s, 5.0) << "the first attempts ran to their 6 s limit";
 }
 
 TEST_F(EvaluatorTest, QuietRetriesRunOneAtATimeOnASmallMachine) {
@@ -263,6 +269,7 @@ TEST_F(EvaluatorTest, QuietRetriesRunOneAtATimeOnASmallMachine) {
     EXPECT_TRUE(r[K(id, 0)].test.quiet_retry) << id;
   }
   EXPECT_EQ(meetings(shared), (std::vector<std::string>{"apart", "apart"}));
+  EXPECT_EQ(phases_.quiet_width, 1);
 }
 
 TEST_F(EvaluatorTest, RealTimeoutStaysATimeoutAfterTheQuietRetry) {
