@@ -167,6 +167,9 @@ struct Evaluator::Task {
   int attempt = 1;
   int judge_retries = 0;
   bool needs_quiet = false;
+  // A quiet retry running side by side with others (run_quiet): a timeout with another step
+  // beside it may be that step's doing, so it goes once more, alone.
+  bool beside_others = false;
   // A fed run (a service) has no end to retry at: a timeout under load is retried at once, and
   // that second try is final.
   bool retried = false;
@@ -382,7 +385,7 @@ void Evaluator::run_quiet(State& st, const std::vector<int>& gpus) {
   std::mutex mu;
   std::condition_variable gpu_free;
   std::set<int> busy;
-  std::size_t next = 0;
+  // Returns false when the retry timed out beside another and must go once more, alone.
   auto one = [&](Task& t) {
     begin_retry(t);
     if (check_and_build(t, true)) {
@@ -415,12 +418,16 @@ void Evaluator::run_quiet(State& st, const std::vector<int>& gpus) {
       busy.erase(gpu);
       gpu_free.notify_all();
     }
+    if (t.needs_quiet) return false;
     finish(st, t);
+    return true;
   };
   const std::size_t width = std::min<std::size_t>(
       quiet.size(), static_cast<std::size_t>(std::max(1, machine_.cpu_count / 8)));
   phases_.quiet_retries = static_cast<int>(quiet.size());
   phases_.quiet_width = static_cast<int>(width);
+  std::size_t next = 0;
+  std::vector<Task*> alone;
   std::vector<std::thread> threads;
   for (std::size_t i = 0; i < width; ++i)
     threads.emplace_back([&] {
@@ -431,10 +438,22 @@ void Evaluator::run_quiet(State& st, const std::vector<int>& gpus) {
           if (stop_ || next == quiet.size()) return;
           t = quiet[next++].get();
         }
-        one(*t);
+        t->beside_others = width > 1;
+        if (!one(*t)) {
+          std::lock_guard<std::mutex> lock(mu);
+          alone.push_back(t);
+        }
       }
     });
   for (auto& th : threads) th.join();
+  // A neighbour can slow a retry (a solution may hog every core it gets): only a timeout seen
+  // alone is final.
+  phases_.quiet_alone = static_cast<int>(alone.size());
+  for (Task* t : alone) {
+    if (stop_) break;
+    t->beside_others = false;
+    one(*t);
+  }
 }
 
 void Evaluator::build_worker(State& st) {
@@ -747,7 +766,7 @@ bool Evaluator::check_and_build(Task& t, bool quiet) {
     return false;
   }
   if (r.timed_out) {
-    if (loaded && !quiet && opt_.quiet_retry) {
+    if (loaded && opt_.quiet_retry && (!quiet || t.beside_others)) {
       t.needs_quiet = true;
       return false;
     }
@@ -836,7 +855,7 @@ void Evaluator::run_sanitizers(Task& t, int gpu, bool quiet) {
       StepLoad load = begin_step();
       ProcessResult r = run_step(p.test_command, t.workspace, timeout, extras);
       const bool loaded = end_step(load);
-      if (r.timed_out && loaded && !quiet && opt_.quiet_retry) {
+      if (r.timed_out && loaded && opt_.quiet_retry && (!quiet || t.beside_others)) {
         t.needs_quiet = true;  // all of it again at the end, alone on the machine
         g.sanitizer.clear();
         return;
@@ -923,7 +942,7 @@ void Evaluator::test_once(Task& t, int gpu, bool quiet) {
     return;
   }
   if (r.timed_out) {
-    if (loaded && !quiet && opt_.quiet_retry) {
+    if (loaded && opt_.quiet_retry && (!quiet || t.beside_others)) {
       t.needs_quiet = true;
       return;
     }

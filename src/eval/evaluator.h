@@ -145,6 +145,7 @@ class Evaluator {
     double quiet_s = 0;
     int quiet_retries = 0;
     int quiet_width = 0;
+    int quiet_alone = 0;  // side-by-side retries that timed out and went once more, alone
     double test_wait_s_sum = 0;
   };
   PhaseTimes phase_times() const { return phases_; }

@@ -345,6 +345,7 @@ int execute_locally(RunPlan& plan) {
               {"quiet_s", ph.quiet_s},
               {"quiet_retries", ph.quiet_retries},
               {"quiet_width", ph.quiet_width},
+              {"quiet_alone", ph.quiet_alone},
               {"test_wait_s_sum", ph.test_wait_s_sum}};
   o.session = session.get();
   if (!step.sandbox)

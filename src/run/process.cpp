@@ -78,34 +78,45 @@ std::string next_marker() {
   return std::to_string(getpid()) + "." + std::to_string(counter++);
 }
 
-// SIGKILLs every process whose environment holds `marker` and that is not in `signaled`
-// (already killed, maybe not yet gone); returns how many it newly killed.
-int kill_marked_once(const std::string& marker, std::set<pid_t>& signaled) {
+// Calls fn(pid, /proc/<pid>) for every process but this one and those in `skip` whose
+// environment holds `marker`.
+template <typename Fn>
+void for_each_marked(const std::string& marker, Fn&& fn, const std::set<pid_t>& skip = {}) {
   const std::string needle = std::string(kMarkerVar) + "=" + marker;
-  int killed = 0;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
     const std::string name = entry.path().filename().string();
     if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
     pid_t pid = static_cast<pid_t>(std::stol(name));
-    if (pid == getpid() || signaled.count(pid)) continue;
+    if (pid == getpid() || skip.count(pid)) continue;
     std::ifstream in(entry.path() / "environ", std::ios::binary);
     if (!in) continue;
     std::string env((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    std::size_t pos = 0;
-    while (pos < env.size()) {
+    for (std::size_t pos = 0; pos < env.size();) {
       std::size_t end = env.find('\0', pos);
       if (end == std::string::npos) end = env.size();
       if (env.compare(pos, end - pos, needle) == 0) {
-        if (kill(pid, SIGKILL) == 0) {
-          signaled.insert(pid);
-          ++killed;
-        }
+        fn(pid, entry.path());
         break;
       }
       pos = end + 1;
     }
   }
+}
+
+// SIGKILLs every process whose environment holds `marker` and that is not in `signaled`
+// (already killed, maybe not yet gone); returns how many it newly killed.
+int kill_marked_once(const std::string& marker, std::set<pid_t>& signaled) {
+  int killed = 0;
+  std::set<pid_t> newly;
+  for_each_marked(
+      marker,
+      [&](pid_t pid, const std::filesystem::path&) {
+        if (kill(pid, SIGKILL) == 0) newly.insert(pid);
+      },
+      signaled);
+  signaled.insert(newly.begin(), newly.end());
+  killed = static_cast<int>(newly.size());
   return killed;
 }
 
@@ -122,39 +133,24 @@ void kill_marked(const std::string& marker) {
 // children (a finished compiler pass counts in its parent's cutime): the step's CPU time where
 // no cgroup counts it. nullopt when none is found.
 std::optional<double> marked_cpu_seconds(const std::string& marker) {
-  const std::string needle = std::string(kMarkerVar) + "=" + marker;
   static const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
   double total = 0;
   bool found = false;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream env_in(entry.path() / "environ", std::ios::binary);
-    if (!env_in) continue;
-    std::string env((std::istreambuf_iterator<char>(env_in)), std::istreambuf_iterator<char>());
-    bool marked = false;
-    for (std::size_t pos = 0; pos < env.size() && !marked;) {
-      std::size_t end = env.find('\0', pos);
-      if (end == std::string::npos) end = env.size();
-      marked = env.compare(pos, end - pos, needle) == 0;
-      pos = end + 1;
-    }
-    if (!marked) continue;
-    std::ifstream stat_in(entry.path() / "stat");
+  for_each_marked(marker, [&](pid_t, const std::filesystem::path& dir) {
+    std::ifstream stat_in(dir / "stat");
     std::string stat((std::istreambuf_iterator<char>(stat_in)), std::istreambuf_iterator<char>());
     // The command name may hold spaces and parentheses: fields count from the last ')'.
     std::size_t close = stat.rfind(')');
-    if (close == std::string::npos) continue;
+    if (close == std::string::npos) return;
     std::istringstream fields(stat.substr(close + 1));
     std::string skip;
     for (int i = 3; i <= 13; ++i) fields >> skip;  // state .. cmajflt
     unsigned long long utime = 0, stime = 0;
     long long cutime = 0, cstime = 0;
-    if (!(fields >> utime >> stime >> cutime >> cstime)) continue;
+    if (!(fields >> utime >> stime >> cutime >> cstime)) return;
     total += static_cast<double>(utime + stime) + static_cast<double>(cutime + cstime);
     found = true;
-  }
+  });
   if (!found) return std::nullopt;
   return total / ticks;
 }

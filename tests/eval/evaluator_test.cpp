@@ -102,6 +102,19 @@ class EvaluatorTest : public ::testing::Test {
   MachineInfo machine_ = host_machine();
   std::vector<std::string> order_;
   Evaluator::PhaseTimes phases_;
+
+  // Two solutions, m/a and m/b, both running `script`; both must pass through a quiet retry. The
+  // 6 s limit leaves a machine busy with other suites time to start both first attempts while
+  // the other still runs.
+  std::map<std::pair<std::string, int>, GradedSolution> run_pair(const std::string& script) {
+    std::vector<Problem> ps = {shell_problem("m/a", 6), shell_problem("m/b", 6)};
+    auto r = run(ps, {sol("m/a", script), sol("m/b", script)});
+    for (const auto& id : {"m/a", "m/b"}) {
+      EXPECT_EQ(r[K(id, 0)].verdict, Verdict::pass) << id << ": " << r[K(id, 0)].detail;
+      EXPECT_TRUE(r[K(id, 0)].test.quiet_retry) << id;
+    }
+    return r;
+  }
 };
 
 TEST_F(EvaluatorTest, EachOutcomeGetsItsVerdict) {
@@ -197,19 +210,13 @@ TEST_F(EvaluatorTest, TimeoutUnderLoadIsRetriedOnAQuietMachine) {
 }
 
 // The first attempt of each test stalls past its limit while its peer runs (as in
-// TimeoutUnderLoadIsRetriedOnAQuietMachine); on the quiet retry each writes whether it saw the
-// other's retry running at the same time.
-std::string stall_then_meet(const std::filesystem::path& shared) {
-  std::string script = R"(key=$(basename "$PWD" | sed 's/-a[0-9]*$//')
-if [ -e @/done-$key ]; then
-  touch @/q-$key
-  for i in $(seq 60); do
-    if [ $(ls @/q-* | wc -l) -ge 2 ]; then
-      echo together > @/r-$key; sleep 0.5; rm @/q-$key; exit 0
-    fi
-    sleep 0.05
-  done
-  echo apart > @/r-$key; rm @/q-$key; exit 0
+// TimeoutUnderLoadIsRetriedOnAQuietMachine); on a retry (its done- file exists) it runs `retry`.
+// @ stands for the shared directory.
+std::string stall_then(const std::filesystem::path& shared, const std::string& retry) {
+  std::string script =
+      "key=$(basename \"$PWD\" | sed 's/-a[0-9]*$//')\n"
+      "if [ -e @/done-$key ]; then\n" +
+      retry + R"(
 fi
 touch @/done-$key
 exec 9>@/lock-$key; flock -x 9
@@ -224,6 +231,34 @@ done
   for (std::size_t at; (at = script.find('@')) != std::string::npos;)
     script.replace(at, 1, shared.string());
   return script;
+}
+
+// On the quiet retry each writes whether it saw the other's retry running at the same time (a
+// retry's q- file lives while it runs, and half a second more after it saw its peer, so the peer
+// sees it too).
+std::string stall_then_meet(const std::filesystem::path& shared) {
+  return stall_then(shared, R"(  touch @/q-$key
+  for i in $(seq 60); do
+    if [ $(ls @/q-* | wc -l) -ge 2 ]; then
+      echo together > @/r-$key; sleep 0.5; rm @/q-$key; exit 0
+    fi
+    sleep 0.05
+  done
+  echo apart > @/r-$key; rm @/q-$key; exit 0)");
+}
+
+// On a retry each stalls past its limit while it sees its peer's retry running (holding its
+// q- lock), as a neighbour hogging the cores would make it; alone it passes in two seconds.
+std::string stall_then_stall_beside(const std::filesystem::path& shared) {
+  return stall_then(shared, R"(  exec 8>@/q-$key; flock -x 8
+  for i in $(seq 40); do
+    for f in @/q-*; do
+      [ "$f" = @/q-$key ] && continue
+      flock -n -x "$f" true || sleep 30
+    done
+    sleep 0.05
+  done
+  exit 0)");
 }
 
 // What each retry wrote (r-KEY files), in name order.
@@ -246,15 +281,11 @@ TEST_F(EvaluatorTest, QuietRetriesRunSideBySideWhereEachHasEightCpus) {
   machine_.cpu_count = 16;  // room for two retries, each with eight CPUs
   auto shared = dir_ / "running";
   std::filesystem::create_directories(shared);
-  std::vector<Problem> ps = {shell_problem("m/a", 6), shell_problem("m/b", 6)};
-  auto r = run(ps, {sol("m/a", stall_then_meet(shared)), sol("m/b", stall_then_meet(shared))});
-  for (const auto& id : {"m/a", "m/b"}) {
-    EXPECT_EQ(r[K(id, 0)].verdict, Verdict::pass) << id << ": " << r[K(id, 0)].detail;
-    EXPECT_TRUE(r[K(id, 0)].test.quiet_retry) << id;
-  }
+  run_pair(stall_then_meet(shared));
   EXPECT_EQ(meetings(shared), (std::vector<std::string>{"together", "together"}));
   EXPECT_EQ(phases_.quiet_retries, 2);
   EXPECT_EQ(phases_.quiet_width, 2);
+  EXPECT_EQ(phases_.quiet_alone, 0);
   EXPECT_GT(phases_.quiet_s, 0.5);
   EXPECT_GT(phases_.main_s, 5.0) << "the first attempts ran to their 6 s limit";
 }
@@ -262,14 +293,21 @@ TEST_F(EvaluatorTest, QuietRetriesRunSideBySideWhereEachHasEightCpus) {
 TEST_F(EvaluatorTest, QuietRetriesRunOneAtATimeOnASmallMachine) {
   auto shared = dir_ / "running";  // machine_: two CPUs
   std::filesystem::create_directories(shared);
-  std::vector<Problem> ps = {shell_problem("m/a", 6), shell_problem("m/b", 6)};
-  auto r = run(ps, {sol("m/a", stall_then_meet(shared)), sol("m/b", stall_then_meet(shared))});
-  for (const auto& id : {"m/a", "m/b"}) {
-    EXPECT_EQ(r[K(id, 0)].verdict, Verdict::pass) << id << ": " << r[K(id, 0)].detail;
-    EXPECT_TRUE(r[K(id, 0)].test.quiet_retry) << id;
-  }
+  run_pair(stall_then_meet(shared));
   EXPECT_EQ(meetings(shared), (std::vector<std::string>{"apart", "apart"}));
   EXPECT_EQ(phases_.quiet_width, 1);
+}
+
+TEST_F(EvaluatorTest, ARetryThatTimesOutBesideAnotherGoesOnceMoreAlone) {
+  // A neighbour's doing is never a verdict: side by side both retries stall to their limit, and
+  // each passes when it runs alone.
+  machine_.cpu_count = 16;
+  auto shared = dir_ / "running";
+  std::filesystem::create_directories(shared);
+  auto r = run_pair(stall_then_stall_beside(shared));
+  for (const auto& id : {"m/a", "m/b"}) EXPECT_EQ(r[K(id, 0)].test.attempts, 3) << id;
+  EXPECT_EQ(phases_.quiet_width, 2);
+  EXPECT_EQ(phases_.quiet_alone, 2);
 }
 
 TEST_F(EvaluatorTest, RealTimeoutStaysATimeoutAfterTheQuietRetry) {
