@@ -208,6 +208,10 @@ ProcessResult run_sandboxed(const SandboxPolicy& policy, const std::vector<std::
   close(args_fd);
   if (cgroup) {
     if (auto peak = cgroup->memory_peak()) result.memory_peak_bytes = *peak;
+    // wait4's rusage is bwrap's monitor and what it reaped: the step's own processes, reaped by
+    // bwrap's pid 1 inside the namespace, are missing there (a 120 s nvcc build read 0.005 s on
+    // the H100). The cgroup counted every process of the step.
+    if (auto cpu = cgroup->cpu_seconds()) result.cpu_s = *cpu;
     if (cgroup->oom_killed() && result.limit_exceeded.empty() && !result.timed_out)
       result.limit_exceeded =
           "used more memory than its limit of " + format_byte_size(policy.memory_bytes);
