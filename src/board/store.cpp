@@ -118,6 +118,28 @@ std::optional<User> Store::user_by_token(const std::string& token) {
   return User{rows[0].integer(0), rows[0].text(1), rows[0].text(2)};
 }
 
+std::vector<UserInfo> Store::users() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<UserInfo> out;
+  for (const auto& r : db_->query("SELECT id, name, role, created_us FROM users ORDER BY name", {}))
+    out.push_back({User{r.integer(0), r.text(1), r.text(2)}, r.integer(3), {}});
+  for (auto& u : out)
+    for (const auto& r :
+         db_->query("SELECT id, label, created_us FROM tokens WHERE user_id = ? ORDER BY id",
+                    {v(u.user.id)}))
+      u.tokens.push_back({r.integer(0), r.text(1), r.integer(2)});
+  return out;
+}
+
+int Store::revoke_tokens(std::int64_t user_id, std::optional<std::int64_t> token_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto rows =
+      token_id ? db_->query("DELETE FROM tokens WHERE user_id = ? AND id = ? RETURNING id",
+                            {v(user_id), v(*token_id)})
+               : db_->query("DELETE FROM tokens WHERE user_id = ? RETURNING id", {v(user_id)});
+  return static_cast<int>(rows.size());
+}
+
 std::int64_t Store::put_code(const std::string& text) {
   std::lock_guard<std::mutex> lock(mu_);
   const std::string h = sha256_hex(text);

@@ -21,6 +21,18 @@ struct User {
   std::string name, role;  // role: user or admin
 };
 
+// A user as `kjudge users list` shows them: their tokens by id and label, never the token.
+struct TokenInfo {
+  std::int64_t id = 0;
+  std::string label;
+  std::int64_t created_us = 0;
+};
+struct UserInfo {
+  User user;
+  std::int64_t created_us = 0;
+  std::vector<TokenInfo> tokens;
+};
+
 struct Leaderboard {
   std::int64_t id = 0;
   std::string name, task_dir, task_json, description;
@@ -122,6 +134,9 @@ class Store {
   // A new random token for the user; the caller shows it once, the store keeps its hash.
   std::string issue_token(std::int64_t user_id, const std::string& label);
   std::optional<User> user_by_token(const std::string& token);
+  std::vector<UserInfo> users();  // by name
+  // Deletes the user's tokens (all of them, or the one with `token_id`); returns how many.
+  int revoke_tokens(std::int64_t user_id, std::optional<std::int64_t> token_id = std::nullopt);
 
   std::int64_t put_code(const std::string& text);  // the existing id when the text is known
   std::string code(std::int64_t code_id);

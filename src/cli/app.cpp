@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <string>
+#include <vector>
 
+#include "cli/command_words.h"
 #include "cli/commands.h"
 #include "cli/yaml_config.h"
 #include "core/error.h"
@@ -11,12 +14,16 @@
 #include "core/read_file.h"
 #include "core/yaml_load.h"
 
+// The commit of this build (cmake/git_commit.cmake writes it into build/generated/).
+const char* kjudge_git_commit();
+
 namespace kjudge {
 
 int run_cli(int argc, char** argv) {
   CLI::App app{"kjudge: judges GPU kernel code (ComputeEval packs, GPU MODE tasks, Triton)",
                "kjudge"};
-  app.set_version_flag("--version", std::string("kjudge ") + KJUDGE_VERSION);
+  app.set_version_flag("--version", std::string("kjudge ") + KJUDGE_VERSION + " (commit " +
+                                        kjudge_git_commit() + ")");
   app.require_subcommand(1);
   const std::string config_file = config_file_in(argc, argv);
   app.config_formatter(std::make_shared<YamlConfig>(config_file));
@@ -34,13 +41,26 @@ int run_cli(int argc, char** argv) {
   add_generate_command(app, rc);
   add_task_commands(app, rc);
   add_serve_commands(app, rc);
+  add_users_commands(app, rc);
   add_submit_command(app, rc);
+  add_leaderboards_commands(app, rc);
   add_report_command(app, rc);
   add_triton_commands(app, rc);
+  add_completion_command(app, rc);
+  add_manpage_command(app, rc);
+  // `--config` is the root's option but may come after the subcommand; an unknown command word
+  // is named with the nearest commands rather than CLI11's "A subcommand is required".
+  std::vector<std::string> args = hoist_config(argc, argv);
+  if (auto unknown = unknown_command(app, args)) {
+    fmt::print(stderr, "kjudge: error: {}\n", *unknown);
+    return exit_code::usage;
+  }
+  std::vector<char*> hoisted;
+  for (std::string& a : args) hoisted.push_back(a.data());
   try {
     // CLI11 opens the file with an ifstream, which blocks on a FIFO: it is checked first.
     if (!config_file.empty()) read_input_file(config_file, YamlBounds{}.max_bytes);
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(hoisted.size()), hoisted.data());
   } catch (const CLI::ConfigError& e) {
     // CLI11 words an unknown key for INI files ("INI was not able to parse evaluate.x").
     std::string what = e.what();

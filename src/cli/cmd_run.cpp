@@ -29,7 +29,13 @@ int run_command(const std::string& command, const plan::RunOptions& options) {
 }
 
 void add_run_options(CLI::App* c, plan::RunOptions& a) {
-  c->add_option("-k", a.ks, "pass@k values, e.g. -k 1,3,10")
+  c->add_option_function<std::vector<int>>(
+       "-k",
+       [&a](const std::vector<int>& ks) {
+         a.ks = ks;
+         a.ks_given = true;
+       },
+       "pass@k values, e.g. -k 1,3,10 (default 1; --resume keeps the run's own)")
       ->delimiter(',')
       ->check(CLI::Range(1, 1000000));
   c->add_option("--out", a.out,

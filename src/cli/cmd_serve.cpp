@@ -1,4 +1,4 @@
-// kjudge serve: the judging service (issue 7); kjudge users add: API tokens for it.
+// kjudge serve: the judging service (issue 7). Its users: cmd_users.cpp.
 #include <fmt/format.h>
 #include <sys/resource.h>
 
@@ -252,27 +252,6 @@ void add_serve_commands(CLI::App& app, int& rc) {
                 "storage (default kjudge-workers)");
   add_step_options(c, a->steps);
   c->callback([a, &rc] { rc = serve(*a); });
-
-  auto db = std::make_shared<std::string>("kjudge-board.db");
-  auto name = std::make_shared<std::string>();
-  auto admin = std::make_shared<bool>(false);
-  CLI::App* users = app.add_subcommand("users", "Service users and their API tokens");
-  users->require_subcommand(1);
-  CLI::App* add =
-      users->add_subcommand("add", "Make a user and print a new API token (shown once)");
-  add->add_option("NAME", *name, "User name")->required();
-  add->add_flag("--admin", *admin, "May create and delete leaderboards, and see secret runs");
-  add->add_option("--db", *db, "The service's database (as for serve)");
-  add->callback([db, name, admin, &rc] {
-    board::Store store(board::open_db(*db));
-    std::int64_t id;
-    if (auto u = store.user_by_name(*name))
-      id = u->id;
-    else
-      id = store.create_user(*name, *admin ? "admin" : "user");
-    fmt::print("{}\n", store.issue_token(id, "kjudge users add"));
-    rc = exit_code::ok;
-  });
 }
 
 }  // namespace kjudge

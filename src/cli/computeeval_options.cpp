@@ -79,7 +79,10 @@ void apply_computeeval_aliases(const ComputeEvalArgs& ce, plan::RunOptions& a,
                        "--release 2026-1)");
     release.datasets = ce.problems_datapack_dir;
   }
-  if (!ce.k.empty()) a.ks = parse_ks(ce.k);
+  if (!ce.k.empty()) {
+    a.ks = parse_ks(ce.k);
+    a.ks_given = true;
+  }
   if (ce.profile_mode == "ncu")
     throw InputError("--profile_mode", 0, "",
                      "ncu has no equivalent in kjudge; --profile_mode cupti (or --benchmark) times "

@@ -181,11 +181,14 @@ std::vector<EnvCheck> check_environment(const MachineInfo& m,
     } else if (need_gpu && need_gpu == static_cast<int>(problems.size())) {
       gpus.status = CheckStatus::fail;
       gpus.advice =
-          "run on a machine with an NVIDIA GPU and driver; every selected problem needs one";
+          "run on a machine with an NVIDIA GPU and driver (every selected problem needs one), "
+          "or pass --build-only to build every solution here without testing it";
     } else if (need_gpu) {
       gpus.status = CheckStatus::warn;
       gpus.detail += fmt::format("; {} problems need one and will be skipped", need_gpu);
-      gpus.advice = "run on a machine with an NVIDIA GPU to judge them";
+      gpus.advice =
+          "run on a machine with an NVIDIA GPU to judge them (--build-only builds "
+          "them here without testing)";
     }
   } else {
     std::string list;

@@ -17,6 +17,8 @@ struct RunOptions {
   std::string problems;
   std::string solutions;
   std::vector<int> ks{1};
+  // Whether -k (or ComputeEval's --k) was given: --resume without it keeps the run's own ks.
+  bool ks_given = false;
   std::string out;
   bool resume = false;
   ProblemFilter filter;

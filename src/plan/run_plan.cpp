@@ -81,6 +81,20 @@ void plan_solutions(RunPlan& p) {
         p.notes.push_back("solutions for unknown task " + u);
       }
   }
+  // A run that would grade nothing is a mistake in its inputs (the wrong pack, a filter that
+  // leaves out every solution), not an empty success.
+  if (p.jobs.empty() && !sols.empty()) {
+    std::string lacking;
+    std::size_t shown = 0;
+    for (const auto& u : unknown)
+      if (!in_pack.count(u) && shown++ < 5) lacking += (lacking.empty() ? "" : ", ") + u;
+    throw InputError(
+        a.solutions, 0, "",
+        fmt::format("none of its {} solutions is for a selected problem{}", sols.size(),
+                    lacking.empty() ? std::string(" (the filters leave out every one)")
+                                    : " (the problems pack lacks " + lacking +
+                                          (shown > 5 ? ", ..." : "") + ")"));
+  }
   int without = 0;
   for (const auto& problem : p.problems) without += !covered.count(problem.task_id);
   if (without) {
@@ -152,6 +166,20 @@ void check_run_dir(const RunPlan& p) {
       check_run_identity(p.out / "run.json", p.out, was, now, kRunIdentity);
     }
   }
+}
+
+// --resume without -k: the summary is written anew from the journal, with the pass@k values the
+// run was started with rather than the default.
+void adopt_recorded_ks(RunPlan& p) {
+  if (!p.options.resume || p.options.ks_given || !fs::exists(p.out / "run.json")) return;
+  std::ifstream in(p.out / "run.json");
+  const auto prev = nlohmann::json::parse(in, nullptr, false);
+  if (prev.is_discarded() || !prev.is_object() || !prev.contains("ks")) return;
+  std::vector<int> ks;
+  for (const auto& k : prev["ks"])
+    if (k.is_number_integer() && k.get<long long>() >= 1 && k.get<long long>() <= 1000000)
+      ks.push_back(k.get<int>());
+  if (!ks.empty() && ks.size() == prev["ks"].size()) p.options.ks = ks;
 }
 
 // --sanitize and --memcheck as one list of tools; a tool compute-sanitizer lacks is a usage error.
@@ -234,6 +262,7 @@ RunPlan plan_run(const std::string& command, const RunOptions& options) {
                     : command == "run"    ? model_pack_name(a.gen->model)
                                           : solutions_pack_name(a.solutions);
   check_run_dir(p);
+  adopt_recorded_ks(p);
   return p;
 }
 

@@ -106,7 +106,13 @@ std::string terminal_table(const json& s) {
   std::string head = fmt::format("{:<22} {:>8} {:>9}", "", "problems", "solutions");
   for (const auto& c : columns()) head += fmt::format(" {:>7}", c.title);
   for (const auto& k : ks) head += fmt::format(" {:>8}", "pass@" + k);
-  std::string out = head + "\n" + row("all", s, ks);
+  std::string out;
+  // A run of builds reads like a run of tests: said above the table, not only in summary.json.
+  if (s.value("build_only", false))
+    out +=
+        "BUILD ONLY: every solution was built and none was tested; 'pass' means it built, "
+        "and pass@k says nothing of correctness\n";
+  out += head + "\n" + row("all", s, ks);
   for (const char* key : {"groups", "difficulties"}) {
     const json slices = s.value(key, json::object());
     if (slices.size() < 2) continue;  // one group says nothing the "all" row does not

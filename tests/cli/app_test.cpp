@@ -53,5 +53,21 @@ TEST(CliErrors, AnOptionErrorKeepsItsCode) {
       << r.err;
 }
 
+// --version names the commit the binary was built from (issue 38), as git names it.
+TEST(CliVersion, NamesTheCommitOfTheBuild) {
+  ::testing::internal::CaptureStdout();
+  std::vector<std::string> args = {"kjudge", "--version"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  EXPECT_EQ(run_cli(2, argv.data()), 0);
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_EQ(out.rfind(std::string("kjudge ") + KJUDGE_VERSION + " (commit ", 0), 0u) << out;
+  const auto git = testing::run_capture("git -C " + std::string(KJUDGE_SOURCE_DIR) +
+                                        " rev-parse --short=12 HEAD 2>/dev/null");
+  if (git.rc != 0) GTEST_SKIP() << "not a git checkout: " << out;
+  const std::string commit = git.out.substr(0, git.out.find('\n'));
+  EXPECT_NE(out.find("(commit " + commit), std::string::npos) << out << " vs " << commit;
+}
+
 }  // namespace
 }  // namespace kjudge

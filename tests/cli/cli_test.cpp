@@ -216,6 +216,27 @@ TEST_F(ExamplePack, KilledRunResumesWithoutRedoingOrDuplicating) {
   for (size_t i = 0; i < before.size(); ++i) EXPECT_EQ(after[i], before[i]) << "nothing redone";
 }
 
+// --resume without -k writes the summary anew with the pass@k values the run was started with,
+// not the default (issue 38); a -k given on --resume still wins.
+TEST_F(ExamplePack, ResumeWithoutKKeepsTheRunsPassAtK) {
+  const fs::path out = dir_ / "ks";
+  const std::string cmd = kBin + " evaluate --problems " + problems_.string() + " --solutions " +
+                          solutions_.string() + " --out " + out.string() + common() + " -q";
+  auto first = sh(cmd + " -k 1,2");
+  ASSERT_NE(first.rc, 4) << first.out;  // findings (exit 1) are the example's
+  auto summary = [&] {
+    std::ifstream in(out / "summary.json");
+    return nlohmann::json::parse(in);
+  };
+  ASSERT_TRUE(summary()["pass_at_k"].contains("2")) << summary().dump();
+  auto resumed = sh(cmd + " --resume");
+  EXPECT_EQ(resumed.rc, first.rc) << resumed.out;
+  EXPECT_TRUE(summary()["pass_at_k"].contains("2")) << summary()["pass_at_k"].dump();
+  auto again = sh(cmd + " --resume -k 1");
+  EXPECT_EQ(again.rc, first.rc) << again.out;
+  EXPECT_FALSE(summary()["pass_at_k"].contains("2")) << summary()["pass_at_k"].dump();
+}
+
 // --build-only on a machine without a GPU (as in CI): the cheat corpus's ComputeEval problem, which
 // needs a GPU to test, built with its own build command (nvcc) for each of its solutions. Those
 // that bring files the hidden test would compile in place of its own are refused before they are
@@ -572,6 +593,24 @@ TEST(CliInputs, EmptyInputsExitNonZeroNamingThem) {
   r = sh(kBin + " triton list " + (d / "nothing").string());
   EXPECT_NE(r.rc, 0) << r.out;
   EXPECT_NE(r.out.find("TritonBench_G_v1.json"), std::string::npos) << r.out;
+}
+
+// evaluate with solutions that match no selected problem grades nothing: a usage error naming
+// the solutions and the tasks the pack lacks, not an empty success (issue 38).
+TEST(CliInputs, SolutionsForNoSelectedProblemAreAnError) {
+  testing::TempDir d;
+  testing::write_text(d / "s.jsonl",
+                      R"({"schema_version": 1, "type": "file", "task_id": "NOPE/1", "sample": 0, )"
+                      R"("files": [{"path": "solution.cu", "content": "int x;"}]})"
+                      "\n");
+  auto r = sh(kBin + " evaluate --problems examples/pack --solutions " + (d / "s.jsonl").string() +
+              " --out " + (d / "run").string() + " -q");
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("none of its 1 solutions is for a selected problem (the problems pack "
+                       "lacks NOPE/1)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_FALSE(fs::exists(d / "run" / "results.jsonl"));
 }
 
 TEST(CliInputs, ReleaseNamesAPackInTheDatasetsFolderAsComputeEvalDoes) {

@@ -59,4 +59,15 @@ TEST(TimeStamp, EmptyWhenTheResultDoesNotFit) {
 }
 
 }  // namespace
+TEST(TimeStamp, ParsesWhatItWritesAndRefusesWhatIsNoDate) {
+  EXPECT_EQ(parse_iso8601_utc("2024-03-05T14:07:09Z"), std::time_t{1709647629});
+  EXPECT_EQ(parse_iso8601_utc(iso8601_utc(1709647629)), std::time_t{1709647629});
+  EXPECT_EQ(parse_iso8601_utc("2024-03-05 14:07:09"), std::time_t{1709647629});
+  EXPECT_EQ(parse_iso8601_utc("2024-03-05"), std::time_t{1709596800});
+  for (const char* bad :
+       {"", "2024-3-5", "2024-02-30", "2024-13-01", "2024-03-05T25:00:00Z",
+        "2024-03-05T14:07:09+02:00", "2024-03-05T14:07", "tomorrow", "2024-03-05x"})
+    EXPECT_FALSE(parse_iso8601_utc(bad)) << bad;
+}
+
 }  // namespace kjudge

@@ -49,7 +49,11 @@ TEST(EnvCheck, NoGpuFailsWhenEveryProblemNeedsOneAndWarnsOtherwise) {
   const Problem host = make_problem("cuda_cpp", "", true);
   EnvCheckOptions o;
   o.probe_build = false;
-  EXPECT_TRUE(any_failed(check_environment(m, {&gpu}, o)));
+  const auto none = check_environment(m, {&gpu}, o);
+  EXPECT_TRUE(any_failed(none));
+  // The way on without a GPU is named where the check fails (issue 38).
+  EXPECT_NE(format_checks(none).find("or pass --build-only"), std::string::npos)
+      << format_checks(none);
   auto mixed = check_environment(m, {&gpu, &host}, o);
   EXPECT_FALSE(any_failed(mixed));
   EXPECT_NE(format_checks(mixed).find("1 problems need one and will be skipped"),

@@ -141,5 +141,14 @@ TEST(ReportTerminalTable, OneRowPerSliceWithVerdictColumnsAndPassAtK) {
       << terminal_table(s);
 }
 
+TEST(ReportTerminalTable, ABuildOnlyRunSaysSoAboveTheTable) {
+  json s = {{"ks", {1}}, {"verdicts", {{"pass", 3}}}, {"solutions", 3}};
+  EXPECT_EQ(terminal_table(s).find("BUILD ONLY"), std::string::npos);
+  s["build_only"] = true;
+  EXPECT_EQ(terminal_table(s).rfind("BUILD ONLY: every solution was built and none was tested", 0),
+            0u)
+      << terminal_table(s);
+}
+
 }  // namespace
 }  // namespace kjudge::report

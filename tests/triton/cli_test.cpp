@@ -70,6 +70,20 @@ class TritonEvalCli : public ::testing::Test {
   TempDir dir_;
 };
 
+// Without torch (this machine's python3), the real runner cannot run any operator: the run stops
+// before the first one with one message and exit 3, and leaves no run folder (issue 38; it
+// used to run 96 s into a judge_error per operator).
+TEST_F(TritonEvalCli, APythonWithoutTorchStopsTheRunBeforeItsFirstOperator) {
+  if (run_capture("/usr/bin/python3 -c 'import torch'").rc == 0)
+    GTEST_SKIP() << "this machine's python3 has torch";
+  auto r = run_capture(std::string(KJUDGE_BINARY) + " triton eval " + kData.string() +
+                       " --self --operator add_example --python /usr/bin/python3 --sandbox none" +
+                       " --out " + (dir_ / "run").string());
+  EXPECT_EQ(r.rc, 3) << r.out;
+  EXPECT_NE(r.out.find("cannot import torch with /usr/bin/python3"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(dir_ / "run")) << r.out;
+}
+
 TEST_F(TritonEvalCli, SelfWritesTheRunDirectory) {
   auto r = run_capture(base() + "--self --operator add_example --operator torch.div --json");
   ASSERT_EQ(r.rc, 0) << r.out;

@@ -3,6 +3,7 @@
 #include "triton/judge/eval_run.h"
 
 #include <fmt/format.h>
+#include <stdlib.h>
 
 #include <algorithm>
 #include <ctime>
@@ -11,6 +12,8 @@
 #include <utility>
 
 #include "core/atomic_file.h"
+#include "core/error.h"
+#include "core/exit_codes.h"
 #include "core/input_error.h"
 #include "core/time_stamp.h"
 #include "perf/benchmarker.h"
@@ -18,6 +21,7 @@
 #include "triton/candidates/solutions.h"
 #include "triton/judge/codebleu.h"
 #include "triton/judge/defects.h"
+#include "triton/judge/eval_preflight.h"
 #include "triton/judge/journal.h"
 #include "triton/judge/run_json.h"
 #include "triton/runner/python_bytecode.h"
@@ -224,6 +228,17 @@ TritonEvalDone run_triton_eval_jobs(const TritonEvalRunOptions& a, TritonEvalSet
   if (!a.peaks.empty()) opt.peaks = read_gpu_peaks(a.peaks);
   opt.workers = a.workers;
   opt.keep_workspaces = a.keep_workspaces;
+  // One clear stop before the first operator, and before the run folder is made, where nothing
+  // can run here (no torch, no GPU): not a judge_error per operator.
+  if (opt.require_torch) {
+    char tmpl[] = "/tmp/kjudge-triton-preflight-XXXXXX";
+    if (const char* made = mkdtemp(tmpl)) {
+      const std::string why = triton_preflight(opt.runner, fs::path(made) / "work");
+      std::error_code ec;
+      fs::remove_all(made, ec);
+      if (!why.empty()) throw Error(exit_code::environment, "kjudge triton eval: " + why);
+    }
+  }
   const nlohmann::ordered_json identity = triton_run_identity(identity_options(args), jobs);
   if (fs::exists(s.results_path) && !a.resume)
     throw InputError(s.results_path.string(), 0, "",

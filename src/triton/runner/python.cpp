@@ -108,8 +108,10 @@ fs::path locate_triton_runner(const std::string& preferred) {
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
   std::vector<fs::path> tried;
   if (!ec) {
+    // A bundle, a build tree in the source tree, an installed kjudge (PREFIX/share/kjudge).
     tried = {self.parent_path() / "python/kjudge_triton_runner.py",
-             self.parent_path().parent_path() / "python/kjudge_triton_runner.py"};
+             self.parent_path().parent_path() / "python/kjudge_triton_runner.py",
+             self.parent_path().parent_path() / "share/kjudge/python/kjudge_triton_runner.py"};
     for (const fs::path& p : tried)
       if (access(p.c_str(), R_OK) == 0) return p.lexically_normal();
   }
