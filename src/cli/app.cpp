@@ -36,6 +36,7 @@ int run_cli(int argc, char** argv) {
   add_serve_commands(app, rc);
   add_submit_command(app, rc);
   add_report_command(app, rc);
+  add_export_command(app, rc);
   add_triton_commands(app, rc);
   try {
     // CLI11 opens the file with an ifstream, which blocks on a FIFO: it is checked first.

@@ -15,6 +15,7 @@ void add_task_new_command(CLI::App* task, int& rc);
 void add_serve_commands(CLI::App& app, int& rc);  // serve, users
 void add_submit_command(CLI::App& app, int& rc);
 void add_report_command(CLI::App& app, int& rc);   // report, report --compare
+void add_export_command(CLI::App& app, int& rc);   // export --csv, --inspect
 void add_triton_commands(CLI::App& app, int& rc);  // triton list, show
 
 }  // namespace kjudge
