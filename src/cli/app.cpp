@@ -45,6 +45,7 @@ int run_cli(int argc, char** argv) {
   add_submit_command(app, rc);
   add_leaderboards_commands(app, rc);
   add_report_command(app, rc);
+  add_export_command(app, rc);
   add_triton_commands(app, rc);
   add_completion_command(app, rc);
   add_manpage_command(app, rc);

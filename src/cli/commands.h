@@ -17,6 +17,7 @@ void add_users_commands(CLI::App& app, int& rc);  // users add, token, list, rev
 void add_submit_command(CLI::App& app, int& rc);
 void add_leaderboards_commands(CLI::App& app, int& rc);  // leaderboards list, show, create, delete
 void add_report_command(CLI::App& app, int& rc);         // report, report --compare
+void add_export_command(CLI::App& app, int& rc);         // export --csv, --inspect
 void add_triton_commands(CLI::App& app, int& rc);        // triton list, show
 void add_completion_command(CLI::App& app, int& rc);     // completion bash|zsh
 void add_manpage_command(CLI::App& app, int& rc);        // man (kjudge(1) in roff)
