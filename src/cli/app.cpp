@@ -37,6 +37,7 @@ int run_cli(int argc, char** argv) {
   add_submit_command(app, rc);
   add_report_command(app, rc);
   add_triton_commands(app, rc);
+  add_kernelbench_commands(app, rc);
   try {
     // CLI11 opens the file with an ifstream, which blocks on a FIFO: it is checked first.
     if (!config_file.empty()) read_input_file(config_file, YamlBounds{}.max_bytes);

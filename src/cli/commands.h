@@ -16,5 +16,6 @@ void add_serve_commands(CLI::App& app, int& rc);  // serve, users
 void add_submit_command(CLI::App& app, int& rc);
 void add_report_command(CLI::App& app, int& rc);   // report, report --compare
 void add_triton_commands(CLI::App& app, int& rc);  // triton list, show
+void add_kernelbench_commands(CLI::App& app, int& rc);  // kernelbench list, eval
 
 }  // namespace kjudge

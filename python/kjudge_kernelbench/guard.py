@@ -1,0 +1,184 @@
+"""What the solution did to the torch the reference runs on, and what it left running.
+
+TorchGuard: the functions of torch's Python namespaces (torch, torch.nn.functional, Tensor's
+methods, every nn module's, torch.cuda, the linalg/fft/special namespaces) snapshotted before the
+solution is imported; any of them rebound afterwards is reported (`torch_patched`: the reference
+would run the solution's code, slowed or changed), as are ATen kernels registered from Python.
+torch's settings (TF32, cuDNN's benchmark and deterministic modes, the float32 matmul precision)
+are snapshotted too: the reference always runs under the settings it started with
+(reference_flags), the solution under its own, and what it changed is reported
+(`flags_changed`).
+
+Watch: what the solution left running in this process (threads, torch function or dispatch
+modes, trace and profile hooks): work done beside the timed calls.
+"""
+
+import contextlib
+import sys
+import threading
+
+
+def _callables(space):
+    return {k: v for k, v in list(space.items()) if callable(v)}
+
+
+class TorchGuard:
+    # (name, getter, setter): each of torch's settings that changes what a kernel computes or how
+    # fast, as torch names it.
+    def __init__(self, torch):
+        self.torch = torch
+        self._spaces = self._namespaces(torch)
+        self._snap = [(name, space, _callables(space)) for name, space in self._spaces]
+        self._impls = set(self._library_impls())
+        self._flags = self._settings()
+        self.defaults = {name: get() for name, get, _ in self._flags}
+
+    @staticmethod
+    def _namespaces(torch):
+        out = []
+
+        def add(name, obj):
+            d = getattr(obj, "__dict__", None)
+            if d is not None:
+                out.append((name, d))
+
+        add("torch", torch)
+        for sub in ("nn.functional", "cuda", "linalg", "fft", "special", "nn.init"):
+            obj = torch
+            for part in sub.split("."):
+                obj = getattr(obj, part, None)
+            if obj is not None:
+                add("torch." + sub, obj)
+        add("torch.Tensor", torch.Tensor)
+        base = getattr(torch._C, "TensorBase", None) or getattr(torch._C, "_TensorBase", None)
+        if base is not None:
+            add("torch._C.TensorBase", base)
+        for name in ("_nn", "_VariableFunctions", "_linalg", "_fft", "_special"):
+            obj = getattr(torch._C, name, None)
+            if obj is not None:
+                add("torch._C." + name, obj)
+        add("torch.nn.Module", torch.nn.Module)
+        for name, cls in sorted(vars(torch.nn).items()):
+            if isinstance(cls, type) and issubclass(cls, torch.nn.Module) and \
+                    cls is not torch.nn.Module:
+                add("torch.nn." + name, cls)
+        return out
+
+    def _library_impls(self):
+        lib = getattr(self.torch, "library", None)
+        impls = getattr(lib, "_impls", None)
+        try:
+            return list(impls) if impls is not None else []
+        except Exception:  # noqa: BLE001 - a torch without it: nothing to compare
+            return []
+
+    def _settings(self):
+        t = self.torch
+        b = t.backends
+        out = []
+
+        def attr(name, obj, key):
+            if obj is not None and hasattr(obj, key):
+                out.append((name, lambda: getattr(obj, key), lambda v: setattr(obj, key, v)))
+
+        matmul = getattr(getattr(b, "cuda", None), "matmul", None)
+        attr("torch.backends.cuda.matmul.allow_tf32", matmul, "allow_tf32")
+        attr("torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction", matmul,
+             "allow_fp16_reduced_precision_reduction")
+        attr("torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction", matmul,
+             "allow_bf16_reduced_precision_reduction")
+        cudnn = getattr(b, "cudnn", None)
+        for key in ("allow_tf32", "benchmark", "deterministic", "enabled"):
+            attr("torch.backends.cudnn." + key, cudnn, key)
+        get = getattr(t, "get_float32_matmul_precision", None)
+        put = getattr(t, "set_float32_matmul_precision", None)
+        if get is not None and put is not None:
+            out.append(("torch.float32_matmul_precision", get, put))
+        return out
+
+    def changes(self):
+        """torch's functions rebound since the snapshot, and ATen kernels added from Python."""
+        out = []
+        for name, space, was in self._snap:
+            for key, value in was.items():
+                if space.get(key) is not value:
+                    out.append("%s.%s" % (name, key))
+                    if len(out) >= 48:
+                        return out
+        for impl in self._library_impls():
+            if impl not in self._impls and str(impl).startswith("aten/"):
+                out.append("an ATen kernel registered: %s" % impl)
+        return out
+
+    def flags_changed(self):
+        out = []
+        for name, get, _ in self._flags:
+            try:
+                now = get()
+            except Exception:  # noqa: BLE001
+                continue
+            if now != self.defaults[name]:
+                out.append("%s = %r (was %r)" % (name, now, self.defaults[name]))
+        return out
+
+    @contextlib.contextmanager
+    def reference_flags(self):
+        """The reference's settings (as they were before the solution ran) while it runs, the
+        solution's put back after."""
+        saved = []
+        for name, get, put in self._flags:
+            try:
+                now = get()
+                if now != self.defaults[name]:
+                    put(self.defaults[name])
+                    saved.append((put, now))
+            except Exception:  # noqa: BLE001
+                continue
+        try:
+            yield
+        finally:
+            for put, value in saved:
+                put(value)
+
+
+class Watch:
+    """What is running now in this process that was not at the baseline (taken before any
+    solution code runs): threads, torch modes, trace and profile hooks."""
+
+    def __init__(self, torch):
+        self._enumerate = threading.enumerate
+        self._dummy = getattr(threading, "_DummyThread", ())
+        self._gettrace, self._getprofile = sys.gettrace, sys.getprofile
+        self._threads = set(self._enumerate())
+        self._trace, self._profile = self._gettrace(), self._getprofile()
+        c = getattr(torch, "_C", None) if torch is not None else None
+        self._modes = [(what, getattr(c, name, None)) for what, name in (
+            ("torch function mode", "_len_torch_function_stack"),
+            ("torch dispatch mode", "_len_torch_dispatch_stack"))]
+        self._seen = []
+
+    def look(self):
+        found = []
+        for t in self._enumerate():
+            # A dummy is a thread Python did not start (torch's own, for autograd).
+            if t not in self._threads and not isinstance(t, self._dummy):
+                found.append("thread %r" % t.name)
+        for what, depth in self._modes:
+            try:
+                n = int(depth()) if depth is not None else 0
+            except Exception:  # noqa: BLE001
+                n = 0
+            if n > 0:
+                found.append(what)
+        if self._gettrace() is not self._trace:
+            found.append("sys.settrace hook")
+        if self._getprofile() is not self._profile:
+            found.append("sys.setprofile hook")
+        for f in found:
+            if f not in self._seen:
+                self._seen.append(f)
+        return found
+
+    def seen(self):
+        self.look()
+        return self._seen[:32]
