@@ -5,9 +5,10 @@ methods, every nn module's, torch.cuda, the linalg/fft/special namespaces) snaps
 solution is imported; any of them rebound afterwards is reported (`torch_patched`: the reference
 would run the solution's code, slowed or changed), as are ATen kernels registered from Python.
 torch's settings (TF32, cuDNN's benchmark and deterministic modes, the float32 matmul precision)
-are snapshotted too: the reference always runs under the settings it started with
-(reference_flags), the solution under its own, and what it changed is reported
-(`flags_changed`).
+are snapshotted too. The reference always runs on the torch it started with (reference_state:
+its settings, and every function the solution rebound put back while it runs), the solution on
+its own, and what it changed is reported (`flags_changed`, `torch_patched`): a reference slowed
+or changed by the solution buys nothing even where the hack policy only flags it.
 
 Watch: what the solution left running in this process (threads, torch function or dispatch
 modes, trace and profile hooks): work done beside the timed calls.
@@ -28,7 +29,8 @@ class TorchGuard:
     def __init__(self, torch):
         self.torch = torch
         self._spaces = self._namespaces(torch)
-        self._snap = [(name, space, _callables(space)) for name, space in self._spaces]
+        self._snap = [(name, owner, space, _callables(space))
+                      for name, owner, space in self._spaces]
         self._impls = set(self._library_impls())
         self._flags = self._settings()
         self.defaults = {name: get() for name, get, _ in self._flags}
@@ -40,7 +42,7 @@ class TorchGuard:
         def add(name, obj):
             d = getattr(obj, "__dict__", None)
             if d is not None:
-                out.append((name, d))
+                out.append((name, obj, d))
 
         add("torch", torch)
         for sub in ("nn.functional", "cuda", "linalg", "fft", "special", "nn.init"):
@@ -99,7 +101,7 @@ class TorchGuard:
     def changes(self):
         """torch's functions rebound since the snapshot, and ATen kernels added from Python."""
         out = []
-        for name, space, was in self._snap:
+        for name, _, space, was in self._snap:
             for key, value in was.items():
                 if space.get(key) is not value:
                     out.append("%s.%s" % (name, key))
@@ -122,9 +124,9 @@ class TorchGuard:
         return out
 
     @contextlib.contextmanager
-    def reference_flags(self):
-        """The reference's settings (as they were before the solution ran) while it runs, the
-        solution's put back after."""
+    def reference_state(self):
+        """The reference's torch while it runs: its settings as they were before the solution ran,
+        and every function the solution rebound put back; the solution's put back after."""
         saved = []
         for name, get, put in self._flags:
             try:
@@ -134,9 +136,28 @@ class TorchGuard:
                     saved.append((put, now))
             except Exception:  # noqa: BLE001
                 continue
+        rebound = []
+        missing = object()
+        for _, owner, space, was in self._snap:
+            for key, value in was.items():
+                now = space.get(key, missing)
+                if now is not value:
+                    try:
+                        setattr(owner, key, value)
+                        rebound.append((owner, key, now))
+                    except Exception:  # noqa: BLE001 - a read-only attribute: left as it is
+                        continue
         try:
             yield
         finally:
+            for owner, key, now in reversed(rebound):
+                try:
+                    if now is missing:
+                        delattr(owner, key)
+                    else:
+                        setattr(owner, key, now)
+                except Exception:  # noqa: BLE001
+                    continue
             for put, value in saved:
                 put(value)
 

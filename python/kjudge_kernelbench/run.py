@@ -216,7 +216,7 @@ class Run:
         self.gpu()
         try:
             compiled = self.torch.compile(self.ref_model)
-            with self.no_grad(), self.guard.reference_flags():
+            with self.no_grad(), self.guard.reference_state():
                 x = self.tensors.to_device(self.trial_inputs[0], "cuda")
                 self.seed(self.request["trial_seeds"][0])
                 y = compiled(*x)
@@ -272,7 +272,7 @@ class Run:
                         if side == 0:
                             timer.call(fn, x, side, 1, w)
                         else:
-                            with guard.reference_flags():
+                            with guard.reference_state():
                                 timer.call(fn, x, side, 1, w)
                 started = _clock()
                 previous = None
@@ -289,7 +289,7 @@ class Run:
                             outs[name], ms[name], dev[name] = timer.call(fn, copies[name], side,
                                                                          2, k)
                         else:
-                            with guard.reference_flags():
+                            with guard.reference_state():
                                 outs[name], ms[name], dev[name] = timer.call(
                                     fn, copies[name], side, 2, k)
                     r = t.compare(outs["s"], outs["r"], float(req["atol"]), float(req["rtol"]))

@@ -174,6 +174,11 @@ void ControlServer::serve() {
     while ((nl = buf.find('\n')) != std::string::npos) {
       const std::string line = buf.substr(0, nl);
       buf.erase(0, nl + 1);
+      if (line.size() > kLineCap) {
+        log_.violation = "a message longer than 256 bytes";
+        send_line("refused\n");
+        return;
+      }
       if (line == "hello" && log_.events.empty() && sender > 0) {
         std::lock_guard<std::mutex> lock(mu_);
         if (pidfd_ < 0) pidfd_ = static_cast<int>(syscall(SYS_pidfd_open, sender, 0));

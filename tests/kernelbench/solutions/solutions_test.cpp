@@ -71,19 +71,19 @@ TEST(KernelBenchSolutions, EveryBadLineIsRefusedNamingItsLineAndField) {
   };
   EXPECT_NE(bad("not json").find(":2: not JSON"), std::string::npos) << bad("not json");
   EXPECT_NE(bad("[1]").find("expected a JSON object"), std::string::npos);
-  EXPECT_NE(bad("{\"code\": \"x\"}").find("problem: missing"), std::string::npos)
+  EXPECT_NE(bad("{\"code\": \"x\"}").find("field 'problem': missing"), std::string::npos)
       << bad("{\"code\": \"x\"}");
   EXPECT_NE(bad("{\"problem\": \"L1/99\", \"code\": \"x\"}").find("no problem 'L1/99'"),
             std::string::npos);
-  EXPECT_NE(bad("{\"problem_id\": 19, \"code\": \"x\"}").find("level: missing"), std::string::npos);
+  EXPECT_NE(bad("{\"problem_id\": 19, \"code\": \"x\"}").find("field 'level': missing"), std::string::npos);
   EXPECT_NE(bad("{\"level\": 1, \"problem_id\": 77, \"code\": \"x\"}").find("no problem 77"),
             std::string::npos);
   EXPECT_NE(bad("{\"problem\": \"19_ReLU.py\", \"code\": \"x\"}").find("names no level"),
             std::string::npos);
   EXPECT_NE(bad("{\"level\": 2, \"problem\": \"L1/19\", \"code\": \"x\"}").find("says level 1"),
             std::string::npos);
-  EXPECT_NE(bad("{\"problem\": \"L1/19\"}").find("code: missing"), std::string::npos);
-  EXPECT_NE(bad("{\"problem\": \"L1/19\", \"code\": 3}").find("code: not a string"),
+  EXPECT_NE(bad("{\"problem\": \"L1/19\"}").find("field 'code': missing"), std::string::npos);
+  EXPECT_NE(bad("{\"problem\": \"L1/19\", \"code\": 3}").find("field 'code': not a string"),
             std::string::npos);
   EXPECT_NE(bad("{\"problem\": \"L1/19\", \"sample\": -1, \"code\": \"x\"}").find("sample"),
             std::string::npos);
