@@ -98,8 +98,6 @@ class Run:
         except Exception as e:  # noqa: BLE001
             raise StageError("setup", e) from None
         self.tensors = Tensors(torch)
-        self.guard = TorchGuard(torch)
-        self.watch = Watch(torch)
         timing = req.get("timing") or {}
         self.marks = CallMarks() if timing.get("cupti") else None
         self.timer = Timer(torch, timing, self.marks)
@@ -107,8 +105,7 @@ class Run:
         self.sync = torch.cuda.synchronize
         if self.tamper is not None:
             for name, obj in (("control", self.control), ("timer", self.timer),
-                              ("tensors", self.tensors), ("guard", self.guard),
-                              ("watch", self.watch), ("marks", self.marks)):
+                              ("tensors", self.tensors), ("marks", self.marks)):
                 self.tamper.watch(name, obj)
 
     def call_marked(self, fn, args, side, index):
@@ -161,6 +158,14 @@ class Run:
         except Exception as e:  # noqa: BLE001
             raise StageError("reference", e) from None
         self.idle()
+        # The baselines of what the solution may change, taken once the reference has run (what
+        # it and torch did for it, a model library's imports and threads, is not the solution's)
+        # and before any of the solution's code runs.
+        self.guard = TorchGuard(self.torch)
+        self.watch = Watch(self.torch)
+        if self.tamper is not None:
+            self.tamper.watch("guard", self.guard)
+            self.tamper.watch("watch", self.watch)
 
     def solution(self):
         req = self.request
@@ -230,6 +235,10 @@ class Run:
         except Exception as e:  # noqa: BLE001 - no compiled baseline: reported, not charged
             info["why"] = describe_short(e)
         info["seconds"] = _clock() - t0
+        # torch.compile's first use installs dynamo's hooks and starts inductor's compile workers:
+        # the judge's doing, taken into the baselines (what the solution did is noted first).
+        self.guard.adopt()
+        self.watch.adopt()
         self.idle()
 
     def pool(self):
@@ -327,7 +336,7 @@ class Run:
 
     def finish(self):
         rec = self.record
-        if self.torch is not None and hasattr(self, "guard"):
+        if hasattr(self, "guard"):
             rec["torch_patched"] = self.guard.changes()
             rec["flags_changed"] = self.guard.flags_changed()
             rec["watch"] = self.watch.seen()

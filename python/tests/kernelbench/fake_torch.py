@@ -8,6 +8,7 @@ import itertools
 import math
 import random
 import sys
+import threading
 import time
 import types
 
@@ -225,6 +226,13 @@ def no_grad():
 
 
 def compile(model):  # noqa: A001 - torch's name
+    """As torch.compile's first use does: dynamo's hook on nn.Module.__init__ installed, a
+    compile worker thread started (neither is the solution's doing)."""
+    def init(self, *args, **kwargs):
+        pass
+
+    Module.__init__ = init
+    threading.Thread(target=time.sleep, args=(3,), name="compile_worker", daemon=True).start()
     return model
 
 
