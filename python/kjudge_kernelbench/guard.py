@@ -123,9 +123,8 @@ class TorchGuard:
 
     def adopt(self):
         """What torch itself rebound since the snapshot (torch.compile's first use installs
-        dynamo's hooks, nn.Module.__init__ among them) taken into it, after what the solution
-        rebound is noted: the judge's own compile is not the solution's doing."""
-        self.note()
+        dynamo's hooks, nn.Module.__init__ among them) taken into it: the judge's own compile is
+        not the solution's doing. The caller notes what the solution did first (note())."""
         seen = set(self._seen)
         for name, _, space, was in self._snap:
             for key in list(was):
@@ -228,9 +227,6 @@ class Watch:
 
     def adopt(self):
         """Threads that torch itself started since the baseline (torch.compile's compile workers)
-        taken into it, after what is running now has been noted."""
-        self.look()
-        named = set(self._seen)
+        taken into it. The caller looks first (look()), while only the solution's are running."""
         for t in self._enumerate():
-            if "thread %r" % t.name not in named:
-                self._threads.add(t)
+            self._threads.add(t)

@@ -218,6 +218,9 @@ class Run:
         self.record["compile"] = info
         self.compiled = None
         t0 = _clock()
+        # What the solution has done so far, noted before the judge's compile adds its own.
+        self.guard.note()
+        self.watch.look()
         self.gpu()
         try:
             compiled = self.torch.compile(self.ref_model)
@@ -236,7 +239,7 @@ class Run:
             info["why"] = describe_short(e)
         info["seconds"] = _clock() - t0
         # torch.compile's first use installs dynamo's hooks and starts inductor's compile workers:
-        # the judge's doing, taken into the baselines (what the solution did is noted first).
+        # the judge's doing, taken into the baselines (what the solution did was noted above).
         self.guard.adopt()
         self.watch.adopt()
         self.idle()
