@@ -187,8 +187,13 @@ class Watch:
     """What is running now in this process that was not at the baseline (taken before any
     solution code runs): threads, torch modes, trace and profile hooks."""
 
-    def __init__(self, torch):
+    def __init__(self, torch, own_files=()):
         self._enumerate = threading.enumerate
+        self._frames = sys._current_frames
+        # A new thread counts when it runs the solution's code (a frame of its file on its stack,
+        # or a target defined there): torch's own workers (inductor's, for a solution that calls
+        # torch.compile) idle in torch's code and are not the solution's work.
+        self.own_files = set(own_files)
         self._dummy = getattr(threading, "_DummyThread", ())
         self._gettrace, self._getprofile = sys.gettrace, sys.getprofile
         self._threads = set(self._enumerate())
@@ -201,9 +206,10 @@ class Watch:
 
     def look(self):
         found = []
+        frames = self._frames()
         for t in self._enumerate():
             # A dummy is a thread Python did not start (torch's own, for autograd).
-            if t not in self._threads and not isinstance(t, self._dummy):
+            if t not in self._threads and not isinstance(t, self._dummy) and self._own(t, frames):
                 found.append("thread %r" % t.name)
         for what, depth in self._modes:
             try:
@@ -220,6 +226,20 @@ class Watch:
             if f not in self._seen:
                 self._seen.append(f)
         return found
+
+    def _own(self, t, frames):
+        if not self.own_files:
+            return True
+        code = getattr(getattr(t, "_target", None), "__code__", None)
+        if code is not None and code.co_filename in self.own_files:
+            return True
+        f = frames.get(t.ident)
+        depth = 0
+        while f is not None and depth < 200:
+            if f.f_code.co_filename in self.own_files:
+                return True
+            f, depth = f.f_back, depth + 1
+        return False
 
     def seen(self):
         self.look()

@@ -161,8 +161,18 @@ class Run:
         # The baselines of what the solution may change, taken once the reference has run (what
         # it and torch did for it, a model library's imports and threads, is not the solution's)
         # and before any of the solution's code runs.
+        try:
+            # torch.compile's first use (the judge's, or a solution's own) installs dynamo's hooks
+            # on nn.Module: installed now, they are in the baseline.
+            import torch._dynamo  # noqa: F401
+            guard = sys.modules.get("torch._dynamo.mutation_guard")
+            install = getattr(guard, "install_generation_tagging_init", None)
+            if install is not None:
+                install()
+        except Exception:  # noqa: BLE001 - a torch without dynamo: nothing to install
+            pass
         self.guard = TorchGuard(self.torch)
-        self.watch = Watch(self.torch)
+        self.watch = Watch(self.torch, [req["solution_path"]])
         if self.tamper is not None:
             self.tamper.watch("guard", self.guard)
             self.tamper.watch("watch", self.watch)
