@@ -50,6 +50,9 @@ class Control:
     def gpu(self):
         self._expect("gpu", ("go",))
 
+    def solo(self):
+        self._expect("solo", ("go",))
+
     def idle(self):
         self._expect("idle", ("ok",))
 
@@ -84,6 +87,9 @@ class LocalControl:
 
     def gpu(self):
         self.log.append("gpu")
+
+    def solo(self):
+        self.log.append("solo")
 
     def idle(self):
         self.log.append("idle")

@@ -3,6 +3,7 @@ tagged with its stage, the record the judge reads. The control channel (control.
 every GPU phase; `control` may be a LocalControl (a run by hand).
 """
 
+import contextlib
 import os
 import platform
 import sys
@@ -16,9 +17,10 @@ from .tamper import Tamper
 from .tensors import Tensors
 from .timing import Timer
 
-# Bytes of input sets the timed pairs draw from (at least one set, at most 4).
-POOL_BYTES = 2 << 30
-POOL_SETS = 4
+# The reference's outputs on every trial are kept from before the solution runs while they take
+# no more than this; beyond it (level 1's 6 GB activations) each is computed beside the solution's,
+# on the same inputs, on the torch the reference started with (TorchGuard.reference_state).
+KEEP_REFERENCE_BYTES = 1 << 30
 
 
 def import_torch():
@@ -44,11 +46,18 @@ class Run:
     # -- the control channel, with what is held remembered (a failure releases it) --
 
     def gpu(self):
-        self.control.gpu()
-        self.phase_held = "gpu"
+        if self.request.get("alone"):
+            self.control.solo()
+            self.phase_held = "time"
+        else:
+            self.control.gpu()
+            self.phase_held = "gpu"
 
     def idle(self):
-        self.control.idle()
+        if self.request.get("alone"):
+            self.control.end()
+        else:
+            self.control.idle()
         self.phase_held = None
 
     def release(self):
@@ -117,6 +126,30 @@ class Run:
             marks.add(side, 0, index, t0, marks.now())
         return out
 
+    def reference_ctx(self):
+        guard = getattr(self, "guard", None)
+        return guard.reference_state() if guard is not None else contextlib.nullcontext()
+
+    def make_inputs(self, seed):
+        """The problem's get_inputs() under `seed`, made on the GPU (torch's default device
+        there: new memory, new content, KernelBench's own distribution, and no host copy of a
+        6 GB input), on the torch the reference started with."""
+        with self.reference_ctx(), self.torch.device("cuda"):
+            self.seed(seed)
+            # What get_inputs made on the host anyway (an explicit device="cpu") goes over.
+            return self.tensors.to_device(self.get_inputs(), "cuda")
+
+    def reference_output(self, seed, index):
+        """The reference's output on the inputs of `seed`, and whether it shares their memory."""
+        t = self.tensors
+        x = self.make_inputs(seed)
+        with self.reference_ctx():
+            self.seed(seed)
+            y = self.call_marked(self.ref_model, x, 1, index)
+        if t.nonfinite(y):
+            raise ValueError("the reference's output holds NaN or Inf (trial %d)" % index)
+        return y, t.overlaps(t.spans(y), t.spans(x))
+
     def reference(self):
         req = self.request
         mod = load_module(req["reference_path"], "kb_reference", "reference", "reference")
@@ -127,50 +160,52 @@ class Run:
         except AttributeError as e:
             raise StageError("reference", e) from None
         self.get_inputs, self.get_init_inputs = get_inputs, get_init_inputs
-        t = self.tensors
         try:
             self.seed(req["seed"])
             init = get_init_inputs()
             self.seed(req["seed"])
             model = Model(*init)
-            self.trial_inputs = []
-            for s in req["trial_seeds"]:
-                self.seed(s)
-                self.trial_inputs.append(get_inputs())
         except Exception as e:  # noqa: BLE001
             raise StageError("reference", e) from None
         self.gpu()
+        seeds = req["trial_seeds"]
         try:
             self.timer.prepare()
             self.ref_model = model.cuda()
             self.ref_outputs, self.ref_alias = [], []
             with self.no_grad():
-                for i, (s, inputs) in enumerate(zip(req["trial_seeds"], self.trial_inputs)):
-                    x = t.to_device(inputs, "cuda")
-                    self.seed(s)
-                    y = self.call_marked(self.ref_model, x, 1, i)
-                    if t.nonfinite(y):
-                        raise ValueError("the reference's output holds NaN or Inf on trial %d" % i)
+                y, alias = self.reference_output(seeds[0], 0)
+                # Kept from before the solution runs where they fit (then no solution code can
+                # touch how they were made); else each is made beside the solution's.
+                if self.tensors.nbytes(y) * len(seeds) <= KEEP_REFERENCE_BYTES:
                     self.ref_outputs.append(y)
-                    self.ref_alias.append(t.overlaps(t.spans(y), t.spans(x)))
+                    self.ref_alias.append(alias)
+                    for i, s in enumerate(seeds[1:], 1):
+                        y, alias = self.reference_output(s, i)
+                        self.ref_outputs.append(y)
+                        self.ref_alias.append(alias)
+                else:
+                    self.ref_outputs = None
+                    self.record["reference_late"] = True
+                del y
         except StageError:
             raise
         except Exception as e:  # noqa: BLE001
             raise StageError("reference", e) from None
         self.idle()
-        # The baselines of what the solution may change, taken once the reference has run (what
-        # it and torch did for it, a model library's imports and threads, is not the solution's)
-        # and before any of the solution's code runs.
         try:
             # torch.compile's first use (the judge's, or a solution's own) installs dynamo's hooks
             # on nn.Module: installed now, they are in the baseline.
             import torch._dynamo  # noqa: F401
-            guard = sys.modules.get("torch._dynamo.mutation_guard")
-            install = getattr(guard, "install_generation_tagging_init", None)
+            mg = sys.modules.get("torch._dynamo.mutation_guard")
+            install = getattr(mg, "install_generation_tagging_init", None)
             if install is not None:
                 install()
         except Exception:  # noqa: BLE001 - a torch without dynamo: nothing to install
             pass
+        # The baselines of what the solution may change, taken once the reference has run (what
+        # it and torch did for it, a model library's imports and threads, is not the solution's)
+        # and before any of the solution's code runs.
         self.guard = TorchGuard(self.torch)
         self.watch = Watch(self.torch, [req["solution_path"]])
         if self.tamper is not None:
@@ -200,26 +235,42 @@ class Run:
     def correctness(self):
         req, t = self.request, self.tensors
         atol, rtol = float(req["atol"]), float(req["rtol"])
-        outputs = []  # held alive: an output sharing memory with one of them is a cached one
+        # Held alive: an output sharing memory with one of them is a cached one. The first and
+        # the last (a cached answer is the first one, or the one before).
+        first = last = None
         try:
             with self.no_grad():
-                for i, (s, inputs) in enumerate(zip(req["trial_seeds"], self.trial_inputs)):
-                    x = t.to_device(inputs, "cuda")
+                for i, s in enumerate(req["trial_seeds"]):
+                    if self.ref_outputs is None:
+                        try:
+                            want, ref_alias = self.reference_output(s, i)
+                        except Exception as e:  # noqa: BLE001 - the reference's, not charged
+                            raise StageError("reference", e) from None
+                    else:
+                        want, ref_alias = self.ref_outputs[i], self.ref_alias[i]
+                    x = self.make_inputs(s)
                     self.seed(s)
                     y = self.call_marked(self.sol_model, x, 0, i)
-                    r = t.compare(y, self.ref_outputs[i], atol, rtol)
+                    r = t.compare(y, want, atol, rtol)
                     mine = t.spans(y)
                     r["alias_input"] = t.overlaps(mine, t.spans(x))
-                    r["alias_earlier"] = any(t.overlaps(mine, t.spans(o)) for o in outputs)
-                    r["alias_reference"] = any(t.overlaps(mine, t.spans(o))
-                                               for o in self.ref_outputs)
-                    r["reference_alias_input"] = self.ref_alias[i]
+                    r["alias_earlier"] = any(t.overlaps(mine, t.spans(o))
+                                             for o in (first, last) if o is not None)
+                    r["alias_reference"] = t.overlaps(mine, t.spans(want))
+                    r["reference_alias_input"] = ref_alias
                     if r["ok"]:
                         r.pop("why", None)
                     self.record["trials"].append(r)
-                    outputs.append(y)
+                    del x, want
+                    if first is None:
+                        first = y
+                    last = y
+                    del y
+        except StageError:
+            raise
         except BaseException as e:  # noqa: BLE001
             raise StageError("correctness", e) from None
+        del first, last
         self.idle()
         return all(r["ok"] for r in self.record["trials"])
 
@@ -234,13 +285,17 @@ class Run:
         self.gpu()
         try:
             compiled = self.torch.compile(self.ref_model)
-            with self.no_grad(), self.guard.reference_state():
-                x = self.tensors.to_device(self.trial_inputs[0], "cuda")
-                self.seed(self.request["trial_seeds"][0])
-                y = compiled(*x)
-                self.sync()
-            r = self.tensors.compare(y, self.ref_outputs[0], float(self.request["atol"]),
+            s = self.request["trial_seeds"][0]
+            with self.no_grad():
+                want, _ = self.reference_output(s, 0)
+                x = self.make_inputs(s)
+                with self.guard.reference_state():
+                    self.seed(s)
+                    y = compiled(*x)
+                    self.sync()
+            r = self.tensors.compare(y, want, float(self.request["atol"]),
                                      float(self.request["rtol"]))
+            del x, y, want
             info["ok"] = True
             if not r["ok"]:
                 info["why"] = "torch.compile's output differs from eager's: " + r["why"]
@@ -254,27 +309,28 @@ class Run:
         self.watch.adopt()
         self.idle()
 
-    def pool(self):
-        """Up to POOL_SETS of the trials' inputs on the GPU: what the timed pairs' fresh inputs
-        are made from."""
+    def time_side(self, seed, name, side, fn, phase, index):
+        """One side of a pair (or a warm-up): its own fresh inputs made from `seed`, then the
+        call timed. The solution runs on its own torch, the others on the reference's."""
         t = self.tensors
-        sets, total = [], 0
-        for inputs in self.trial_inputs[:POOL_SETS]:
-            n = t.nbytes(inputs)
-            if sets and total + n > POOL_BYTES:
-                break
-            sets.append(t.to_device(inputs, "cuda"))
-            total += n
-        return sets
+        x = self.make_inputs(seed)
+        spans = t.spans(x)
+        self.seed(seed)
+        if side == 0:
+            out, ms, dev = self.timer.call(fn, x, side, phase, index)
+        else:
+            with self.guard.reference_state():
+                out, ms, dev = self.timer.call(fn, x, side, phase, index)
+        del x
+        return out, ms, dev, spans
 
     def time(self):
-        req, t, timer = self.request, self.tensors, self.timer
+        req, t = self.request, self.tensors
         p = req.get("timing") or {}
         warmup, trials = int(p.get("warmup", 3)), int(p.get("trials", 100))
         min_trials, budget = int(p.get("min_trials", 10)), float(p.get("budget_s", 10))
         info = {"timed": False, "pairs": []}
         self.record["timing"] = info
-        pool = self.pool()
         if not self.control.time():
             info["note"] = "the judge did not time it"
             return
@@ -283,44 +339,37 @@ class Run:
         sides = [("s", 0, self.sol_model), ("r", 1, self.ref_model)]
         if self.compiled is not None:
             sides.append(("c", 2, self.compiled))
-        guard = self.guard
         try:
             with self.no_grad():
                 for w in range(warmup):
-                    base = t.fresh(pool[w % len(pool)], "%032x" % (w + 1))
                     for name, side, fn in sides:
-                        x = t.clone(base)
-                        self.seed(w)
-                        if side == 0:
-                            timer.call(fn, x, side, 1, w)
-                        else:
-                            with guard.reference_state():
-                                timer.call(fn, x, side, 1, w)
+                        out = self.time_side(0x5eed0000 + w, name, side, fn, 1, w)
+                        del out
                 started = _clock()
-                previous = None
+                previous = None  # the solution's output of the pair before, held alive
                 k = 0
                 while k < trials:
-                    key = self.control.pair(k)
-                    base = t.fresh(pool[int(key[:8], 16) % len(pool)], key)
-                    copies = {name: t.clone(base) for name, _, _ in sides}
+                    # The pair's inputs exist only once the judge has sent their key.
+                    seed = int(self.control.pair(k)[:15], 16)
                     order = sides[k % len(sides):] + sides[:k % len(sides)]
-                    outs, ms, dev = {}, {}, {}
+                    outs, ms, dev, mine_in = {}, {}, {}, None
                     for name, side, fn in order:
-                        self.seed(int(key[8:23], 16))
-                        if side == 0:
-                            outs[name], ms[name], dev[name] = timer.call(fn, copies[name], side,
-                                                                         2, k)
-                        else:
-                            with guard.reference_state():
-                                outs[name], ms[name], dev[name] = timer.call(
-                                    fn, copies[name], side, 2, k)
+                        out, ms[name], dev[name], spans = self.time_side(seed, name, side, fn, 2,
+                                                                         k)
+                        if name == "c":
+                            del out  # the baseline's time is all that is needed of it
+                            continue
+                        outs[name] = out
+                        if name == "s":
+                            mine_in = spans
+                        del out
                     r = t.compare(outs["s"], outs["r"], float(req["atol"]), float(req["rtol"]))
                     mine = t.spans(outs["s"])
                     pair = {"sol_ms": ms["s"], "ref_ms": ms["r"], "cmp_ms": ms.get("c"),
                             "sol_dev_ms": dev["s"], "ref_dev_ms": dev["r"],
                             "cmp_dev_ms": dev.get("c"), "ok": r["ok"],
                             "order": "".join(n for n, _, _ in order),
-                            "alias_input": t.overlaps(mine, t.spans(copies["s"])),
+                            "alias_input": t.overlaps(mine, mine_in),
                             "alias_earlier": previous is not None and
                             t.overlaps(mine, t.spans(previous))}
                     if not r["ok"]:
@@ -332,7 +381,7 @@ class Run:
                         self.tamper.note()
                     self.watch.look()
                     previous = outs["s"]
-                    del outs, copies, base
+                    del outs
                     k += 1
                     if not r["ok"]:
                         info["note"] = "pair %d: the solution's output differs: %s" % (
@@ -341,11 +390,12 @@ class Run:
                     if k >= min_trials and _clock() - started > budget:
                         info["note"] = "the budget of %g s ran out after %d pairs" % (budget, k)
                         break
+                del previous
         except BaseException as e:  # noqa: BLE001
             raise StageError("time", e) from None
         self.phase_held = None
         self.control.end()
-        info.update(timer.describe())
+        info.update(self.timer.describe())
 
     def finish(self):
         rec = self.record
@@ -371,6 +421,8 @@ class Run:
                     self.timed("compile", self.compile_reference)
                 else:
                     self.compiled = None
+                # The trials' outputs are of no more use: their memory goes to the timed pairs.
+                self.ref_outputs = None if self.ref_outputs is None else []
                 self.timed("time", self.time)
         except StageError as e:
             self.release()

@@ -1,22 +1,8 @@
 """Tensors as the runner handles them, with torch's functions taken before any solution code
-runs (Tensors): inputs moved to the GPU and made fresh for every timed pair (new memory, new
-content from the pair's key), outputs compared with KernelBench's tolerance (shapes and dtypes
-must match, NaN and Inf never pass), and the memory an output shares with an input, an earlier
-output or the reference's.
+runs (Tensors): inputs moved to the GPU, outputs compared with KernelBench's tolerance (shapes
+and dtypes must match, NaN and Inf never pass), and the memory an output shares with an input, an
+earlier output or the reference's.
 """
-
-from .held import digest
-
-# How far a timed pair's floating-point inputs are scaled down, at most: new content in every
-# pair (no answer cached by content is right), with every structure the problem's inputs have
-# kept (signs, zeros, symmetry, triangles, ranges like [0, 1)).
-SCALE_SPAN = 0.125
-
-
-def key_numbers(key, n):
-    """n numbers in [0, 1) from a key (a hex string), each from its own hash."""
-    return [int(digest(("%s/%d" % (key, i)).encode())[:13], 16) / float(1 << 52) for i in range(n)]
-
 
 def leaves(obj, path="out"):
     """(path, value) of every leaf of a nested tuple, list or dict (sorted keys)."""
@@ -39,9 +25,6 @@ class Tensors:
         self._is_tensor = torch.is_tensor
         self._isfinite = torch.isfinite
         self._isclose = torch.isclose
-        self._randperm = torch.randperm
-        self._generator = torch.Generator
-        self._empty_like = torch.empty_like
         self._float_types = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 
     def is_tensor(self, x):
@@ -67,29 +50,6 @@ class Tensors:
 
     def nbytes(self, obj):
         return sum(t.numel() * t.element_size() for _, t in leaves(obj) if self._is_tensor(t))
-
-    def fresh(self, obj, key):
-        """A copy of obj with new memory and new content derived from `key`: each floating-point
-        tensor scaled by its own factor in (1 - SCALE_SPAN, 1], each integer or bool tensor's
-        elements shuffled (the same values, elsewhere), every other value as it is."""
-        tensors = [t for _, t in leaves(obj) if self._is_tensor(t)]
-        numbers = iter(key_numbers(key, len(tensors)))
-        seed = int(key[:15], 16)
-
-        def one(t):
-            u = next(numbers)
-            if t.dtype in self._float_types:
-                return t * (1.0 - SCALE_SPAN * u)
-            if t.numel() <= 1:
-                return t.clone()
-            g = self._generator(device=t.device)
-            g.manual_seed(seed ^ int(u * (1 << 30)))
-            perm = self._randperm(t.numel(), generator=g, device=t.device)
-            out = self._empty_like(t)  # the input's own strides kept
-            out.copy_(t.reshape(-1)[perm].reshape(t.shape))
-            return out
-
-        return self.map(obj, one)
 
     # -- memory shared --
 

@@ -25,7 +25,7 @@ struct ListArgs {
 struct EvalArgs : kernelbench::EvalOptions {
   StepArgs steps;
   std::string hacks = "fail";
-  std::string gpu_memory = "auto";
+  std::string gpu_memory = "none";
   bool json = false;
   std::size_t log_cap = 16 * 1024;
 };
@@ -104,10 +104,11 @@ void cmd_eval(EvalArgs& a, int& rc) {
   if (a.self == !a.solutions.empty())
     throw Error(exit_code::usage, "give exactly one of --solutions F and --self");
   a.EvalOptions::hacks = a.hacks == "flag" ? kernelbench::HackPolicy::flag : kernelbench::HackPolicy::fail;
-  if (a.gpu_memory != "auto") {
+  if (a.gpu_memory != "none") {
     auto b = parse_byte_size(a.gpu_memory);
     if (!b || *b == 0)
-      throw Error(exit_code::usage, "--gpu-memory: '" + a.gpu_memory + "' is not a size (e.g. 16GiB) or auto");
+      throw Error(exit_code::usage,
+                  "--gpu-memory: '" + a.gpu_memory + "' is not a size (e.g. 16GiB) or none");
     a.gpu_memory_bytes = *b;
   }
   const ResolvedSteps steps = resolve_step_options(a.steps, a.log_cap);
@@ -183,10 +184,10 @@ void add_kernelbench_commands(CLI::App& app, int& rc) {
                 "The seed the trials' inputs come from (default: a fresh secret, kept in run.json)");
   e->add_option("--weights-seed", ev->weights_seed,
                 "The seed Model and ModelNew are built under (KernelBench's 42)");
-  e->add_flag("--no-speedup", [ev](std::int64_t) { ev->speedup = false; },
-              "Check correctness only; time nothing");
-  e->add_flag("--no-compile", [ev](std::int64_t) { ev->compile = false; },
-              "Do not time the reference under torch.compile");
+  e->add_flag_callback("--no-speedup", [ev] { ev->speedup = false; },
+                       "Check correctness only; time nothing");
+  e->add_flag_callback("--no-compile", [ev] { ev->compile = false; },
+                       "Do not time the reference under torch.compile");
   e->add_option("--perf-trials", ev->timing.trials,
                 "Timed pairs at most (KernelBench's num_perf_trials; default 100)")
       ->check(CLI::Range(1, 2000));
@@ -219,8 +220,8 @@ void add_kernelbench_commands(CLI::App& app, int& rc) {
                 "Where the judge compiles torch's bytecode once for every run");
   e->add_flag("--no-bytecode-cache", ev->no_bytecode_cache, "Let every run compile what it imports");
   e->add_option("--gpu-memory", ev->gpu_memory,
-                "The cap on each run's GPU memory (torch's allocator), e.g. 16GiB; auto (default): "
-                "90% of the GPU shared among the workers, at least 8 GiB");
+                "The cap on each run's GPU memory (torch's allocator), e.g. 16GiB (default none; "
+                "a run that runs out beside others is judged again alone)");
   e->add_option("--hf-home", ev->hf_home,
                 "Level 4's local Hugging Face cache (default $HF_HOME); offline mode is forced");
   e->add_flag("--json", ev->json, "summary.json on stdout instead of the table");

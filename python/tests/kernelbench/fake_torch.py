@@ -43,6 +43,12 @@ class device:
     def __hash__(self):
         return hash(self.type)
 
+    def __enter__(self):  # torch's default device, for what is made inside
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
 
 class _Storage:
     def __init__(self, n, size):

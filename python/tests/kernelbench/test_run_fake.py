@@ -38,7 +38,7 @@ def get_init_inputs():
 HEAD = "import torch\nclass ModelNew(torch.nn.Module):\n"
 
 
-def judge(solution, time=True, trials=4):
+def judge(solution, time=True, trials=4, alone=False):
     with tempfile.TemporaryDirectory() as d:
         ref, sol = os.path.join(d, "ref.py"), os.path.join(d, "sol.py")
         with open(ref, "w") as f:
@@ -48,7 +48,8 @@ def judge(solution, time=True, trials=4):
         request = {"nonce": "n", "reference_path": ref, "solution_path": sol, "seed": 42,
                    "trial_seeds": [11, 12, 13], "atol": 1e-2, "rtol": 1e-2, "time": time,
                    "compile": True,
-                   "timing": {"warmup": 1, "trials": trials, "min_trials": trials, "budget_s": 5}}
+                   "timing": {"warmup": 1, "trials": trials, "min_trials": trials, "budget_s": 5},
+                   "alone": alone}
         control = LocalControl(5)
         rec = run(request, control, Tamper())
         return rec, control
@@ -75,6 +76,28 @@ class FakeRunTest(unittest.TestCase):
         self.assertEqual(rec["tampered"], [])
         for stage in ("setup", "reference", "import", "correctness", "compile", "time"):
             self.assertIn(stage, rec["seconds"])
+
+    def test_large_outputs_are_made_beside_the_solutions(self):
+        import kjudge_kernelbench.run as run_module
+        saved = run_module.KEEP_REFERENCE_BYTES
+        run_module.KEEP_REFERENCE_BYTES = 0
+        try:
+            rec, _ = judge(HEAD + "    def forward(self, x):\n        return torch.relu(x)\n",
+                           time=False)
+            wrong, _ = judge(HEAD + "    def forward(self, x):\n        return torch.sigmoid(x)\n",
+                             time=False)
+        finally:
+            run_module.KEEP_REFERENCE_BYTES = saved
+        self.assertTrue(rec["reference_late"])
+        self.assertTrue(all(t["ok"] for t in rec["trials"]))
+        self.assertFalse(wrong["trials"][0]["ok"])
+
+    def test_a_run_alone_takes_every_gpu_phase_alone(self):
+        rec, control = judge(HEAD + "    def forward(self, x):\n        return torch.relu(x)\n",
+                             trials=2, alone=True)
+        self.assertEqual(rec["status"], "ok", rec.get("error"))
+        self.assertEqual(control.log[:6], ["solo", "end", "solo", "end", "solo", "end"])
+        self.assertEqual(control.log[6], "time")
 
     def test_a_wrong_solution_fails_its_trial_and_is_not_timed(self):
         rec, control = judge(HEAD + "    def forward(self, x):\n        return torch.sigmoid(x)\n")

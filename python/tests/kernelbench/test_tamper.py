@@ -24,13 +24,13 @@ class TamperTest(unittest.TestCase):
 
     def test_code_replaced_in_place_is_reported(self):
         t = Tamper()
-        saved = tensors.key_numbers.__code__
-        tensors.key_numbers.__code__ = (lambda key, n: [0.0] * n).__code__
+        saved = tensors.leaves.__code__
+        tensors.leaves.__code__ = (lambda obj, path="out": []).__code__
         try:
             changes = t.changes()
         finally:
-            tensors.key_numbers.__code__ = saved
-        self.assertIn("runner's tensors.key_numbers replaced", changes)
+            tensors.leaves.__code__ = saved
+        self.assertIn("runner's tensors.leaves replaced", changes)
 
     def test_a_watched_objects_functions(self):
         t = Tamper()

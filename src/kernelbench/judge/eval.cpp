@@ -154,6 +154,14 @@ fs::path default_cache_dir() {
   return {};
 }
 
+bool out_of_memory(const RunOutcome& o) {
+  if (o.status != RunStatus::error || o.error.stage == "setup" || o.error.stage == "syntax" ||
+      o.error.stage == "import")
+    return false;
+  return o.error.exception_type.find("OutOfMemory") != std::string::npos ||
+         o.error.message.find("out of memory") != std::string::npos;
+}
+
 bool torch_missing(const Result& r, const RunOutcome& o) {
   return r.verdict == Verdict::env_error && o.error.stage == "setup" &&
          (o.error.exception_type == "ModuleNotFoundError" || o.error.exception_type == "ImportError");
@@ -319,7 +327,7 @@ EvalDone run_eval(const EvalOptions& a, const EvalSandbox& sandbox, const Note& 
     req.timing.cupti = !runner.profiler.empty();
     req.secret = random_u64();
     req.gpu_memory_bytes = a.gpu_memory_bytes;
-    req.gpu_memory_share = a.gpu_memory_bytes ? 0.0 : 1.0 / std::max(1, a.workers);
+    req.gpu_memory_share = 0;
     req.hf_offline = s.problem->needs_hf();
     // The extensions it builds, kept by its source: the same code is never built twice, and no
     // other code shares the folder.
@@ -328,12 +336,22 @@ EvalDone run_eval(const EvalOptions& a, const EvalSandbox& sandbox, const Note& 
                             ? run_dir / "work" / fmt::format("L{}-{}-{}", s.problem->level, s.problem->id, s.sample)
                             : cache_root / code_hash;
     RunOutcome o = run_kernelbench(runner, req, ws, gate);
+    // Out of GPU memory beside others (level 1's 6 GB activations, a level-3 model): the same run
+    // again with every GPU phase alone, so that the verdict is the solution's, not its neighbours'.
+    std::string retried;
+    if (out_of_memory(o) && a.workers > 1) {
+      req.alone = true;
+      retried = "ran out of GPU memory beside other runs (" + o.detail.substr(0, 160) +
+                "); judged again alone";
+      o = run_kernelbench(runner, req, ws, gate);
+    }
     if (cache_root.empty()) {
       std::error_code ec;
       fs::remove_all(ws, ec);
     }
     CuptiEvidence ev = cupti_evidence(o);
     Result r = grade(s, o, std::move(found), std::move(ev.findings), ev.json, gopt);
+    if (!retried.empty()) r.json["retried"] = retried;
     if (torch_missing(r, o)) {
       std::lock_guard<std::mutex> lock(mu);
       no_torch_detail = "not run: " + r.detail;

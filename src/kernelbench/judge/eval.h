@@ -46,7 +46,7 @@ struct EvalOptions {
   bool no_bytecode_cache = false;
   std::string cache_dir;  // the built extensions, by source; default ~/.cache/kjudge/kernelbench
   bool no_cache = false;
-  std::uint64_t gpu_memory_bytes = 0;  // 0: a share of the GPU per worker
+  std::uint64_t gpu_memory_bytes = 0;  // each run's cap on torch's allocator; 0: none
   std::string hf_home;                 // level 4's model cache; default $HF_HOME
   bool quiet = false;
 };

@@ -248,6 +248,13 @@ std::string ControlServer::handle(const std::string& line, std::int64_t now, std
     ticket_ = 0;
     state_ = State::idle;
     reply = "ok";
+  } else if (verb == "solo" && w.size() == 1) {
+    // A shared phase taken alone: a run retried because it ran out of GPU memory beside others.
+    if (state_ != State::idle) return "asked for the GPU while holding it";
+    e.kind = ControlEvent::Kind::solo;
+    ticket_ = wait_for([&] { return gate_.acquire_exclusive(&stopping_); });
+    state_ = State::solo;
+    reply = "go";
   } else if (verb == "time" && w.size() == 1) {
     if (state_ != State::idle) return "asked to be timed while holding the GPU";
     if (log_.timed) return "asked to be timed twice";
@@ -285,7 +292,8 @@ std::string ControlServer::handle(const std::string& line, std::int64_t now, std
     ++next_pair_;
     reply = fmt::format("a {}", e.pair);
   } else if (verb == "end" && w.size() == 1) {
-    if (state_ != State::exclusive) return "ended a timed phase it did not hold";
+    if (state_ != State::exclusive && state_ != State::solo)
+      return "ended a timed phase it did not hold";
     if (keyed_) return "ended the timed phase inside a pair";
     e.kind = ControlEvent::Kind::end;
     gate_.release(ticket_);

@@ -6,6 +6,8 @@
 // (docs/kernelbench.md, "The runner protocol"), one line each way, runner first:
 //   gpu              -> go          a shared phase (the GPU among others)
 //   idle             -> ok          the shared phase is over
+//   solo             -> go          a shared phase taken alone (a run retried because it ran out
+//                                    of GPU memory beside others), ended by `end`
 //   time             -> go | skip   the exclusive phase (skip: the judge times no more)
 //   pair K           -> k HEX       the key of timed pair K's inputs (pairs 0, 1, ... in order)
 //   done K S R C s r c OK -> a K    pair K measured: per side (solution, reference, compiled
@@ -32,7 +34,7 @@
 namespace kjudge::kernelbench {
 
 struct ControlEvent {
-  enum class Kind { hello, gpu, idle, time, pair, done, end };
+  enum class Kind { hello, gpu, solo, idle, time, pair, done, end };
   Kind kind = Kind::gpu;
   std::int64_t at_ns = 0;      // CLOCK_REALTIME when the judge read it
   std::int64_t answer_ns = 0;  // when the judge answered it (after the gate let it go)
@@ -94,7 +96,7 @@ class ControlServer {
   std::int64_t waited_ns_ = 0, waiting_since_ns_ = 0;
   std::atomic<bool> stopping_{false};
   ControlLog log_;
-  enum class State { idle, shared, exclusive };
+  enum class State { idle, shared, exclusive, solo };
   State state_ = State::idle;
   GpuGate::Ticket ticket_ = 0;
   std::size_t next_pair_ = 0;

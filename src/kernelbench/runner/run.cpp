@@ -248,7 +248,8 @@ json request_json(const Request& req, const fs::path& reference_path, const fs::
             {"cupti", req.timing.cupti}}},
           {"gpu_memory_bytes", req.gpu_memory_bytes},
           {"gpu_memory_share", req.gpu_memory_share},
-          {"hf_offline", req.hf_offline}};
+          {"hf_offline", req.hf_offline},
+          {"alone", req.alone}};
 }
 
 void parse_report(const std::string& channel, const std::string& nonce, const std::string& source,

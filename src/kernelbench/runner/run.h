@@ -57,6 +57,9 @@ struct Request {
   std::uint64_t gpu_memory_bytes = 0;
   double gpu_memory_share = 0;
   bool hf_offline = false;             // level 4: Hugging Face in offline mode
+  // Every GPU phase alone (`solo` on the control channel): a run retried because it ran out of
+  // GPU memory beside others.
+  bool alone = false;
 };
 
 // The request as the runner reads it. Paths are where the judge wrote the code.
