@@ -262,7 +262,8 @@ class Run:
                         r.pop("why", None)
                     self.record["trials"].append(r)
                     del x, want
-                    if first is None:
+                    # Large outputs: the last one only (the memory of two more is too much).
+                    if first is None and t.nbytes(y) <= KEEP_REFERENCE_BYTES:
                         first = y
                     last = y
                     del y
