@@ -54,6 +54,12 @@ class Run:
             self.phase_held = "gpu"
 
     def idle(self):
+        # What torch's allocator caches goes back to the driver before the GPU is given up: a run
+        # waiting for its next phase holds only its live tensors, not the memory of its last one.
+        try:
+            self.empty_cache()
+        except Exception:  # noqa: BLE001
+            pass
         if self.request.get("alone"):
             self.control.end()
         else:
@@ -112,6 +118,7 @@ class Run:
         self.timer = Timer(torch, timing, self.marks)
         self.no_grad = torch.no_grad
         self.sync = torch.cuda.synchronize
+        self.empty_cache = torch.cuda.empty_cache
         if self.tamper is not None:
             for name, obj in (("control", self.control), ("timer", self.timer),
                               ("tensors", self.tensors), ("marks", self.marks)):
@@ -395,6 +402,7 @@ class Run:
         except BaseException as e:  # noqa: BLE001
             raise StageError("time", e) from None
         self.phase_held = None
+        self.empty_cache()
         self.control.end()
         info.update(self.timer.describe())
 

@@ -108,7 +108,7 @@ with open(path, "w") as f:
             f.write(json.dumps({"level": int(level), "problem_id": int(pid), "code": code}) + "\n")
 PY
   timeout 400 "$k" kernelbench eval "$data" --solutions "$out/bad.jsonl" "${common[@]}" \
-    --workers 8 --no-compile --perf-trials 30 -q --out "$out/bad" > "$out/bad-summary.txt"
+    --workers 4 --no-compile --perf-trials 30 -q --out "$out/bad" > "$out/bad-summary.txt"
   echo "exit $?"
   "$py" - tests/gpu/kernelbench-bad "$out/bad.jsonl" "$out/bad/results.jsonl" <<'PY'
 import json, os, sys

@@ -266,6 +266,7 @@ cuda.get_device_properties = lambda d: _Props()
 cuda.get_device_name = lambda d=0: "Fake GPU"
 cuda.set_per_process_memory_fraction = lambda f, d=0: None
 cuda.synchronize = lambda *a: None
+cuda.empty_cache = lambda: None
 cuda.Event = _Event
 version = types.SimpleNamespace(cuda="0.0")
 
