@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "core/input_error.h"
 #include "run/sandbox.h"
 #include "test_util.h"
@@ -207,6 +209,47 @@ TEST(KernelBenchRealRunner, InTheSandboxToo) {
   TempDir dir;
   GpuGate gate;
   expect_no_torch(run_kernelbench(runner_here(true), relu_request(), dir / "ws", gate));
+}
+
+const fs::path kFake = fs::path(KJUDGE_SOURCE_DIR) / "tests/fixtures/fake_kernelbench_runner.py";
+
+RunOutcome fake_run(const std::string& mode, double timeout_s = 20) {
+  TempDir dir;
+  GpuGate gate;
+  Runner r = runner_here(false);
+  r.script = kFake;
+  r.timeout_s = timeout_s;
+  Request q = relu_request();
+  q.solution_code = "#fake " + mode + "\n";
+  return run_kernelbench(r, q, dir / "ws", gate);
+}
+
+TEST(KernelBenchFakeRunner, ARunInOrderIsReadAndCheckedAgainstItsCommitments) {
+  const RunOutcome o = fake_run("ok");
+  ASSERT_EQ(o.status, RunStatus::ok) << o.detail << "\n" << o.log;
+  ASSERT_EQ(o.pairs.size(), 1u);
+  EXPECT_TRUE(o.control.timed);
+  EXPECT_EQ(control_mismatch(o), "");
+  EXPECT_EQ(fake_run("edited").status, RunStatus::refused);
+  EXPECT_NE(fake_run("edited").detail.find("says otherwise"), std::string::npos);
+  const RunOutcome n = fake_run("nonce");
+  EXPECT_EQ(n.status, RunStatus::refused);
+  EXPECT_NE(n.detail.find("nonce"), std::string::npos) << n.detail;
+  const RunOutcome t = fake_run("turn");
+  EXPECT_EQ(t.status, RunStatus::refused);
+  EXPECT_NE(t.detail.find("outside the timed phase"), std::string::npos) << t.detail;
+  const RunOutcome x = fake_run("exit");
+  EXPECT_EQ(x.status, RunStatus::crashed);
+  EXPECT_NE(x.detail.find("without a report"), std::string::npos) << x.detail;
+}
+
+TEST(KernelBenchFakeRunner, ARunPastItsOwnTimeIsKilled) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const RunOutcome o = fake_run("sleep", 1.5);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(o.status, RunStatus::timeout) << o.detail;
+  EXPECT_TRUE(o.control.killed);
+  EXPECT_LT(s, 20.0);  // not the 60 s it sleeps, nor the wait allowance
 }
 
 TEST(KernelBenchRealRunner, AMissingScriptIsTheJudgesFault) {
