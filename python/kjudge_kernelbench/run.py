@@ -100,9 +100,6 @@ class Run:
             torch.cuda.set_device(0)
             cap = int(req.get("gpu_memory_bytes") or 0)
             total = torch.cuda.get_device_properties(0).total_memory
-            share = float(req.get("gpu_memory_share") or 0)
-            if cap <= 0 and share > 0:
-                cap = min(total, max(int(0.9 * total * share), 8 << 30))
             if cap > 0:
                 torch.cuda.set_per_process_memory_fraction(min(1.0, cap / float(total)), 0)
             self.record["env"] = {

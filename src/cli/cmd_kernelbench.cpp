@@ -72,13 +72,15 @@ std::string rate(const nlohmann::ordered_json& v) {
 }
 
 std::string geo(const nlohmann::ordered_json& s) {
-  return s.is_null() ? "-" : fmt::format("{:.3f} ({})", s["geomean"].get<double>(), s["n"].get<std::size_t>());
+  return s.is_null()
+             ? "-"
+             : fmt::format("{:.3f} ({})", s["geomean"].get<double>(), s["n"].get<std::size_t>());
 }
 
 void print_table(const nlohmann::ordered_json& summary) {
-  fmt::print("{:<8} {:>5} {:>8} {:>8} {:>14} {:>14} {:>7} {:>7} {:>7} {:>7}\n", "LEVEL",
-             "SOLS", "COMPILED", "CORRECT", "SPEEDUP", "VS COMPILE", "FAST_1", "FAST_1C",
-             "FAST_2", "HACKS");
+  fmt::print("{:<8} {:>5} {:>8} {:>8} {:>14} {:>14} {:>7} {:>7} {:>7} {:>7}\n", "LEVEL", "SOLS",
+             "COMPILED", "CORRECT", "SPEEDUP", "VS COMPILE", "FAST_1", "FAST_1C", "FAST_2",
+             "HACKS");
   auto row = [](const std::string& name, const nlohmann::ordered_json& t) {
     fmt::print("{:<8} {:>5} {:>8} {:>8} {:>14} {:>14} {:>7} {:>7} {:>7} {:>7}\n", name,
                t["solutions"].get<std::size_t>(), rate(t["compiled_rate"]), rate(t["correct_rate"]),
@@ -103,7 +105,8 @@ void print_table(const nlohmann::ordered_json& summary) {
 void cmd_eval(EvalArgs& a, int& rc) {
   if (a.self == !a.solutions.empty())
     throw Error(exit_code::usage, "give exactly one of --solutions F and --self");
-  a.EvalOptions::hacks = a.hacks == "flag" ? kernelbench::HackPolicy::flag : kernelbench::HackPolicy::fail;
+  a.EvalOptions::hacks =
+      a.hacks == "flag" ? kernelbench::HackPolicy::flag : kernelbench::HackPolicy::fail;
   if (a.gpu_memory != "none") {
     auto b = parse_byte_size(a.gpu_memory);
     if (!b || *b == 0)
@@ -118,9 +121,9 @@ void cmd_eval(EvalArgs& a, int& rc) {
   const kernelbench::EvalDone done =
       kernelbench::run_eval(a, {steps.settings, steps.mode, steps.limits_how}, note, &stop);
   if (!stop.message.empty())
-    throw Error(stop.kind == kernelbench::EvalStop::Kind::usage ? exit_code::usage
-                                                                : exit_code::environment,
-                stop.message);
+    throw Error(
+        stop.kind == kernelbench::EvalStop::Kind::usage ? exit_code::usage : exit_code::environment,
+        stop.message);
   if (a.json) {
     fmt::print("{}\n", done.summary.dump(2));
   } else if (!a.quiet) {
@@ -150,20 +153,23 @@ void add_kernelbench_commands(CLI::App& app, int& rc) {
 
   auto ev = std::make_shared<EvalArgs>();
   auto* e = kb->add_subcommand(
-      "eval", "Judge ModelNew solutions: correctness, speedup over eager and torch.compile, fast_p");
+      "eval",
+      "Judge ModelNew solutions: correctness, speedup over eager and torch.compile, fast_p");
   e->add_option("DIR", ev->dir, "KernelBench data folder")->required();
   e->add_option("--solutions", ev->solutions,
                 "JSON lines {level, problem_id, sample, code} (or {problem: \"L1/19\", ...}), or "
                 "KernelBench's run folder of level_L_problem_P_sample_S_kernel.py files");
   e->add_flag("--self", ev->self, "Judge every selected reference as its own ModelNew");
   e->add_option("--level", ev->level, "Only this level")->check(CLI::Range(1, 999));
-  e->add_option("--problem", ev->problems,
-                "Only this problem: L1/19, level1/19_ReLU.py, or a number with --level (repeatable)");
+  e->add_option(
+      "--problem", ev->problems,
+      "Only this problem: L1/19, level1/19_ReLU.py, or a number with --level (repeatable)");
   e->add_option("--limit", ev->limit, "At most N solutions")->check(CLI::PositiveNumber);
   e->add_option("--out", ev->out,
                 "Run directory (default kjudge-runs/kernelbench-<time>): results.jsonl gets each "
                 "solution's line as soon as it is judged, then summary.json and run.json");
-  e->add_flag("--resume", ev->resume, "Finish the run in --out: judge only what results.jsonl lacks");
+  e->add_flag("--resume", ev->resume,
+              "Finish the run in --out: judge only what results.jsonl lacks");
   e->add_option("--workers", ev->workers,
                 "Solutions at once (their correctness runs share the GPU; timing is one at a time; "
                 "default 4)")
@@ -179,15 +185,18 @@ void add_kernelbench_commands(CLI::App& app, int& rc) {
       ->check(CLI::Range(1, 100));
   e->add_option("--atol", ev->atol, "Absolute tolerance (default 1e-2, as KernelBench v0.1)")
       ->check(CLI::Range(0.0, 1e6));
-  e->add_option("--rtol", ev->rtol, "Relative tolerance (default 1e-2)")->check(CLI::Range(0.0, 1e6));
-  e->add_option("--seed", ev->seed,
-                "The seed the trials' inputs come from (default: a fresh secret, kept in run.json)");
+  e->add_option("--rtol", ev->rtol, "Relative tolerance (default 1e-2)")
+      ->check(CLI::Range(0.0, 1e6));
+  e->add_option(
+      "--seed", ev->seed,
+      "The seed the trials' inputs come from (default: a fresh secret, kept in run.json)");
   e->add_option("--weights-seed", ev->weights_seed,
                 "The seed Model and ModelNew are built under (KernelBench's 42)");
-  e->add_flag_callback("--no-speedup", [ev] { ev->speedup = false; },
-                       "Check correctness only; time nothing");
-  e->add_flag_callback("--no-compile", [ev] { ev->compile = false; },
-                       "Do not time the reference under torch.compile");
+  e->add_flag_callback(
+      "--no-speedup", [ev] { ev->speedup = false; }, "Check correctness only; time nothing");
+  e->add_flag_callback(
+      "--no-compile", [ev] { ev->compile = false; },
+      "Do not time the reference under torch.compile");
   e->add_option("--perf-trials", ev->timing.trials,
                 "Timed pairs at most (KernelBench's num_perf_trials; default 100)")
       ->check(CLI::Range(1, 2000));
@@ -218,7 +227,8 @@ void add_kernelbench_commands(CLI::App& app, int& rc) {
   e->add_flag("--no-cache", ev->no_cache, "Build every extension afresh, in the run's own folder");
   e->add_option("--bytecode-cache", ev->bytecode_cache,
                 "Where the judge compiles torch's bytecode once for every run");
-  e->add_flag("--no-bytecode-cache", ev->no_bytecode_cache, "Let every run compile what it imports");
+  e->add_flag("--no-bytecode-cache", ev->no_bytecode_cache,
+              "Let every run compile what it imports");
   e->add_option("--gpu-memory", ev->gpu_memory,
                 "The cap on each run's GPU memory (torch's allocator), e.g. 16GiB (default none; "
                 "a run that runs out beside others is judged again alone)");

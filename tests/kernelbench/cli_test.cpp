@@ -30,8 +30,8 @@ bool has_torch() { return std::system("/usr/bin/python3 -c 'import torch' 2>/dev
 
 std::string eval_cmd(const std::string& rest) {
   return "env -u HF_HOME " + kBin + " kernelbench eval " + kData.string() +
-         " --python /usr/bin/python3 --sandbox none --no-bytecode-cache --no-cupti " +
-         "--runner " + KJUDGE_SOURCE_DIR + "/python/kjudge_kernelbench_runner.py " + rest;
+         " --python /usr/bin/python3 --sandbox none --no-bytecode-cache --no-cupti " + "--runner " +
+         KJUDGE_SOURCE_DIR + "/python/kjudge_kernelbench_runner.py " + rest;
 }
 
 TEST(KernelBenchCli, ListShowsEveryProblem) {
@@ -70,7 +70,8 @@ TEST(KernelBenchCli, WithoutTorchTheMachineIsBlamedNotTheSolutions) {
     started += !l["run"].is_null();
   }
   EXPECT_EQ(started, 1);  // the first run says the machine lacks torch; the others are not run
-  const auto summary = nlohmann::json::parse(kjudge::testing::read_text(fs::path(out) / "summary.json"));
+  const auto summary =
+      nlohmann::json::parse(kjudge::testing::read_text(fs::path(out) / "summary.json"));
   EXPECT_EQ(summary["levels"]["level1"]["solutions"], 3);
   EXPECT_EQ(summary["levels"]["level1"]["charged"], 0);
   EXPECT_TRUE(summary["levels"]["level1"]["correct_rate"].is_null());

@@ -58,7 +58,8 @@ const std::vector<Rule>& rules() {
        "a tensor subclass or a dispatch mode: an output that computes when read, not when timed "
        "(KernelBench's lazy_eval)"},
       // Beyond KernelBench.
-      {"inherits_reference", Severity::hack, Where::code, R"(\bclass[ \t]+ModelNew[ \t]*\([ \t]*Model[ \t]*\))",
+      {"inherits_reference", Severity::hack, Where::code,
+       R"(\bclass[ \t]+ModelNew[ \t]*\([ \t]*Model[ \t]*\))",
        "ModelNew inherits the reference Model: what it does not override is the reference "
        "itself"},
       {"runner_reach", Severity::hack, Where::code,
@@ -97,30 +98,130 @@ const std::vector<Rule>& rules() {
 }
 
 int line_at(const std::string& text, std::size_t pos) {
-  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(pos), '\n'));
+  return 1 +
+         static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(pos), '\n'));
 }
 
 // Non-computing names of torch, torch.nn and torch.nn.functional: tensor creation, types,
 // containers, settings. A ModelNew needs them to exist at all.
 const std::set<std::string>& structural() {
-  static const std::set<std::string> s = {
-      "empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones", "ones_like", "full",
-      "full_like", "rand", "randn", "randint", "rand_like", "randn_like", "randint_like",
-      "randperm", "arange", "linspace", "logspace", "tensor", "as_tensor", "as_strided",
-      "from_numpy", "Tensor", "Size", "device", "dtype", "finfo", "iinfo", "float32", "float16",
-      "bfloat16", "float64", "float", "half", "double", "int8", "int16", "int32", "int64",
-      "long", "int", "bool", "uint8", "no_grad", "inference_mode", "enable_grad",
-      "set_grad_enabled", "manual_seed", "seed", "cuda", "is_tensor", "is_floating_point",
-      "numel", "Module", "Parameter", "ParameterList", "ParameterDict", "ModuleList",
-      "ModuleDict", "Sequential", "Identity", "init", "utils", "library", "ops", "jit",
-      "backends", "compile", "get_default_dtype", "set_default_dtype", "broadcast_shapes",
-      "result_type", "promote_types", "contiguous_format", "channels_last", "strided",
-      "preserve_format", "testing", "autograd", "nn", "functional", "Generator", "version",
-      "__version__", "_C", "empty_cache", "cat", "stack", "split", "chunk", "reshape", "view",
-      "flatten", "unsqueeze", "squeeze", "permute", "transpose", "narrow", "select", "t",
-      "contiguous", "clone", "detach", "is_grad_enabled", "get_device", "uniform_", "normal_",
-      "kaiming_uniform_", "kaiming_normal_", "xavier_uniform_", "xavier_normal_", "zeros_",
-      "ones_", "constant_", "_calculate_fan_in_and_fan_out", "calculate_gain"};
+  static const std::set<std::string> s = {"empty",
+                                          "empty_like",
+                                          "empty_strided",
+                                          "zeros",
+                                          "zeros_like",
+                                          "ones",
+                                          "ones_like",
+                                          "full",
+                                          "full_like",
+                                          "rand",
+                                          "randn",
+                                          "randint",
+                                          "rand_like",
+                                          "randn_like",
+                                          "randint_like",
+                                          "randperm",
+                                          "arange",
+                                          "linspace",
+                                          "logspace",
+                                          "tensor",
+                                          "as_tensor",
+                                          "as_strided",
+                                          "from_numpy",
+                                          "Tensor",
+                                          "Size",
+                                          "device",
+                                          "dtype",
+                                          "finfo",
+                                          "iinfo",
+                                          "float32",
+                                          "float16",
+                                          "bfloat16",
+                                          "float64",
+                                          "float",
+                                          "half",
+                                          "double",
+                                          "int8",
+                                          "int16",
+                                          "int32",
+                                          "int64",
+                                          "long",
+                                          "int",
+                                          "bool",
+                                          "uint8",
+                                          "no_grad",
+                                          "inference_mode",
+                                          "enable_grad",
+                                          "set_grad_enabled",
+                                          "manual_seed",
+                                          "seed",
+                                          "cuda",
+                                          "is_tensor",
+                                          "is_floating_point",
+                                          "numel",
+                                          "Module",
+                                          "Parameter",
+                                          "ParameterList",
+                                          "ParameterDict",
+                                          "ModuleList",
+                                          "ModuleDict",
+                                          "Sequential",
+                                          "Identity",
+                                          "init",
+                                          "utils",
+                                          "library",
+                                          "ops",
+                                          "jit",
+                                          "backends",
+                                          "compile",
+                                          "get_default_dtype",
+                                          "set_default_dtype",
+                                          "broadcast_shapes",
+                                          "result_type",
+                                          "promote_types",
+                                          "contiguous_format",
+                                          "channels_last",
+                                          "strided",
+                                          "preserve_format",
+                                          "testing",
+                                          "autograd",
+                                          "nn",
+                                          "functional",
+                                          "Generator",
+                                          "version",
+                                          "__version__",
+                                          "_C",
+                                          "empty_cache",
+                                          "cat",
+                                          "stack",
+                                          "split",
+                                          "chunk",
+                                          "reshape",
+                                          "view",
+                                          "flatten",
+                                          "unsqueeze",
+                                          "squeeze",
+                                          "permute",
+                                          "transpose",
+                                          "narrow",
+                                          "select",
+                                          "t",
+                                          "contiguous",
+                                          "clone",
+                                          "detach",
+                                          "is_grad_enabled",
+                                          "get_device",
+                                          "uniform_",
+                                          "normal_",
+                                          "kaiming_uniform_",
+                                          "kaiming_normal_",
+                                          "xavier_uniform_",
+                                          "xavier_normal_",
+                                          "zeros_",
+                                          "ones_",
+                                          "constant_",
+                                          "_calculate_fan_in_and_fan_out",
+                                          "calculate_gain"};
   return s;
 }
 
@@ -157,8 +258,8 @@ std::vector<Finding> run_rules(const std::string& text, const StrippedSource& st
     std::string shown = excerpt.substr(0, 60);
     while (!shown.empty() && (shown.back() == ' ' || shown.back() == '\t' || shown.back() == '='))
       shown.pop_back();
-    out.push_back({rule.check, rule.severity, line,
-                   fmt::format("{} (`{}`)", rule.detail, shown), "static"});
+    out.push_back(
+        {rule.check, rule.severity, line, fmt::format("{} (`{}`)", rule.detail, shown), "static"});
     seen.insert(rule.check);
   }
   return out;
@@ -170,7 +271,8 @@ bool has_custom_kernel(const std::string& text) {
   static const std::regex cuda(R"(\b(load_inline|cpp_extension|load)[ \t]*\()");
   static const std::regex global(R"(__global__)");
   static const std::regex triton(R"(@[ \t]*triton\.(jit|autotune)\b)");
-  static const std::regex other(R"(@[ \t]*(T\.prim_func|cute\.kernel|cute\.jit)\b|\bcutlass::|\bcute::)");
+  static const std::regex other(
+      R"(@[ \t]*(T\.prim_func|cute\.kernel|cute\.jit)\b|\bcutlass::|\bcute::)");
   return (std::regex_search(text, cuda) && std::regex_search(text, global)) ||
          std::regex_search(text, triton) || std::regex_search(text, other);
 }
@@ -226,7 +328,8 @@ std::vector<std::string> torch_operators(const std::string& source) {
 }
 
 bool defines_model_new(const std::string& solution) {
-  static const std::regex re(R"(\bclass[ \t]+ModelNew\b|\bModelNew[ \t]*=[^=]|\bimport\b[^\n]*\bModelNew\b|\bdef[ \t]+ModelNew\b)");
+  static const std::regex re(
+      R"(\bclass[ \t]+ModelNew\b|\bModelNew[ \t]*=[^=]|\bimport\b[^\n]*\bModelNew\b|\bdef[ \t]+ModelNew\b)");
   return std::regex_search(strip_python(solution).code, re);
 }
 
@@ -251,10 +354,10 @@ std::vector<Finding> static_findings(const std::string& solution, const std::str
     out.push_back({"reference_op", Severity::warning, 0,
                    "calls the reference's own PyTorch operators: " + listed(same), "static"});
   if (!other.empty())
-    out.push_back({"torch_ops", Severity::warning, 0,
-                   "calls PyTorch compute operators (KernelBench's torch_computation_ops): " +
-                       listed(other),
-                   "static"});
+    out.push_back(
+        {"torch_ops", Severity::warning, 0,
+         "calls PyTorch compute operators (KernelBench's torch_computation_ops): " + listed(other),
+         "static"});
   if (!has_custom_kernel(solution))
     out.push_back({"no_kernel", Severity::warning, 0,
                    "no kernel of its own (no CUDA __global__ built with load_inline, no "

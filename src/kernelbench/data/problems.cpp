@@ -73,8 +73,7 @@ std::vector<Problem> read_level(const fs::path& folder, int level) {
     const std::string file = path.filename().string();
     if (path.extension() != ".py" || entry.is_directory(ec)) continue;
     std::size_t digits = 0;
-    while (digits < file.size() && std::isdigit(static_cast<unsigned char>(file[digits])))
-      ++digits;
+    while (digits < file.size() && std::isdigit(static_cast<unsigned char>(file[digits]))) ++digits;
     if (digits == 0 || digits > 6 || digits >= file.size() || file[digits] != '_' ||
         file.size() <= digits + 4)
       throw InputError(path.string(), 0, "",
@@ -93,9 +92,9 @@ std::vector<Problem> read_level(const fs::path& folder, int level) {
     check_definitions(p);
     auto [it, fresh] = by_id.emplace(p.id, p);
     if (!fresh)
-      throw InputError(path.string(), 0, "",
-                       fmt::format("problem {} of level {} is also {}", p.id, level,
-                                   it->second.file));
+      throw InputError(
+          path.string(), 0, "",
+          fmt::format("problem {} of level {} is also {}", p.id, level, it->second.file));
   }
   if (ec) throw InputError(folder.string(), 0, "", "cannot be read: " + ec.message());
   std::vector<Problem> out;

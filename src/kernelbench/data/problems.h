@@ -48,8 +48,8 @@ Dataset load_kernelbench(const std::filesystem::path& dir, int only_level = 0);
 // level and a file name; nullopt for anything else.
 struct ProblemRef {
   int level = 0;
-  int id = 0;            // 0 when `file` names it
-  std::string file;      // "19_ReLU.py" or "19_ReLU", when given by name
+  int id = 0;        // 0 when `file` names it
+  std::string file;  // "19_ReLU.py" or "19_ReLU", when given by name
 };
 std::optional<ProblemRef> parse_problem_ref(const std::string& text);
 

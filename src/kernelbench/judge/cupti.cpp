@@ -147,7 +147,8 @@ CuptiEvidence cupti_evidence(const RunOutcome& o) {
                            "cupti"});
   if (outside > 0) {
     std::string list;
-    for (std::size_t i = 0; i < outside_names.size(); ++i) list += (i ? ", " : "") + outside_names[i];
+    for (std::size_t i = 0; i < outside_names.size(); ++i)
+      list += (i ? ", " : "") + outside_names[i];
     ev.findings.push_back({"cupti_outside", Severity::hack, 0,
                            fmt::format("{} kernels or copies ({:.1f} us of GPU time) launched by "
                                        "another thread while the pairs were timed, outside every "

@@ -104,11 +104,13 @@ ordered_json read_run_json(const fs::path& run_dir) {
 
 void write_run_json(const fs::path& run_dir, const ordered_json& id, const ordered_json& prev) {
   const std::string now = iso8601_utc(std::time(nullptr));
-  ordered_json j = {{"schema_version", 1},  {"kind", kKind},     {"kjudge_version", KJUDGE_VERSION},
-                    {"identity", id},       {"started_at", now}, {"resumed_at", ordered_json::array()}};
+  ordered_json j = {
+      {"schema_version", 1}, {"kind", kKind},     {"kjudge_version", KJUDGE_VERSION},
+      {"identity", id},      {"started_at", now}, {"resumed_at", ordered_json::array()}};
   if (prev.is_object()) {
     if (prev.contains("started_at")) j["started_at"] = prev["started_at"];
-    if (prev.contains("resumed_at") && prev["resumed_at"].is_array()) j["resumed_at"] = prev["resumed_at"];
+    if (prev.contains("resumed_at") && prev["resumed_at"].is_array())
+      j["resumed_at"] = prev["resumed_at"];
     j["resumed_at"].push_back(now);
   }
   write_json_atomically(run_dir / "run.json", j);
@@ -149,8 +151,10 @@ std::vector<Solution> select(const EvalOptions& a, const Dataset& d) {
 }
 
 fs::path default_cache_dir() {
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "kjudge/kernelbench";
-  if (const char* h = std::getenv("HOME"); h && *h) return fs::path(h) / ".cache/kjudge/kernelbench";
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+    return fs::path(x) / "kjudge/kernelbench";
+  if (const char* h = std::getenv("HOME"); h && *h)
+    return fs::path(h) / ".cache/kjudge/kernelbench";
   return {};
 }
 
@@ -164,7 +168,8 @@ bool out_of_memory(const RunOutcome& o) {
 
 bool torch_missing(const Result& r, const RunOutcome& o) {
   return r.verdict == Verdict::env_error && o.error.stage == "setup" &&
-         (o.error.exception_type == "ModuleNotFoundError" || o.error.exception_type == "ImportError");
+         (o.error.exception_type == "ModuleNotFoundError" ||
+          o.error.exception_type == "ImportError");
 }
 
 }  // namespace
@@ -176,21 +181,23 @@ std::filesystem::path hf_cache(const std::string& given, std::string* why) {
   std::error_code ec;
   if (dir.empty()) {
     if (why)
-      *why = "level 4 builds Hugging Face models with from_pretrained, which needs a local model "
-             "cache: set HF_HOME (or --hf-home) to one (it runs in offline mode; no hub is "
-             "reached)";
+      *why =
+          "level 4 builds Hugging Face models with from_pretrained, which needs a local model "
+          "cache: set HF_HOME (or --hf-home) to one (it runs in offline mode; no hub is "
+          "reached)";
     return {};
   }
   if (!fs::is_directory(dir, ec)) {
-    if (why) *why = "level 4 needs a local Hugging Face cache, and HF_HOME=" + dir + " is no folder";
+    if (why)
+      *why = "level 4 needs a local Hugging Face cache, and HF_HOME=" + dir + " is no folder";
     return {};
   }
   return fs::absolute(dir);
 }
 
 std::uint64_t trial_seed(std::uint64_t run_seed, const std::string& problem_key, int i) {
-  const std::string h = sha256_hex(fmt::format("{:016x}/kjudge-kernelbench/{}/trial/{}", run_seed,
-                                               problem_key, i));
+  const std::string h =
+      sha256_hex(fmt::format("{:016x}/kjudge-kernelbench/{}/trial/{}", run_seed, problem_key, i));
   return std::strtoull(h.substr(0, 15).c_str(), nullptr, 16);
 }
 
@@ -203,9 +210,10 @@ EvalDone run_eval(const EvalOptions& a, const EvalSandbox& sandbox, const Note& 
   };
   const Dataset dataset = load_kernelbench(a.dir, a.level);
   const std::vector<Solution> sols = select(a, dataset);
-  const fs::path run_dir = a.out.empty() ? fs::path("kjudge-runs") /
-                                               ("kernelbench-" + run_stamp(std::time(nullptr), false))
-                                         : fs::path(a.out);
+  const fs::path run_dir =
+      a.out.empty()
+          ? fs::path("kjudge-runs") / ("kernelbench-" + run_stamp(std::time(nullptr), false))
+          : fs::path(a.out);
   done.run_dir = run_dir;
   done.results = run_dir / "results.jsonl";
   if (fs::exists(done.results) && !a.resume)
@@ -218,7 +226,8 @@ EvalDone run_eval(const EvalOptions& a, const EvalSandbox& sandbox, const Note& 
   if (resuming) {
     prev = read_run_json(run_dir);
     // The trials' secret seed of the run being finished, unless this command names one.
-    if (seed == 0 && prev["identity"].contains("seed") && prev["identity"]["seed"].is_number_unsigned())
+    if (seed == 0 && prev["identity"].contains("seed") &&
+        prev["identity"]["seed"].is_number_unsigned())
       seed = prev["identity"]["seed"].get<std::uint64_t>();
   }
   if (seed == 0) seed = random_u64() | 1;
@@ -243,14 +252,16 @@ EvalDone run_eval(const EvalOptions& a, const EvalSandbox& sandbox, const Note& 
       return stopped(EvalStop::Kind::environment,
                      "--cupti needs the profiler library, libkjudge_profiler.so (built beside "
                      "kjudge where CUPTI is installed; or set KJUDGE_PROFILER)");
-    if (found) runner.profiler = lib;
-    else cupti_why = "the profiler library (libkjudge_profiler.so) was not found";
+    if (found)
+      runner.profiler = lib;
+    else
+      cupti_why = "the profiler library (libkjudge_profiler.so) was not found";
   } else if (a.speedup) {
     cupti_why = "turned off (--no-cupti)";
   }
   ordered_json bytecode = nullptr;
-  const fs::path bytecode_root =
-      a.bytecode_cache.empty() ? triton::default_python_bytecode_root() : fs::path(a.bytecode_cache);
+  const fs::path bytecode_root = a.bytecode_cache.empty() ? triton::default_python_bytecode_root()
+                                                          : fs::path(a.bytecode_cache);
   if (!a.no_bytecode_cache && !bytecode_root.empty()) {
     try {
       std::vector<std::string> mods = triton::kRunnerPackages;
@@ -259,11 +270,16 @@ EvalDone run_eval(const EvalOptions& a, const EvalSandbox& sandbox, const Note& 
           mods.push_back("transformers");
           break;
         }
-      const triton::PythonBytecode bc = triton::prepare_python_bytecode(runner.python, bytecode_root, mods);
+      const triton::PythonBytecode bc =
+          triton::prepare_python_bytecode(runner.python, bytecode_root, mods);
       runner.python.bytecode_cache = bc.dir;
-      bytecode = {{"dir", bc.dir.string()}, {"compiled", bc.compiled}, {"missing", bc.missing}, {"failed", bc.failed}};
+      bytecode = {{"dir", bc.dir.string()},
+                  {"compiled", bc.compiled},
+                  {"missing", bc.missing},
+                  {"failed", bc.failed}};
     } catch (const std::runtime_error& e) {
-      note(fmt::format("kjudge: warning: no bytecode cache, each run compiles torch: {}", e.what()));
+      note(
+          fmt::format("kjudge: warning: no bytecode cache, each run compiles torch: {}", e.what()));
     }
   }
   runner.step = sandbox.settings;
@@ -275,8 +291,9 @@ EvalDone run_eval(const EvalOptions& a, const EvalSandbox& sandbox, const Note& 
   runner.max_jobs = std::max(1, runner.machine.cpu_count / std::max(1, a.workers));
   std::string hf_why;
   runner.hf_home = hf_cache(a.hf_home, &hf_why);
-  const fs::path cache_root = a.no_cache || a.cache_dir.empty() ? (a.no_cache ? fs::path() : default_cache_dir())
-                                                                : fs::path(a.cache_dir);
+  const fs::path cache_root = a.no_cache || a.cache_dir.empty()
+                                  ? (a.no_cache ? fs::path() : default_cache_dir())
+                                  : fs::path(a.cache_dir);
 
   fs::create_directories(run_dir);
   write_run_json(run_dir, id, prev);
@@ -318,7 +335,8 @@ EvalDone run_eval(const EvalOptions& a, const EvalSandbox& sandbox, const Note& 
     req.problem = fmt::format("{} ({})", s.problem->key(), s.problem->file);
     req.level = s.problem->level;
     req.seed = a.weights_seed;
-    for (int i = 0; i < a.trials; ++i) req.trial_seeds.push_back(trial_seed(seed, s.problem->key(), i));
+    for (int i = 0; i < a.trials; ++i)
+      req.trial_seeds.push_back(trial_seed(seed, s.problem->key(), i));
     req.atol = a.atol;
     req.rtol = a.rtol;
     req.time = a.speedup;
@@ -327,14 +345,14 @@ EvalDone run_eval(const EvalOptions& a, const EvalSandbox& sandbox, const Note& 
     req.timing.cupti = !runner.profiler.empty();
     req.secret = random_u64();
     req.gpu_memory_bytes = a.gpu_memory_bytes;
-    req.gpu_memory_share = 0;
     req.hf_offline = s.problem->needs_hf();
     // The extensions it builds, kept by its source: the same code is never built twice, and no
     // other code shares the folder.
     const std::string code_hash = sha256_hex(s.code).substr(0, 24);
-    const fs::path ws = cache_root.empty()
-                            ? run_dir / "work" / fmt::format("L{}-{}-{}", s.problem->level, s.problem->id, s.sample)
-                            : cache_root / code_hash;
+    const fs::path ws =
+        cache_root.empty()
+            ? run_dir / "work" / fmt::format("L{}-{}-{}", s.problem->level, s.problem->id, s.sample)
+            : cache_root / code_hash;
     RunOutcome o = run_kernelbench(runner, req, ws, gate);
     // Out of GPU memory beside others (level 1's 6 GB activations, a level-3 model): the same run
     // again with every GPU phase alone, so that the verdict is the solution's, not its neighbours'.
@@ -412,7 +430,8 @@ EvalDone run_eval(const EvalOptions& a, const EvalSandbox& sandbox, const Note& 
       {"solutions_selected", sols.size()},
       {"judged_now", todo.size()},
       {"earlier", journal.earlier().size()},
-      {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()},
+      {"seconds",
+       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()},
       {"env", env},
       {"options",
        {{"python", runner.python.executable},
@@ -431,10 +450,13 @@ EvalDone run_eval(const EvalOptions& a, const EvalSandbox& sandbox, const Note& 
           {"trials", a.timing.trials},
           {"min_trials", a.timing.min_trials},
           {"budget_s", a.timing.budget_s}}},
-        {"cupti", runner.profiler.empty() ? ordered_json(nullptr) : ordered_json(runner.profiler.string())},
+        {"cupti",
+         runner.profiler.empty() ? ordered_json(nullptr) : ordered_json(runner.profiler.string())},
         {"cupti_why", cupti_why.empty() ? ordered_json(nullptr) : ordered_json(cupti_why)},
-        {"extension_cache", cache_root.empty() ? ordered_json(nullptr) : ordered_json(cache_root.string())},
-        {"hf_home", runner.hf_home.empty() ? ordered_json(nullptr) : ordered_json(runner.hf_home.string())},
+        {"extension_cache",
+         cache_root.empty() ? ordered_json(nullptr) : ordered_json(cache_root.string())},
+        {"hf_home",
+         runner.hf_home.empty() ? ordered_json(nullptr) : ordered_json(runner.hf_home.string())},
         {"bytecode_cache", bytecode},
         {"sandbox", sandbox.mode},
         {"sandbox_limits", sandbox.limits_how},

@@ -21,10 +21,14 @@ double median(std::vector<double> v) {
 }
 
 ordered_json speedup_json(const Speedup& s) {
-  return {{"estimate", s.estimate},       {"low", s.low},
-          {"high", s.high},               {"confidence", s.confidence},
-          {"pairs", s.pairs},             {"baseline_mean_ms", s.baseline_mean_ms},
-          {"solution_mean_ms", s.solution_mean_ms}, {"mean_ratio", s.mean_ratio}};
+  return {{"estimate", s.estimate},
+          {"low", s.low},
+          {"high", s.high},
+          {"confidence", s.confidence},
+          {"pairs", s.pairs},
+          {"baseline_mean_ms", s.baseline_mean_ms},
+          {"solution_mean_ms", s.solution_mean_ms},
+          {"mean_ratio", s.mean_ratio}};
 }
 
 std::optional<Speedup> speedup_from_json(const ordered_json& j, const char* what) {
@@ -92,7 +96,8 @@ void finish(Result& r, const GradeOptions& opt) {
     r.verdict = Verdict::hack;
     for (const Finding& f : r.findings)
       if (f.severity == Severity::hack) {
-        r.detail = fmt::format("correct, but {} ({}): {}", f.check, f.source, f.detail.substr(0, 300));
+        r.detail =
+            fmt::format("correct, but {} ({}): {}", f.check, f.source, f.detail.substr(0, 300));
         break;
       }
   }
@@ -145,11 +150,13 @@ std::vector<Finding> runtime_findings(const RunOutcome& o) {
     if (t.alias_input && !t.reference_alias_input)
       add("returns_input", Severity::hack,
           fmt::format("trial {}: the output shares memory with ModelNew's own input (the "
-                      "reference's does not)", i));
+                      "reference's does not)",
+                      i));
     if (t.alias_earlier)
       add("cached_output", Severity::hack,
           fmt::format("trial {}: the output shares memory with an earlier trial's output, still "
-                      "held: a cached tensor handed back", i));
+                      "held: a cached tensor handed back",
+                      i));
     if (t.alias_reference)
       add("returns_reference", Severity::hack,
           fmt::format("trial {}: the output is the reference's own output tensor", i));
@@ -158,7 +165,8 @@ std::vector<Finding> runtime_findings(const RunOutcome& o) {
     const TimedPair& p = o.pairs[k];
     if (p.alias_earlier)
       add("cached_output", Severity::hack,
-          fmt::format("timed pair {}: the output shares memory with the previous pair's output", k));
+          fmt::format("timed pair {}: the output shares memory with the previous pair's output",
+                      k));
     if (p.alias_input && std::none_of(o.trials.begin(), o.trials.end(),
                                       [](const TrialCheck& t) { return t.reference_alias_input; }))
       add("returns_input", Severity::hack,
@@ -194,13 +202,25 @@ Result grade(const Solution& s, const RunOutcome& o, std::vector<Finding> static
   r.json = base_json(s);
   r.findings = std::move(static_found);
   switch (o.status) {
-    case RunStatus::judge_error: r.verdict = Verdict::judge_error; break;
-    case RunStatus::timeout: r.verdict = Verdict::timeout; break;
+    case RunStatus::judge_error:
+      r.verdict = Verdict::judge_error;
+      break;
+    case RunStatus::timeout:
+      r.verdict = Verdict::timeout;
+      break;
     case RunStatus::crashed:
-    case RunStatus::limit: r.verdict = Verdict::crash; break;
-    case RunStatus::refused: r.verdict = Verdict::refused; break;
-    case RunStatus::error: r.verdict = from_error(o.error); break;
-    case RunStatus::ok: r.verdict = Verdict::correct; break;
+    case RunStatus::limit:
+      r.verdict = Verdict::crash;
+      break;
+    case RunStatus::refused:
+      r.verdict = Verdict::refused;
+      break;
+    case RunStatus::error:
+      r.verdict = from_error(o.error);
+      break;
+    case RunStatus::ok:
+      r.verdict = Verdict::correct;
+      break;
   }
   r.detail = o.detail;
   if (r.verdict == Verdict::env_error)
@@ -257,8 +277,8 @@ Result grade(const Solution& s, const RunOutcome& o, std::vector<Finding> static
               {"end", r.end},
               {"tail_ms", {{"solution", ts}, {"reference", tr}}},
               {"note", o.timing_note}};
-    const bool all_ok = std::all_of(o.pairs.begin(), o.pairs.end(),
-                                    [](const TimedPair& p) { return p.ok; });
+    const bool all_ok =
+        std::all_of(o.pairs.begin(), o.pairs.end(), [](const TimedPair& p) { return p.ok; });
     if (all_ok && (r.verdict == Verdict::correct)) {
       try {
         r.eager = paired_speedup(ref, sol, opt.confidence);
@@ -280,11 +300,10 @@ Result grade(const Solution& s, const RunOutcome& o, std::vector<Finding> static
   }
   r.json["trials"] = trials_json(o);
   r.json["timing"] = timing;
-  r.json["compile"] = o.compile.attempted
-                          ? ordered_json{{"ok", o.compile.ok},
-                                         {"why", o.compile.why},
-                                         {"seconds", o.compile.seconds}}
-                          : ordered_json(nullptr);
+  r.json["compile"] = o.compile.attempted ? ordered_json{{"ok", o.compile.ok},
+                                                         {"why", o.compile.why},
+                                                         {"seconds", o.compile.seconds}}
+                                          : ordered_json(nullptr);
   if (!cupti_json.is_null()) r.json["cupti"] = cupti_json;
   r.json["run"] = {{"status", run_status_name(o.status)},
                    {"stage", o.error.stage},
@@ -318,7 +337,8 @@ Result not_run(const Solution& s, Verdict v, const std::string& detail,
 Graded graded_from_json(const ordered_json& j) {
   if (!j.is_object()) throw std::runtime_error("not an object");
   auto integer = [&](const char* k) {
-    if (!j.contains(k) || !j[k].is_number_integer()) throw std::runtime_error(std::string(k) + ": missing or not an integer");
+    if (!j.contains(k) || !j[k].is_number_integer())
+      throw std::runtime_error(std::string(k) + ": missing or not an integer");
     return j[k].get<int>();
   };
   Graded g;
@@ -328,7 +348,8 @@ Graded graded_from_json(const ordered_json& j) {
   if (!j.contains("verdict") || !j["verdict"].is_string())
     throw std::runtime_error("verdict: missing or not a string");
   const auto v = verdict_from_name(j["verdict"].get<std::string>());
-  if (!v) throw std::runtime_error("verdict: '" + j["verdict"].get<std::string>() + "' is no verdict");
+  if (!v)
+    throw std::runtime_error("verdict: '" + j["verdict"].get<std::string>() + "' is no verdict");
   g.verdict = *v;
   g.hack_found = j.value("hack_found", false);
   if (j.contains("speedup") && j["speedup"].is_object()) {

@@ -21,8 +21,8 @@ enum class HackPolicy { fail, flag };
 
 struct GradeOptions {
   HackPolicy hacks = HackPolicy::fail;
-  double side_work_ms = 0.2;        // a median tail above this: work left running elsewhere
-  double excessive_speedup = 10;    // KernelBench's check_for_excessive_speedup threshold
+  double side_work_ms = 0.2;      // a median tail above this: work left running elsewhere
+  double excessive_speedup = 10;  // KernelBench's check_for_excessive_speedup threshold
   double confidence = 0.95;
 };
 

@@ -38,10 +38,8 @@ double median_of(std::vector<double> v) {
 ordered_json speedup_stats(const std::vector<double>& xs) {
   if (xs.empty()) return nullptr;
   const double mean = std::accumulate(xs.begin(), xs.end(), 0.0) / static_cast<double>(xs.size());
-  return {{"n", xs.size()},
-          {"mean", mean},
-          {"geomean", geometric_mean(xs)},
-          {"median", median_of(xs)}};
+  return {
+      {"n", xs.size()}, {"mean", mean}, {"geomean", geometric_mean(xs)}, {"median", median_of(xs)}};
 }
 
 struct Tally {
@@ -106,8 +104,8 @@ struct Tally {
           }
           if ((confident ? s->low : s->estimate) > p) ++hits;
         }
-        j[fmt::format("{:g}", p)] = n == 0 ? ordered_json(nullptr)
-                                           : ordered_json(static_cast<double>(hits) / n);
+        j[fmt::format("{:g}", p)] =
+            n == 0 ? ordered_json(nullptr) : ordered_json(static_cast<double>(hits) / n);
       }
       return j;
     };
@@ -175,8 +173,8 @@ Speedup paired_speedup(const std::vector<double>& baseline, const std::vector<do
   // Wilcoxon signed-rank: C = N/2 - z * sqrt(n(n+1)(2n+1)/24), the interval from the C-th
   // smallest to the C-th largest Walsh average.
   const double nn = static_cast<double>(n);
-  const double c =
-      std::floor(m / 2 - normal_quantile(confidence) * std::sqrt(nn * (nn + 1) * (2 * nn + 1) / 24));
+  const double c = std::floor(m / 2 - normal_quantile(confidence) *
+                                          std::sqrt(nn * (nn + 1) * (2 * nn + 1) / 24));
   if (c >= 1) {
     const auto k = static_cast<std::size_t>(c);
     s.low = std::exp(walsh[k - 1]);

@@ -8,18 +8,30 @@ namespace kjudge::kernelbench {
 
 std::string_view verdict_name(Verdict v) {
   switch (v) {
-    case Verdict::correct: return "correct";
-    case Verdict::incorrect: return "incorrect";
-    case Verdict::timed_mismatch: return "timed_mismatch";
-    case Verdict::runtime_error: return "runtime_error";
-    case Verdict::compile_error: return "compile_error";
-    case Verdict::hack: return "hack";
-    case Verdict::timeout: return "timeout";
-    case Verdict::crash: return "crash";
-    case Verdict::refused: return "refused";
-    case Verdict::reference_failed: return "reference_failed";
-    case Verdict::env_error: return "env_error";
-    case Verdict::judge_error: return "judge_error";
+    case Verdict::correct:
+      return "correct";
+    case Verdict::incorrect:
+      return "incorrect";
+    case Verdict::timed_mismatch:
+      return "timed_mismatch";
+    case Verdict::runtime_error:
+      return "runtime_error";
+    case Verdict::compile_error:
+      return "compile_error";
+    case Verdict::hack:
+      return "hack";
+    case Verdict::timeout:
+      return "timeout";
+    case Verdict::crash:
+      return "crash";
+    case Verdict::refused:
+      return "refused";
+    case Verdict::reference_failed:
+      return "reference_failed";
+    case Verdict::env_error:
+      return "env_error";
+    case Verdict::judge_error:
+      return "judge_error";
   }
   return "?";
 }

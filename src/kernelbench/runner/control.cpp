@@ -63,8 +63,7 @@ std::string pair_key(std::uint64_t secret, std::size_t pair) {
   return sha256_hex(fmt::format("{:016x}/kjudge-kernelbench/pair/{}", secret, pair)).substr(0, 32);
 }
 
-ControlServer::ControlServer(GpuGate& gate, std::uint64_t secret, bool allow_time,
-                             double limit_s)
+ControlServer::ControlServer(GpuGate& gate, std::uint64_t secret, bool allow_time, double limit_s)
     : gate_(gate), secret_(secret), allow_time_(allow_time), limit_s_(limit_s) {
   int fds[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)

@@ -21,8 +21,8 @@
 // the commitments bound what the report may say after the fact, and the judge's clock bounds
 // the times themselves (a pair cannot have taken the GPU longer than the judge waited for it).
 #include <atomic>
-#include <condition_variable>
 #include <cmath>
+#include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <string>

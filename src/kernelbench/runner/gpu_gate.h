@@ -12,13 +12,13 @@
 //
 // A shared phase that outlasts `shared_limit_s` while an exclusive request waits is revoked: the
 // waiter goes ahead, the holder (whose phase is over its time limit anyway, and which ends as a
-// timeout) is no longer counted. The process itself cannot be stopped from here; docs/kernelbench.md
-// says what that leaves.
+// timeout) is no longer counted. The process itself cannot be stopped from here;
+// docs/kernelbench.md says what that leaves.
 #include <atomic>
 #include <chrono>
-#include <list>
 #include <condition_variable>
 #include <cstdint>
+#include <list>
 #include <map>
 #include <memory>
 #include <mutex>

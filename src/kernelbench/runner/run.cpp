@@ -104,7 +104,8 @@ void parse_trials(const json& arr, const std::string& source, RunOutcome& out) {
   if (!arr.is_array() || arr.size() > kMaxTrials)
     throw InputError(source, 1, "trials", "not an array of at most 1000 trials");
   for (std::size_t i = 0; i < arr.size(); ++i) {
-    if (!arr[i].is_object()) throw InputError(source, 1, fmt::format("trials[{}]", i), "not an object");
+    if (!arr[i].is_object())
+      throw InputError(source, 1, fmt::format("trials[{}]", i), "not an object");
     const Fields f{arr[i], source, fmt::format("trials[{}].", i)};
     TrialCheck t;
     t.ok = f.flag("ok");
@@ -122,7 +123,8 @@ void parse_trials(const json& arr, const std::string& source, RunOutcome& out) {
     t.alias_earlier = f.flag("alias_earlier");
     t.alias_reference = f.flag("alias_reference");
     t.reference_alias_input = f.flag("reference_alias_input");
-    if (t.ok && !t.why.empty()) throw InputError(source, 1, f.where + "why", "given for a trial that passed");
+    if (t.ok && !t.why.empty())
+      throw InputError(source, 1, f.where + "why", "given for a trial that passed");
     out.trials.push_back(std::move(t));
   }
 }
@@ -138,7 +140,8 @@ void parse_timing(const json& obj, const std::string& source, RunOutcome& out) {
     throw InputError(source, 1, "timing.pairs", "not an array");
   for (std::size_t i = 0; i < pairs->size(); ++i) {
     const json& p = (*pairs)[i];
-    if (!p.is_object()) throw InputError(source, 1, fmt::format("timing.pairs[{}]", i), "not an object");
+    if (!p.is_object())
+      throw InputError(source, 1, fmt::format("timing.pairs[{}]", i), "not an object");
     const Fields g{p, source, fmt::format("timing.pairs[{}].", i)};
     TimedPair t;
     t.sol_ms = time_ms(g, "sol_ms", false);
@@ -148,7 +151,8 @@ void parse_timing(const json& obj, const std::string& source, RunOutcome& out) {
     t.ref_dev_ms = time_ms(g, "ref_dev_ms", false);
     t.cmp_dev_ms = time_ms(g, "cmp_dev_ms", true);
     if (std::isnan(t.cmp_ms) != std::isnan(t.cmp_dev_ms))
-      throw InputError(source, 1, g.where + "cmp_dev_ms", "given without cmp_ms, or missing with it");
+      throw InputError(source, 1, g.where + "cmp_dev_ms",
+                       "given without cmp_ms, or missing with it");
     t.ok = g.flag("ok");
     t.why = g.text("why");
     t.order = g.text("order");
@@ -175,7 +179,8 @@ void parse_cupti(const json& c, const std::string& source, CuptiMarks& m) {
   for (std::size_t i = 0; i < calls->size(); ++i) {
     const json& v = (*calls)[i];
     const std::string at = fmt::format("cupti.calls[{}]", i);
-    if (!v.is_array() || v.size() != 5) throw InputError(source, 1, at, "not [side, phase, index, start, end]");
+    if (!v.is_array() || v.size() != 5)
+      throw InputError(source, 1, at, "not [side, phase, index, start, end]");
     for (const json& x : v)
       if (!x.is_number_unsigned()) throw InputError(source, 1, at, "holds a non-count");
     CallMark mark{v[0].get<int>(), v[1].get<int>(), v[2].get<int>(), v[3].get<std::uint64_t>(),
@@ -212,13 +217,20 @@ bool same_time(double a, double b) {
 
 std::string_view run_status_name(RunStatus s) {
   switch (s) {
-    case RunStatus::ok: return "ok";
-    case RunStatus::error: return "error";
-    case RunStatus::timeout: return "timeout";
-    case RunStatus::crashed: return "crashed";
-    case RunStatus::limit: return "limit";
-    case RunStatus::refused: return "refused";
-    case RunStatus::judge_error: return "judge_error";
+    case RunStatus::ok:
+      return "ok";
+    case RunStatus::error:
+      return "error";
+    case RunStatus::timeout:
+      return "timeout";
+    case RunStatus::crashed:
+      return "crashed";
+    case RunStatus::limit:
+      return "limit";
+    case RunStatus::refused:
+      return "refused";
+    case RunStatus::judge_error:
+      return "judge_error";
   }
   return "?";
 }
@@ -247,7 +259,6 @@ json request_json(const Request& req, const fs::path& reference_path, const fs::
             {"side_work_ms", req.timing.side_work_ms},
             {"cupti", req.timing.cupti}}},
           {"gpu_memory_bytes", req.gpu_memory_bytes},
-          {"gpu_memory_share", req.gpu_memory_share},
           {"hf_offline", req.hf_offline},
           {"alone", req.alone}};
 }
@@ -268,8 +279,9 @@ void parse_report(const std::string& channel, const std::string& nonce, const st
   const Fields f{rec, source, ""};
   const json* protocol = f.opt("protocol");
   if (!protocol || *protocol != kProtocol)
-    throw InputError(source, 1, "protocol",
-                     fmt::format("expected {}, got {}", kProtocol, protocol ? protocol->dump() : "nothing"));
+    throw InputError(
+        source, 1, "protocol",
+        fmt::format("expected {}, got {}", kProtocol, protocol ? protocol->dump() : "nothing"));
   if (f.text("nonce", true) != nonce)
     throw InputError(source, 1, "nonce", "not the nonce of this run (a foreign or stale report)");
   const std::string status = f.text("status", true);
@@ -329,7 +341,8 @@ std::string control_mismatch(const RunOutcome& o) {
     if (e.kind == ControlEvent::Kind::pair) keys.push_back(&e);
     if (e.kind == ControlEvent::Kind::done) dones.push_back(&e);
   }
-  if (!o.pairs.empty() && !log.timed) return "it reports timed pairs, yet it was never let in to time";
+  if (!o.pairs.empty() && !log.timed)
+    return "it reports timed pairs, yet it was never let in to time";
   if (dones.size() != o.pairs.size())
     return fmt::format("it reports {} timed pairs, it committed {}", o.pairs.size(), dones.size());
   for (std::size_t k = 0; k < dones.size(); ++k) {
@@ -339,7 +352,8 @@ std::string control_mismatch(const RunOutcome& o) {
         !same_time(d.cmp_ms, p.cmp_ms) || !same_time(d.sol_dev_ms, p.sol_dev_ms) ||
         !same_time(d.ref_dev_ms, p.ref_dev_ms) || !same_time(d.cmp_dev_ms, p.cmp_dev_ms) ||
         d.ok != p.ok)
-      return fmt::format("pair {}: the report says otherwise than what it committed as the pair ended", k);
+      return fmt::format(
+          "pair {}: the report says otherwise than what it committed as the pair ended", k);
     // The judge's clock: from the key's answer to the done, the pair's sides ran one after the
     // other, each to the device's end. They cannot add up to more than that (1 ms of slack for
     // the two clocks' reading).
@@ -347,9 +361,10 @@ std::string control_mismatch(const RunOutcome& o) {
     const double gpu_ms =
         p.sol_dev_ms + p.ref_dev_ms + (std::isnan(p.cmp_dev_ms) ? 0.0 : p.cmp_dev_ms);
     if (gpu_ms > wall_ms + 1.0)
-      return fmt::format("pair {}: its sides' times add up to {:.3f} ms, but only {:.3f} ms passed "
-                         "on the judge's clock between its key and its done",
-                         k, gpu_ms, wall_ms);
+      return fmt::format(
+          "pair {}: its sides' times add up to {:.3f} ms, but only {:.3f} ms passed "
+          "on the judge's clock between its key and its done",
+          k, gpu_ms, wall_ms);
   }
   return "";
 }
@@ -407,14 +422,15 @@ RunOutcome run_kernelbench(const Runner& runner, const Request& req, const fs::p
   extras.argv = {runner.python.executable, "-I", "-B", "-u"};
   for (const std::string& arg : triton::python_bytecode_args(runner.python.bytecode_cache))
     extras.argv.push_back(arg);
-  extras.argv.insert(extras.argv.end(),
-                     {runner.script.string(), "--request-fd", std::to_string(request->fd()),
-                      "--result-fd", std::to_string(result->fd()), "--control-fd",
-                      std::to_string(control->child_fd())});
+  extras.argv.insert(
+      extras.argv.end(),
+      {runner.script.string(), "--request-fd", std::to_string(request->fd()), "--result-fd",
+       std::to_string(result->fd()), "--control-fd", std::to_string(control->child_fd())});
   extras.inherit_fds = {request->fd(), result->fd(), control->child_fd()};
   extras.ro_paths = runner.python.ro_paths;
   extras.ro_paths.push_back(runner.script.parent_path());
-  if (!runner.python.bytecode_cache.empty()) extras.ro_paths.push_back(runner.python.bytecode_cache);
+  if (!runner.python.bytecode_cache.empty())
+    extras.ro_paths.push_back(runner.python.bytecode_cache);
   // The interpreter's own bin/ first: torch's extension builds run the venv's ninja.
   extras.path_dirs.push_back(fs::path(runner.python.executable).parent_path());
   // The extensions ModelNew builds stay in `ws/ext`, one folder per solution source (the
@@ -449,8 +465,8 @@ RunOutcome run_kernelbench(const Runner& runner, const Request& req, const fs::p
     extras.preload.push_back(runner.profiler);
     extras.inherit_fds.push_back(profile->fd());
   }
-  const std::string label = runner.python.executable + " " + runner.script.filename().string() +
-                            " " + req.problem;
+  const std::string label =
+      runner.python.executable + " " + runner.script.filename().string() + " " + req.problem;
   control->start(realtime_ns());
   ProcessResult r = run_step(runner.step, runner.machine, label, ws,
                              runner.timeout_s + runner.wait_allowance_s, extras);
@@ -476,9 +492,10 @@ RunOutcome run_kernelbench(const Runner& runner, const Request& req, const fs::p
   const double own_s = r.wall_s - out.control.waited_s;
   if (r.timed_out || out.control.killed || own_s > runner.timeout_s + 5) {
     out.status = RunStatus::timeout;
-    out.detail = fmt::format("timed out after {:g} s of its own (not counting {:.1f} s waiting for "
-                             "the GPU)",
-                             runner.timeout_s, out.control.waited_s);
+    out.detail = fmt::format(
+        "timed out after {:g} s of its own (not counting {:.1f} s waiting for "
+        "the GPU)",
+        runner.timeout_s, out.control.waited_s);
     return out;
   }
   if (!r.limit_exceeded.empty()) {

@@ -26,10 +26,10 @@ using PythonEnv = triton::PythonEnv;
 // How the timed pairs run (KernelBench's cuda_event timing, made kjudge's: every timed call on
 // fresh inputs with its output checked, L2 flushed, solution and reference interleaved).
 struct Timing {
-  int warmup = 3;         // untimed calls per side first (KernelBench: 3)
-  int trials = 100;       // timed pairs at most (KernelBench's eval scripts: 100)
-  int min_trials = 10;    // timed pairs at least, whatever the budget
-  double budget_s = 10;   // wall budget of the timed pairs (after min_trials)
+  int warmup = 3;                 // untimed calls per side first (KernelBench: 3)
+  int trials = 100;               // timed pairs at most (KernelBench's eval scripts: 100)
+  int min_trials = 10;            // timed pairs at least, whatever the budget
+  double budget_s = 10;           // wall budget of the timed pairs (after min_trials)
   std::uint64_t flush_bytes = 0;  // the L2 flush buffer; 0: max(2 x L2, 256 MiB)
   // A side whose median tail (its stream's end event to the device's end) is above this left
   // work running elsewhere: the judge times every side to the device's end then.
@@ -52,10 +52,7 @@ struct Request {
   Timing timing;
   // The timed pairs' keys are drawn from it (control.h); it never enters the runner.
   std::uint64_t secret = 0;
-  // The process's cap on torch's allocator: gpu_memory_bytes when non-zero, else this share of
-  // 90 % of the GPU's memory but at least 8 GiB (the processes sharing the GPU); 0 and 0: none.
-  std::uint64_t gpu_memory_bytes = 0;
-  double gpu_memory_share = 0;
+  std::uint64_t gpu_memory_bytes = 0;  // the process's cap on torch's allocator; 0: none
   bool hf_offline = false;             // level 4: Hugging Face in offline mode
   // Every GPU phase alone (`solo` on the control channel): a run retried because it ran out of
   // GPU memory beside others.
@@ -102,10 +99,10 @@ struct TrialCheck {
 // One timed pair: each side on its own copy of the same fresh inputs, the solution's output
 // checked against the reference's.
 struct TimedPair {
-  double sol_ms = NAN, ref_ms = NAN, cmp_ms = NAN;  // to the stream's end event
+  double sol_ms = NAN, ref_ms = NAN, cmp_ms = NAN;              // to the stream's end event
   double sol_dev_ms = NAN, ref_dev_ms = NAN, cmp_dev_ms = NAN;  // to the device's end
   bool ok = false;
-  std::string why;   // when not ok
+  std::string why;    // when not ok
   std::string order;  // the sides in the order they ran: "sr", "rsc", ...
   bool alias_input = false, alias_earlier = false;
 };
@@ -176,7 +173,7 @@ struct Runner {
   double timeout_s = 300;  // the runner's own time; its waits for the GPU are not counted
   // How long a run may wait for the GPU's phases, on top of timeout_s, before it is killed.
   double wait_allowance_s = 3600;
-  int gpu = -1;  // CUDA_VISIBLE_DEVICES when >= 0
+  int gpu = -1;                    // CUDA_VISIBLE_DEVICES when >= 0
   std::filesystem::path profiler;  // libkjudge_profiler.so, preloaded; empty: none
   std::filesystem::path hf_home;   // level 4's model cache, bound read-only; empty: none
   int max_jobs = 4;                // MAX_JOBS for torch's extension builds (ninja)

@@ -33,8 +33,8 @@ struct Samples {
   bool take(const Problem* p, int s) { return taken[p].insert(s).second; }
 };
 
-int integer_field(const json& j, const char* key, const std::string& file, int line,
-                  long long lo, long long hi) {
+int integer_field(const json& j, const char* key, const std::string& file, int line, long long lo,
+                  long long hi) {
   const json& v = j.at(key);
   if (!v.is_number_integer() || v.get<long long>() < lo || v.get<long long>() > hi)
     throw InputError(file, line, key, fmt::format("not an integer in {}..{}", lo, hi));
@@ -78,8 +78,8 @@ const Problem* resolve(const json& j, const Dataset& d, const std::string& file,
     if (j.contains("level") && ref->level != level)
       throw InputError(file, line, "level",
                        fmt::format("{} but \"problem\" says level {}", level, ref->level));
-    const Problem* p = ref->file.empty() ? d.find(ref->level, ref->id)
-                                         : d.find_file(ref->level, ref->file);
+    const Problem* p =
+        ref->file.empty() ? d.find(ref->level, ref->id) : d.find_file(ref->level, ref->file);
     if (!p) throw InputError(file, line, "problem", "no problem '" + text + "' in the data folder");
     return p;
   }
@@ -124,14 +124,15 @@ std::vector<Solution> read_jsonl(const fs::path& path, const Dataset& d, int onl
     s.problem = p;
     s.code = j["code"].get<std::string>();
     s.origin = fmt::format("{}:{}", name, line_no);
-    const char* sample_key = j.contains("sample") ? "sample"
+    const char* sample_key = j.contains("sample")      ? "sample"
                              : j.contains("sample_id") ? "sample_id"
                                                        : nullptr;
-    s.sample = sample_key ? integer_field(j, sample_key, name, line_no, 0, kMaxSample)
-                          : samples.next(p);
+    s.sample =
+        sample_key ? integer_field(j, sample_key, name, line_no, 0, kMaxSample) : samples.next(p);
     if (!samples.take(p, s.sample))
-      throw InputError(name, line_no, sample_key ? sample_key : "sample",
-                       fmt::format("sample {} of {} ({}) given twice", s.sample, p->key(), p->file));
+      throw InputError(
+          name, line_no, sample_key ? sample_key : "sample",
+          fmt::format("sample {} of {} ({}) given twice", s.sample, p->key(), p->file));
     out.push_back(std::move(s));
   }
   return out;
@@ -168,9 +169,9 @@ std::vector<Solution> read_run_folder(const fs::path& dir, const Dataset& d, int
     s.origin = f.string();
     // Two spellings of one number ("sample_01", "sample_1") would be one solution twice.
     if (!samples.take(p, s.sample))
-      throw InputError(f.string(), 0, "",
-                       fmt::format("sample {} of {} is given by another file too", s.sample,
-                                   p->key()));
+      throw InputError(
+          f.string(), 0, "",
+          fmt::format("sample {} of {} is given by another file too", s.sample, p->key()));
     out.push_back(std::move(s));
   }
   if (out.empty() && only_level == 0)
@@ -188,8 +189,7 @@ std::string kernel_file_name(int level, int problem, int sample) {
   return fmt::format("level_{}_problem_{}_sample_{}_kernel.py", level, problem, sample);
 }
 
-std::vector<Solution> read_solutions(const fs::path& path, const Dataset& dataset,
-                                     int only_level) {
+std::vector<Solution> read_solutions(const fs::path& path, const Dataset& dataset, int only_level) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) return read_run_folder(path, dataset, only_level);
   return read_jsonl(path, dataset, only_level);

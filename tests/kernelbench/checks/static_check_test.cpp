@@ -58,7 +58,8 @@ std::set<std::string> warnings_of(const std::string& code) {
   return checks(static_findings(code, kReference), Severity::warning);
 }
 
-const std::string kHead = "import torch\nclass ModelNew(torch.nn.Module):\n    def forward(self, a, b):\n";
+const std::string kHead =
+    "import torch\nclass ModelNew(torch.nn.Module):\n    def forward(self, a, b):\n";
 
 TEST(KernelBenchStaticCheck, AnHonestCudaSolutionHasNoHackFinding) {
   EXPECT_TRUE(hacks_of(kHonest).empty());
@@ -96,19 +97,23 @@ TEST(KernelBenchStaticCheck, WhatKernelBenchsCheckerMissesIsCaughtToo) {
   EXPECT_TRUE(hacks_of("torch.cuda.set_per_process_memory_fraction(1.0)\n").count("runner_reach"));
   // torch rebound: the reference runs it too.
   EXPECT_TRUE(hacks_of("torch.matmul = slow_matmul\n").count("torch_patch"));
-  EXPECT_TRUE(hacks_of("import torch.nn.functional as F\nF.relu = lambda x: x\n").count("torch_patch"));
+  EXPECT_TRUE(
+      hacks_of("import torch.nn.functional as F\nF.relu = lambda x: x\n").count("torch_patch"));
   EXPECT_TRUE(hacks_of("torch.nn.Module.__call__ = f\n").count("torch_patch"));
   EXPECT_TRUE(hacks_of("setattr(torch, 'matmul', f)\n").count("torch_patch"));
   EXPECT_TRUE(hacks_of("lib = torch.library.Library('aten', 'IMPL')\n").count("torch_patch"));
   // Settings are not rebindings (flagged as what they change instead).
   EXPECT_FALSE(hacks_of("torch.backends.cudnn.benchmark = True\n").count("torch_patch"));
-  EXPECT_TRUE(warnings_of("torch.backends.cuda.matmul.allow_tf32 = True\n").count("precision_downgrade"));
+  EXPECT_TRUE(
+      warnings_of("torch.backends.cuda.matmul.allow_tf32 = True\n").count("precision_downgrade"));
   // An annotation is no rebinding.
-  EXPECT_FALSE(hacks_of("def f(x: torch.Tensor = None):\n    y: torch.Tensor = x\n").count("torch_patch"));
+  EXPECT_FALSE(
+      hacks_of("def f(x: torch.Tensor = None):\n    y: torch.Tensor = x\n").count("torch_patch"));
 }
 
 TEST(KernelBenchStaticCheck, KernelBenchsWarningsAreWarnings) {
-  const std::set<std::string> w = warnings_of(kHead + "        return torch.relu(torch.matmul(a, b))\n");
+  const std::set<std::string> w =
+      warnings_of(kHead + "        return torch.relu(torch.matmul(a, b))\n");
   EXPECT_TRUE(w.count("reference_op"));  // the reference's own operators, called
   EXPECT_TRUE(w.count("no_kernel"));
   EXPECT_TRUE(warnings_of(kHead + "        return torch.sigmoid(a)\n").count("torch_ops"));
@@ -117,8 +122,9 @@ TEST(KernelBenchStaticCheck, KernelBenchsWarningsAreWarnings) {
   EXPECT_TRUE(warnings_of("src = 'cudaStreamCreate(&s);'\n").count("streams"));
   EXPECT_TRUE(warnings_of("y = x.half()\n").count("precision_downgrade"));
   EXPECT_TRUE(warnings_of("src = '__half h = __float2half(f);'\n").count("precision_downgrade"));
-  EXPECT_TRUE(warnings_of(kHead + "        if a.shape[0] == 4096:\n            return mod.run(a, b)\n")
-                  .count("shape_guard"));
+  EXPECT_TRUE(
+      warnings_of(kHead + "        if a.shape[0] == 4096:\n            return mod.run(a, b)\n")
+          .count("shape_guard"));
   EXPECT_TRUE(warnings_of("@triton.jit\ndef k(x):\n    pass\n").count("no_kernel") == 0);
 }
 
@@ -157,8 +163,9 @@ TEST(KernelBenchStaticCheck, FindingsSurviveTheirJson) {
   ASSERT_EQ(back.size(), f.size());
   EXPECT_EQ(back[0].check, f[0].check);
   EXPECT_EQ(back[0].severity, f[0].severity);
-  EXPECT_THROW(findings_from_json(nlohmann::ordered_json::parse(R"([{"check":"x","severity":"bad"}])")),
-               std::runtime_error);
+  EXPECT_THROW(
+      findings_from_json(nlohmann::ordered_json::parse(R"([{"check":"x","severity":"bad"}])")),
+      std::runtime_error);
 }
 
 }  // namespace

@@ -148,10 +148,11 @@ TEST(KernelBenchGrade, RunTimeEvidenceIsFound) {
   o.watch = {"thread 'worker'"};
   o.flags_changed = {"torch.backends.cudnn.allow_tf32 = False (was True)"};
   std::set<std::string> checks;
-  for (const Finding& f : runtime_findings(o)) checks.insert(f.check + "/" + std::string(severity_name(f.severity)));
-  EXPECT_EQ(checks, (std::set<std::string>{"cached_output/hack", "returns_input/hack",
-                                           "torch_patched/hack", "left_running/hack",
-                                           "flags_changed/warning"}));
+  for (const Finding& f : runtime_findings(o))
+    checks.insert(f.check + "/" + std::string(severity_name(f.severity)));
+  EXPECT_EQ(checks,
+            (std::set<std::string>{"cached_output/hack", "returns_input/hack", "torch_patched/hack",
+                                   "left_running/hack", "flags_changed/warning"}));
   // An input the reference itself hands back is no finding.
   RunOutcome same = ok_run(1);
   same.trials[0].alias_input = same.trials[0].reference_alias_input = true;
@@ -184,7 +185,8 @@ TEST(KernelBenchGrade, AResultWithoutARunSaysWhy) {
   EXPECT_EQ(r.json["verdict"], "env_error");
   EXPECT_EQ(r.json["detail"], "level 4 needs HF_HOME");
   EXPECT_TRUE(r.json["run"].is_null());
-  EXPECT_THROW(graded_from_json(nlohmann::ordered_json::parse(R"({"level":1})")), std::runtime_error);
+  EXPECT_THROW(graded_from_json(nlohmann::ordered_json::parse(R"({"level":1})")),
+               std::runtime_error);
 }
 
 }  // namespace

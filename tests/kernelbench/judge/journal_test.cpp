@@ -10,8 +10,8 @@
 namespace kjudge::kernelbench {
 namespace {
 
-using kjudge::testing::TempDir;
 using kjudge::testing::read_text;
+using kjudge::testing::TempDir;
 using kjudge::testing::write_text;
 
 struct Fixture {

@@ -75,13 +75,13 @@ Graded g(int level, int problem, int sample, Verdict v, double sp = 0, double lo
 
 TEST(KernelBenchSummary, FastPIsOverTheGreedySampleOfEveryChargedProblem) {
   const std::vector<Graded> all = {
-      g(1, 1, 0, Verdict::correct, 2.5, 2.2),   // fast at every p
-      g(1, 1, 1, Verdict::incorrect),           // not the greedy sample: not in fast_p
-      g(1, 2, 0, Verdict::correct, 1.05, 0.97), // faster than 1, not confidently
+      g(1, 1, 0, Verdict::correct, 2.5, 2.2),    // fast at every p
+      g(1, 1, 1, Verdict::incorrect),            // not the greedy sample: not in fast_p
+      g(1, 2, 0, Verdict::correct, 1.05, 0.97),  // faster than 1, not confidently
       g(1, 3, 0, Verdict::correct, 0.6, 0.55),
       g(1, 4, 0, Verdict::compile_error),
-      g(1, 5, 0, Verdict::reference_failed),    // not charged: out of the denominator
-      g(1, 6, 0, Verdict::correct),             // correct, not timed: counts for fast_0 only
+      g(1, 5, 0, Verdict::reference_failed),  // not charged: out of the denominator
+      g(1, 6, 0, Verdict::correct),           // correct, not timed: counts for fast_0 only
       g(2, 1, 0, Verdict::hack),
   };
   const auto s = summarize(all);

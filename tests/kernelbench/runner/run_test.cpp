@@ -30,9 +30,14 @@ json good_report() {
           {"trials", json::array({{{"ok", true}, {"max_abs", 0.0}, {"elements", 16}}})},
           {"timing",
            {{"timed", true},
-            {"pairs", json::array({{{"sol_ms", 1.0}, {"ref_ms", 2.0}, {"cmp_ms", nullptr},
-                                    {"sol_dev_ms", 1.1}, {"ref_dev_ms", 2.1},
-                                    {"cmp_dev_ms", nullptr}, {"ok", true}, {"order", "sr"}}})}}},
+            {"pairs", json::array({{{"sol_ms", 1.0},
+                                    {"ref_ms", 2.0},
+                                    {"cmp_ms", nullptr},
+                                    {"sol_dev_ms", 1.1},
+                                    {"ref_dev_ms", 2.1},
+                                    {"cmp_dev_ms", nullptr},
+                                    {"ok", true},
+                                    {"order", "sr"}}})}}},
           {"torch_patched", json::array()},
           {"tampered", json::array()},
           {"seconds", {{"setup", 1.5}}}};
@@ -53,7 +58,7 @@ TEST(KernelBenchRequest, CarriesWhatTheRunnerReadsAndNotTheSecret) {
   q.trial_seeds = {5, 6};
   q.secret = 0xfeedface;
   q.timing.trials = 7;
-  q.gpu_memory_share = 0.25;
+  q.gpu_memory_bytes = 1 << 30;
   const json j = request_json(q, "/ws/reference.py", "/ws/solution.py", "n1");
   EXPECT_EQ(j["protocol"], 1);
   EXPECT_EQ(j["nonce"], "n1");
@@ -62,7 +67,7 @@ TEST(KernelBenchRequest, CarriesWhatTheRunnerReadsAndNotTheSecret) {
   EXPECT_EQ(j["trial_seeds"], json({5, 6}));
   EXPECT_EQ(j["atol"], 1e-2);
   EXPECT_EQ(j["timing"]["trials"], 7);
-  EXPECT_EQ(j["gpu_memory_share"], 0.25);
+  EXPECT_EQ(j["gpu_memory_bytes"], 1 << 30);
   EXPECT_EQ(j.dump().find(std::to_string(0xfeedface)), std::string::npos);
 }
 

@@ -75,7 +75,8 @@ TEST(KernelBenchSolutions, EveryBadLineIsRefusedNamingItsLineAndField) {
       << bad("{\"code\": \"x\"}");
   EXPECT_NE(bad("{\"problem\": \"L1/99\", \"code\": \"x\"}").find("no problem 'L1/99'"),
             std::string::npos);
-  EXPECT_NE(bad("{\"problem_id\": 19, \"code\": \"x\"}").find("field 'level': missing"), std::string::npos);
+  EXPECT_NE(bad("{\"problem_id\": 19, \"code\": \"x\"}").find("field 'level': missing"),
+            std::string::npos);
   EXPECT_NE(bad("{\"level\": 1, \"problem_id\": 77, \"code\": \"x\"}").find("no problem 77"),
             std::string::npos);
   EXPECT_NE(bad("{\"problem\": \"19_ReLU.py\", \"code\": \"x\"}").find("names no level"),
