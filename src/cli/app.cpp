@@ -47,6 +47,7 @@ int run_cli(int argc, char** argv) {
   add_report_command(app, rc);
   add_export_command(app, rc);
   add_triton_commands(app, rc);
+  add_kernelbench_commands(app, rc);
   add_completion_command(app, rc);
   add_manpage_command(app, rc);
   // `--config` is the root's option but may come after the subcommand; an unknown command word

@@ -21,5 +21,6 @@ void add_export_command(CLI::App& app, int& rc);         // export --csv, --insp
 void add_triton_commands(CLI::App& app, int& rc);        // triton list, show
 void add_completion_command(CLI::App& app, int& rc);     // completion bash|zsh
 void add_manpage_command(CLI::App& app, int& rc);        // man (kjudge(1) in roff)
+void add_kernelbench_commands(CLI::App& app, int& rc);   // kernelbench list, eval
 
 }  // namespace kjudge
