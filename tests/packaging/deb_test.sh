@@ -27,6 +27,7 @@ root=$work/root
 dpkg-deb -x "$deb" "$root"
 for f in usr/bin/kjudge usr/lib/kjudge/libkjudge_main_guard.so \
          usr/share/kjudge/python/kjudge_triton_runner.py usr/share/kjudge/python/kjudge_triton/main.py \
+         usr/share/kjudge/python/kjudge_kernelbench_runner.py \
          usr/share/doc/kjudge/README.md usr/share/doc/kjudge/docs/formats.md \
          usr/share/man/man1/kjudge.1 usr/share/bash-completion/completions/kjudge \
          usr/share/zsh/vendor-completions/_kjudge; do

@@ -12,6 +12,7 @@
 #include "core/enum_names.h"
 #include "core/input_error.h"
 #include "perf/profiler_channel.h"
+#include "run/beside_binary.h"
 #include "run/cloexec_file.h"
 #include "run/result_channel.h"
 #include "triton/runner/python_bytecode.h"
@@ -370,26 +371,8 @@ std::string control_mismatch(const RunOutcome& o) {
 }
 
 fs::path locate_kernelbench_runner(const std::string& preferred) {
-  if (!preferred.empty()) {
-    if (access(preferred.c_str(), R_OK) != 0)
-      throw std::runtime_error("the KernelBench runner " + preferred + " cannot be read");
-    return fs::absolute(preferred);
-  }
-  if (const char* e = std::getenv("KJUDGE_KERNELBENCH_RUNNER"); e && *e)
-    return locate_kernelbench_runner(e);
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  std::vector<fs::path> tried;
-  if (!ec) {
-    tried = {self.parent_path() / "python/kjudge_kernelbench_runner.py",
-             self.parent_path().parent_path() / "python/kjudge_kernelbench_runner.py"};
-    for (const fs::path& p : tried)
-      if (access(p.c_str(), R_OK) == 0) return p.lexically_normal();
-  }
-  std::string list;
-  for (const fs::path& p : tried) list += " " + p.string();
-  throw std::runtime_error("cannot find python/kjudge_kernelbench_runner.py (looked at" + list +
-                           "); give --runner PATH or set KJUDGE_KERNELBENCH_RUNNER");
+  return locate_python_entry("kjudge_kernelbench_runner.py", "KJUDGE_KERNELBENCH_RUNNER",
+                             "the KernelBench runner", preferred);
 }
 
 RunOutcome run_kernelbench(const Runner& runner, const Request& req, const fs::path& workspace,

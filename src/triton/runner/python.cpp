@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "run/beside_binary.h"
 #include "run/process.h"
 
 namespace kjudge::triton {
@@ -98,27 +99,8 @@ PythonEnv probe_python(const std::string& python, double timeout_s) {
 }
 
 fs::path locate_triton_runner(const std::string& preferred) {
-  if (!preferred.empty()) {
-    if (access(preferred.c_str(), R_OK) != 0)
-      throw std::runtime_error("the Triton runner " + preferred + " cannot be read");
-    return fs::absolute(preferred);
-  }
-  if (const char* e = std::getenv("KJUDGE_TRITON_RUNNER"); e && *e) return locate_triton_runner(e);
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  std::vector<fs::path> tried;
-  if (!ec) {
-    // A bundle, a build tree in the source tree, an installed kjudge (PREFIX/share/kjudge).
-    tried = {self.parent_path() / "python/kjudge_triton_runner.py",
-             self.parent_path().parent_path() / "python/kjudge_triton_runner.py",
-             self.parent_path().parent_path() / "share/kjudge/python/kjudge_triton_runner.py"};
-    for (const fs::path& p : tried)
-      if (access(p.c_str(), R_OK) == 0) return p.lexically_normal();
-  }
-  std::string list;
-  for (const fs::path& p : tried) list += " " + p.string();
-  throw std::runtime_error("cannot find python/kjudge_triton_runner.py (looked at" + list +
-                           "); give --runner PATH or set KJUDGE_TRITON_RUNNER");
+  return locate_python_entry("kjudge_triton_runner.py", "KJUDGE_TRITON_RUNNER", "the Triton runner",
+                             preferred);
 }
 
 }  // namespace kjudge::triton
