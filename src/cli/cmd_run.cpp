@@ -81,6 +81,9 @@ void add_run_options(CLI::App* c, plan::RunOptions& a) {
                 "beside kjudge)");
   c->add_flag("--no-quiet-retry", a.no_quiet_retry,
               "Take a timeout under load as final instead of retrying it on a quiet machine");
+  c->add_flag("--strict-timeouts", a.strict_timeouts,
+              "Retry every timeout seen under load on a quiet machine, not only those the "
+              "evidence (time lost to the machine, the baseline's test time) leaves in doubt");
   // "Luck does not pass" (issue 34; README).
   c->add_option("--repeat", a.repeat,
                 "Run each test N times: a solution passes only if every run passes; solutions "

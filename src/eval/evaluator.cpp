@@ -1,5 +1,6 @@
 #include "eval/evaluator.h"
 
+#include <fmt/format.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -921,6 +922,31 @@ void Evaluator::test_once(Task& t, int gpu, bool quiet) {
     g.detail = e.what();
     return;
   }
+  // The evidence a timeout under load is judged on (EvalOptions::timeout_evidence).
+  double baseline_s = 0, condemn = 0;
+  if (opt_.timeout_evidence && opt_.quiet_retry) {
+    if (!quiet) extras.stall_wall_cap_s = timeout * opt_.stall_test_factor;
+    if (auto b = opt_.baseline_test_s.find(p.task_id);
+        b != opt_.baseline_test_s.end() && b->second > 0) {
+      baseline_s = b->second;
+      condemn = std::max(opt_.hang_baseline_factor * baseline_s, opt_.hang_limit_share * timeout);
+    }
+    extras.condemn_clear_s = condemn;
+  }
+  struct OnGpu {  // counts the test on its GPU's share clock for as long as it runs
+    GpuShareClock& clock;
+    int gpu;
+    OnGpu(GpuShareClock& c, int g) : clock(c), gpu(g) {
+      if (gpu >= 0) clock.enter(gpu);
+    }
+    ~OnGpu() {
+      if (gpu >= 0) clock.leave(gpu);
+    }
+  } on_gpu(gpu_share_, gpu);
+  if (gpu >= 0)
+    extras.shared_lost_s = [this, gpu, at = gpu_share_.lost(gpu)] {
+      return gpu_share_.lost(gpu) - at;
+    };
   const LimitedStep run =
       run_under_limits(p.test_command, t.workspace, timeout, extras, quiet, /*cpu_grace=*/false);
   const ProcessResult& r = run.result;
@@ -929,6 +955,7 @@ void Evaluator::test_once(Task& t, int gpu, bool quiet) {
   g.test = to_record(r, t.attempt);
   g.test.log = HiddenLines(p).redact(g.test.log);
   record_limits(g.test, run, timeout, quiet);
+  if (r.lost_s >= 0) g.test.lost_s = r.lost_s;
   if (r.wall_s > 0) costs_->observe(p.task_id, -1, r.wall_s);
 
   if (!r.started) {
@@ -943,6 +970,11 @@ void Evaluator::test_once(Task& t, int gpu, bool quiet) {
   }
   if (r.timed_out) {
     if (loaded && opt_.quiet_retry && (!quiet || t.beside_others)) {
+      if (std::optional<std::string> own = own_timeout(r, limit, condemn, baseline_s)) {
+        g.verdict = Verdict::test_timeout;
+        g.detail = *own;
+        return;
+      }
       t.needs_quiet = true;
       return;
     }
@@ -1005,12 +1037,33 @@ Evaluator::LimitedStep Evaluator::run_under_limits(const std::string& command,
     run.loaded = end_step(load);
     // The CPU-time grace is for a machine that was loaded: alone, wall time past the limit with
     // CPU time under it was the step's own waiting, and the limit stands.
-    if (run.result.cpu_limited && !run.loaded) run.result.timed_out = true;
+    if ((run.result.cpu_limited || run.result.stall_graced) && !run.loaded)
+      run.result.timed_out = true;
     if (!run.result.timed_out || run.limit != timeout || !machine_limit ||
         (run.loaded && !quiet && opt_.quiet_retry))
       return run;
     run.limit = timeout * opt_.machine_limit_factor;
   }
+}
+
+std::optional<std::string> Evaluator::own_timeout(const ProcessResult& r, double limit,
+                                                  double condemn_clear_s, double baseline_s) const {
+  if (!opt_.timeout_evidence || r.lost_s < 0) return std::nullopt;
+  const double clear = r.wall_s - r.lost_s;
+  // The run is stopped the moment its clear time reaches the limit; a reading taken a poll
+  // later may fall a hair short.
+  if (clear >= limit * 0.995)
+    return fmt::format(
+        "test did not finish within {} s: it had {:.1f} s clear of the machine's load ({:.1f} s "
+        "of {:.1f} s lost to it)",
+        static_cast<int>(limit), clear, r.lost_s, r.wall_s);
+  if (condemn_clear_s > 0 && clear >= condemn_clear_s * 0.995)
+    return fmt::format(
+        "test did not finish within {} s: in {:.1f} s clear of the machine's load ({:.1f} s of "
+        "{:.1f} s lost to it) it ran more than {:g} times the problem's baseline test on this "
+        "machine ({:.2f} s)",
+        static_cast<int>(limit), clear, r.lost_s, r.wall_s, opt_.hang_baseline_factor, baseline_s);
+  return std::nullopt;
 }
 
 void Evaluator::record_limits(StepRecord& s, const LimitedStep& run, double timeout, bool quiet) {

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "core/problem.h"
+#include "eval/gpu_share.h"
 #include "eval/graded.h"
 #include "eval/solution_rules.h"
 #include "eval/step_runner.h"
@@ -94,6 +95,20 @@ struct EvalOptions {
   // The compute-sanitizer tools each problem's own baseline has errors under on this machine
   // (the baseline check): the same tools' errors in a solution are reported, not charged.
   std::map<std::string, std::set<std::string>> baseline_sanitizer_errors;
+  // Whether a test's timeout on a loaded machine could be the machine's fault is decided from
+  // evidence (issue 35), where the sandbox's cgroup keeps pressure (PSI): the time the machine
+  // kept the test waiting (CPU, memory, I/O) and the GPU time other tests on its GPU took are
+  // its lost time, the rest its clear time. Past its limit, a test goes on while its clear time
+  // is under the limit, up to `stall_test_factor` times the limit of wall time; its timeout is
+  // its own when its clear time reached the limit, or reached `hang_baseline_factor` times the
+  // problem's baseline test time on this machine (`baseline_test_s`, from the baseline check)
+  // and `hang_limit_share` of the limit: then no quiet retry. Only the rest go to the quiet
+  // retry. false (--strict-timeouts): every timeout under load goes to the quiet retry.
+  bool timeout_evidence = true;
+  double stall_test_factor = 2;
+  double hang_baseline_factor = 10;
+  double hang_limit_share = 0.25;
+  std::map<std::string, double> baseline_test_s;
 };
 
 struct EvalJob {
@@ -155,6 +170,10 @@ class Evaluator {
   void set_baseline_sanitizer_errors(std::map<std::string, std::set<std::string>> errors) {
     opt_.baseline_sanitizer_errors = std::move(errors);
   }
+  // EvalOptions::baseline_test_s, likewise.
+  void set_baseline_test_times(std::map<std::string, double> seconds) {
+    opt_.baseline_test_s = std::move(seconds);
+  }
 
   // What goes into every build-cache key besides the workspace and the command.
   const std::string& build_environment() const { return build_env_; }
@@ -211,8 +230,14 @@ class Evaluator {
   static void insert_sorted(std::deque<std::unique_ptr<Task>>& q, std::unique_ptr<Task> t,
                             bool by_test);
 
+  // A timed-out test's own, from the evidence (EvalOptions::timeout_evidence): why, or nullopt
+  // when the machine could have caused it.
+  std::optional<std::string> own_timeout(const ProcessResult& r, double limit,
+                                         double condemn_clear_s, double baseline_s) const;
+
   EvalOptions opt_;
   MachineInfo machine_;
+  GpuShareClock gpu_share_;
   std::string build_env_;
   // The names a test or benchmark program must not define (eval/symbol_scan.h).
   std::set<std::string> relied_names_;

@@ -31,6 +31,10 @@ struct StepRecord {
   // what its CPU time came to.
   bool cpu_limited = false;
   double cpu_s = 0;
+  // Tests on a loaded machine (EvalOptions::timeout_evidence): the time the machine kept the
+  // step waiting and the GPU time its neighbours took; wall_s less it is the time it had clear.
+  // < 0: not measured.
+  double lost_s = -1;
 };
 
 // One run of the test among --repeat N (Evaluator: a solution passes only if every run passes).

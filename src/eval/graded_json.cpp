@@ -25,6 +25,7 @@ nlohmann::json step_to_json(const StepRecord& s) {
     j["cpu_limited"] = true;
     j["cpu_seconds"] = s.cpu_s;
   }
+  if (s.lost_s >= 0) j["lost_seconds"] = s.lost_s;
   return j;
 }
 
@@ -45,6 +46,7 @@ StepRecord step_from_json(const nlohmann::json& j) {
   s.extended_limit_s = j.value("extended_limit_s", 0.0);
   s.cpu_limited = j.value("cpu_limited", false);
   s.cpu_s = j.value("cpu_seconds", 0.0);
+  s.lost_s = j.value("lost_seconds", -1.0);
   return s;
 }
 

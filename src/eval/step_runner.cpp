@@ -96,6 +96,9 @@ ProcessResult run_step(const StepSettings& settings, const MachineInfo& machine,
   policy.limits.cpu_s = timeout_s * std::max(1, machine.cpu_count) + 5;
   policy.memory_bytes = settings.memory_limit_bytes;
   policy.starved_wall_cap_s = extras.starved_wall_cap_s;
+  policy.stall_wall_cap_s = extras.stall_wall_cap_s;
+  policy.condemn_clear_s = extras.condemn_clear_s;
+  policy.shared_lost_s = extras.shared_lost_s;
   return run_sandboxed(
       policy,
       extras.argv.empty() ? std::vector<std::string>{"/bin/sh", "-c", command} : extras.argv,

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +40,11 @@ struct StepExtras {
   // Builds on a loaded machine: the limit applies to CPU time past the wall limit, up to this
   // much wall time (ProcessSpec::starved_wall_cap_s). 0: the wall clock alone decides.
   double starved_wall_cap_s = 0;
+  // Tests on a loaded machine: SandboxPolicy::stall_wall_cap_s, condemn_clear_s and
+  // shared_lost_s (sandboxed steps only: the time lost is read from the step's cgroup).
+  double stall_wall_cap_s = 0;
+  double condemn_clear_s = 0;
+  std::function<double()> shared_lost_s;
 };
 
 // What a step of `problem` needs beyond every step's setup: a cuda_python problem's steps run

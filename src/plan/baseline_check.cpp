@@ -170,6 +170,7 @@ BaselineOutcome apply_baseline_findings(const std::vector<BaselineFinding>& find
   int scaled = 0;
   std::vector<std::string> flagged;
   for (const BaselineFinding& f : findings) {
+    if (!f.fails && f.verdict == "pass" && f.test_s > 0) o.test_s[f.task_id] = f.test_s;
     if (!f.sanitizer_errors.empty()) {
       o.sanitizer_errors[f.task_id].insert(f.sanitizer_errors.begin(), f.sanitizer_errors.end());
       flagged.push_back(f.task_id);

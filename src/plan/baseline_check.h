@@ -66,6 +66,9 @@ struct BaselineOutcome {
   nlohmann::json report = nlohmann::json::array();                // run.json "baselines"
   std::vector<std::string> warnings;                              // for the summary
   std::map<std::string, std::set<std::string>> sanitizer_errors;  // task_id → tools
+  // What each passing baseline's test took here (EvalOptions::baseline_test_s): a solution's
+  // timeout under load is judged against it.
+  std::map<std::string, double> test_s;
 };
 
 // Applies `findings` to `problems` (a scaled limit becomes the problem's timeout_seconds) and

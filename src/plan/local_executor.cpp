@@ -125,6 +125,7 @@ int execute_locally(RunPlan& plan) {
                               {"gpus", a.gpus},
                               {"cache", !a.no_cache},
                               {"quiet_retry", !a.no_quiet_retry},
+                              {"timeout_evidence", !a.strict_timeouts},
                               {"judge_error_retries", a.retries},
                               {"sandbox", steps.mode},
                               {"memory_limit_bytes", step.memory_limit_bytes},
@@ -190,6 +191,7 @@ int execute_locally(RunPlan& plan) {
   eo.log_cap = a.log_cap;
   eo.judge_error_retries = a.retries;
   eo.quiet_retry = !a.no_quiet_retry;
+  eo.timeout_evidence = !a.strict_timeouts;
   eo.sandbox = step.sandbox;
   eo.bwrap = step.bwrap;
   eo.memory_limit_bytes = step.memory_limit_bytes;
@@ -226,6 +228,7 @@ int execute_locally(RunPlan& plan) {
                                         plan.problems);
     baseline_warnings = baselines.warnings;
     eo.baseline_sanitizer_errors = baselines.sanitizer_errors;
+    eo.baseline_test_s = baselines.test_s;
     run_json["baselines"] = baselines.report;
     write_json_atomically(out / "run.json", run_json);
   };
@@ -286,6 +289,7 @@ int execute_locally(RunPlan& plan) {
         check_baselines_now();
         std::lock_guard<std::mutex> lock(gate_mu);
         evaluator.set_baseline_sanitizer_errors(baselines.sanitizer_errors);
+        evaluator.set_baseline_test_times(baselines.test_s);
         for (auto& j : held) route(std::move(j));
         held.clear();
         gate_open = true;

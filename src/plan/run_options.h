@@ -35,6 +35,7 @@ struct RunOptions {
   std::size_t log_cap = 16 * 1024;
   int retries = 2;
   bool no_quiet_retry = false;
+  bool strict_timeouts = false;  // every timeout under load to the quiet retry (no evidence)
   StepArgs steps;
   bool build_only = false;  // build every solution and stop: no test, no GPU needed
   // evaluate: judge each problem's own baseline first (plan/baseline_check.h); off with

@@ -131,6 +131,7 @@ std::vector<std::string> judge_argv(const RunOptions& a) {
   opt("--log-cap", std::to_string(a.log_cap));
   opt("--retries", std::to_string(a.retries));
   if (a.no_quiet_retry) v.push_back("--no-quiet-retry");
+  if (a.strict_timeouts) v.push_back("--strict-timeouts");
   opt("--sandbox", a.steps.sandbox);
   if (!a.steps.bwrap.empty()) opt("--bwrap", a.steps.bwrap);
   opt("--memory-limit", a.steps.memory_limit);

@@ -390,4 +390,34 @@ std::optional<double> StepCgroup::cpu_seconds() const {
   return std::nullopt;
 }
 
+std::optional<double> pressure_some_seconds(const std::filesystem::path& file) {
+  // "some avg10=0.00 avg60=0.00 avg300=0.00 total=12345" (microseconds), then a "full" line.
+  std::ifstream in(file);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("some ", 0) != 0) continue;
+    const std::size_t at = line.find(" total=");
+    if (at == std::string::npos) return std::nullopt;
+    try {
+      return static_cast<double>(std::stoull(line.substr(at + 7))) / 1e6;
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<double> StepCgroup::stall_seconds() const {
+  if (version_ != 2) return std::nullopt;
+  const std::filesystem::path& dir = pids_dir_.empty() ? memory_dir_ : pids_dir_;
+  if (dir.empty()) return std::nullopt;
+  // CPU pressure is the one that must be there: without it nothing says the step waited.
+  std::optional<double> cpu = pressure_some_seconds(dir / "cpu.pressure");
+  if (!cpu) return std::nullopt;
+  double s = *cpu;
+  for (const char* f : {"memory.pressure", "io.pressure"})
+    if (std::optional<double> x = pressure_some_seconds(dir / f)) s += *x;
+  return s;
+}
+
 }  // namespace kjudge

@@ -73,6 +73,11 @@ class StepCgroup {
   // cpu.stat, kept in every group whatever its controllers); nullopt on v1, whose cpuacct
   // hierarchy step groups do not join.
   std::optional<double> cpu_seconds() const;
+  // How long the group's processes were kept waiting by the machine so far: the "some" stall
+  // totals of its cpu.pressure, memory.pressure and io.pressure (cgroup v2 with PSI), summed
+  // (overlaps count twice, which errs towards the step). nullopt where the kernel keeps no
+  // pressure for the group (v1, or PSI off).
+  std::optional<double> stall_seconds() const;
 
  private:
   StepCgroup(int version, std::filesystem::path pids_dir, std::filesystem::path memory_dir)
@@ -82,5 +87,9 @@ class StepCgroup {
   std::filesystem::path pids_dir_;
   std::filesystem::path memory_dir_;
 };
+
+// The "some" line's total of a PSI file (/proc/pressure/cpu, a cgroup's cpu.pressure), in
+// seconds; nullopt when the file is missing or says something else.
+std::optional<double> pressure_some_seconds(const std::filesystem::path& file);
 
 }  // namespace kjudge

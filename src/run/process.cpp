@@ -302,6 +302,21 @@ ProcessResult run_process(const ProcessSpec& spec) {
     res.cpu_limited = true;
     return true;
   };
+  const auto stall_cap = start + std::chrono::duration_cast<Clock::duration>(
+                                     std::chrono::duration<double>(spec.stall_wall_cap_s));
+  // Past the wall limit: whether the machine, not the step, used the time it had over the limit
+  // (ProcessSpec::stall_wall_cap_s).
+  auto stalled = [&](ProcessResult& res) {
+    if (spec.stall_wall_cap_s <= spec.timeout_s || !spec.lost_s || Clock::now() >= stall_cap)
+      return false;
+    std::optional<double> lost = spec.lost_s();
+    if (!lost) return false;
+    const double clear = seconds_since(start) - *lost;
+    if (clear >= spec.timeout_s || (spec.condemn_clear_s > 0 && clear >= spec.condemn_clear_s))
+      return false;
+    res.stall_graced = true;
+    return true;
+  };
 
   while (!exited || pipe_open) {
     if (!exited) {
@@ -329,7 +344,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
         exited_at = Clock::now();
       }
     }
-    if (!exited && Clock::now() >= deadline && starved(result)) {
+    if (!exited && Clock::now() >= deadline && (starved(result) || stalled(result))) {
       deadline = Clock::now() + std::chrono::milliseconds(250);  // look at its CPU time again
     } else if (!exited && Clock::now() >= deadline) {
       result.timed_out = true;
@@ -368,6 +383,8 @@ ProcessResult run_process(const ProcessSpec& spec) {
                             " MiB into its workspace";
   }
   result.wall_s = seconds_since(start);
+  if (spec.lost_s)
+    if (std::optional<double> lost = spec.lost_s()) result.lost_s = *lost;
   result.cpu_s = rusage_seconds(ru);
   if (!result.timed_out) {
     if (WIFEXITED(status)) {

@@ -59,6 +59,15 @@ struct ProcessSpec {
   // which finds them only where they keep the judge's environment (not in the sandbox, whose
   // cgroup answers instead).
   std::function<std::optional<double>()> tree_cpu_s;
+  // A loaded machine's grace for tests (issue 35): past timeout_s on the wall clock, a step goes
+  // on while the time it had clear of the machine (wall time less `lost_s`, the time the
+  // machine kept it waiting) is under timeout_s, until stall_wall_cap_s of wall time; and
+  // stops as soon as its clear time reaches `condemn_clear_s` (> 0), the time past which a
+  // timeout is its own whatever the machine did. 0: the wall clock alone decides.
+  double stall_wall_cap_s = 0;
+  double condemn_clear_s = 0;
+  // nullopt when it cannot be told (no grace then; ProcessResult::lost_s stays < 0).
+  std::function<std::optional<double>()> lost_s;
 };
 
 struct ProcessResult {
@@ -70,6 +79,10 @@ struct ProcessResult {
   // It ran past timeout_s on the wall clock under ProcessSpec::starved_wall_cap_s, its CPU time
   // under timeout_s (timed_out too if it then reached either limit).
   bool cpu_limited = false;
+  // It ran past timeout_s under ProcessSpec::stall_wall_cap_s, its clear time under timeout_s.
+  bool stall_graced = false;
+  // What ProcessSpec::lost_s said when the step ended; < 0: not known.
+  double lost_s = -1;
   std::string limit_exceeded;  // why the judge stopped the step (other than the wall clock)
   std::string output;          // capped; a truncation marker stands in the middle when cut
   bool truncated = false;

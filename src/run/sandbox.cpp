@@ -201,6 +201,13 @@ ProcessResult run_sandboxed(const SandboxPolicy& policy, const std::vector<std::
   spec.tree_cpu_s = [&cgroup]() -> std::optional<double> {
     return cgroup ? cgroup->cpu_seconds() : std::nullopt;
   };
+  spec.stall_wall_cap_s = policy.stall_wall_cap_s;
+  spec.condemn_clear_s = policy.condemn_clear_s;
+  spec.lost_s = [&cgroup, &policy]() -> std::optional<double> {
+    std::optional<double> stall = cgroup ? cgroup->stall_seconds() : std::nullopt;
+    if (!stall) return std::nullopt;
+    return *stall + (policy.shared_lost_s ? policy.shared_lost_s() : 0.0);
+  };
   if (policy.memory_bytes > 0 && !(cgroup && cgroup->limits_memory()))
     spec.limits->data_bytes = static_cast<long>(policy.memory_bytes);
   ProcessResult result = run_process(spec);

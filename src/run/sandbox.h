@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -46,6 +47,12 @@ struct SandboxPolicy {
   // ProcessSpec::starved_wall_cap_s, with the step's cgroup counting its CPU time (cgroup v2;
   // elsewhere the wall clock alone decides: the sandbox hides the step's processes' marker).
   double starved_wall_cap_s = 0;
+  // ProcessSpec::stall_wall_cap_s and condemn_clear_s, with the time the step lost to the
+  // machine read from its cgroup's pressure (cgroup v2 with PSI; elsewhere no grace) plus
+  // `shared_lost_s`, what the caller knows it lost besides (a GPU shared with other tests).
+  double stall_wall_cap_s = 0;
+  double condemn_clear_s = 0;
+  std::function<double()> shared_lost_s;
 };
 
 // The bwrap argv (bwrap first) that runs `argv` under `policy`. `seccomp_fd` >= 0 adds

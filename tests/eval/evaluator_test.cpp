@@ -17,6 +17,7 @@
 #include "eval/hidden_lines.h"
 #include "eval/pass_at_k.h"
 #include "eval/sanitizer.h"
+#include "run/cgroup.h"
 #include "run/sandbox.h"
 #include "test_util.h"
 
@@ -318,6 +319,39 @@ TEST_F(EvaluatorTest, RealTimeoutStaysATimeoutAfterTheQuietRetry) {
   EXPECT_TRUE(r[K("t/a", 0)].test.quiet_retry);
   EXPECT_EQ(r[K("t/a", 0)].test.attempts, 2);
   EXPECT_EQ(r[K("t/load", 0)].verdict, Verdict::pass);
+}
+
+// Issue 35: where the sandbox's cgroup keeps pressure (PSI), a test that times out beside others
+// is judged on the evidence: `sleep` was kept waiting by nothing, so it had its whole limit clear
+// of the load and its timeout is its own at once, with no quiet retry. Skipped where the
+// kernel keeps no pressure for step groups (the old rule then stands, as tested above).
+TEST_F(EvaluatorTest, AnEndlessTestUnderLoadIsChargedOnTheEvidenceWithoutARetry) {
+  opt_.sandbox = true;
+  std::string why;
+  SandboxPolicy probe;
+  probe.workspace = dir_.path();
+  if (!sandbox_available(probe, &why)) GTEST_SKIP() << "bubblewrap unusable here: " << why;
+  std::optional<StepCgroup> group = StepCgroup::create({16, 64ull << 20});
+  if (!group || !group->stall_seconds()) GTEST_SKIP() << "no pressure (PSI) for step groups";
+  group.reset();
+  Problem endless = shell_problem("e/a", 1), load = shell_problem("e/load", 10);
+  endless.build_command = load.build_command = "cp solution.sh run.sh";
+  opt_.baseline_test_s["e/a"] = 0.05;
+  auto r = run({endless, load}, {sol("e/a", "sleep 10"), sol("e/load", "sleep 3")});
+  const auto& g = r[K("e/a", 0)];
+  EXPECT_EQ(g.verdict, Verdict::test_timeout) << g.detail;
+  EXPECT_EQ(g.test.attempts, 1);
+  EXPECT_FALSE(g.test.quiet_retry);
+  EXPECT_GE(g.test.lost_s, 0);
+  EXPECT_NE(g.detail.find("clear of the machine's load"), std::string::npos) << g.detail;
+  EXPECT_EQ(r[K("e/load", 0)].verdict, Verdict::pass) << r[K("e/load", 0)].detail;
+  EXPECT_EQ(phases_.quiet_retries, 0);
+
+  // --strict-timeouts: the same timeout goes to the quiet retry, as before the evidence.
+  opt_.timeout_evidence = false;
+  auto strict = run({endless, load}, {sol("e/a", "sleep 10"), sol("e/load", "sleep 3")});
+  EXPECT_EQ(strict[K("e/a", 0)].verdict, Verdict::test_timeout);
+  EXPECT_TRUE(strict[K("e/a", 0)].test.quiet_retry);
 }
 
 // A build whose command waits (sleep: no CPU time) past its 1 s limit, as a compile kept from

@@ -152,6 +152,38 @@ TEST_F(RealCgroup, AStepWithinItsLimitRunsAndIsMeasured) {
   EXPECT_LT(*peak, 256ull << 20);
 }
 
+// Issue 35: a busy step's CPU stall where the kernel keeps pressure per group (v2 with PSI).
+// Twice as many busy loops as cores wait for each other, as a loaded machine makes a test wait.
+TEST_F(RealCgroup, AStepKeptWaitingForCoresHasItsStallCounted) {
+  std::optional<StepCgroup> group = StepCgroup::create({64, 256ull << 20});
+  ASSERT_TRUE(group.has_value());
+  if (!group->stall_seconds()) GTEST_SKIP() << "no pressure (PSI) for step groups here";
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  ProcessSpec spec;
+  spec.argv = {"/bin/sh", "-c",
+               "i=0; while [ $i -lt " + std::to_string(2 * cores + 1) +
+                   " ]; do (end=$(($(date +%s) + 2)); while [ $(date +%s) -lt $end ]; do :; "
+                   "done) & i=$((i + 1)); done; wait"};
+  spec.timeout_s = 30;
+  spec.cgroups = group->dirs();
+  ProcessResult r = run_process(spec);
+  EXPECT_TRUE(r.ok()) << r.output;
+  std::optional<double> stall = group->stall_seconds();
+  ASSERT_TRUE(stall.has_value());
+  EXPECT_GT(*stall, 0.5) << "more busy processes than cores wait for them";
+}
+
+TEST(Pressure, TheSomeLinesTotalIsRead) {
+  testing::TempDir dir;
+  testing::write_text(dir / "cpu.pressure",
+                      "some avg10=1.00 avg60=0.50 avg300=0.10 total=2500000\n"
+                      "full avg10=0.00 avg60=0.00 avg300=0.00 total=7\n");
+  EXPECT_DOUBLE_EQ(pressure_some_seconds(dir / "cpu.pressure").value_or(-1), 2.5);
+  testing::write_text(dir / "bad.pressure", "some avg10=1.00\n");
+  EXPECT_FALSE(pressure_some_seconds(dir / "bad.pressure").has_value());
+  EXPECT_FALSE(pressure_some_seconds(dir / "missing.pressure").has_value());
+}
+
 TEST_F(RealCgroup, GroupsAreRemovedWithWhatIsLeftInThem) {
   fs::path dir;
   {

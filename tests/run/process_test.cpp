@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <chrono>
+#include <functional>
+#include <optional>
+
 #include "test_util.h"
 
 namespace kjudge {
@@ -148,6 +152,72 @@ TEST(StarvedGrace, WithoutACpuCountTheWallClockDecides) {
   ProcessResult r = run_process(spec);
   EXPECT_TRUE(r.timed_out);
   EXPECT_FALSE(r.cpu_limited);
+  EXPECT_LT(r.wall_s, 5);
+}
+
+// Issue 35: a test's wall limit less the time the machine kept it waiting (ProcessSpec::lost_s).
+ProcessSpec stall_spec(const std::string& script, double timeout_s, double cap_s,
+                       std::function<std::optional<double>()> lost, double condemn_s = 0) {
+  ProcessSpec spec;
+  spec.argv = {"/bin/sh", "-c", script};
+  spec.cwd = "/";
+  spec.timeout_s = timeout_s;
+  spec.stall_wall_cap_s = cap_s;
+  spec.condemn_clear_s = condemn_s;
+  spec.lost_s = std::move(lost);
+  return spec;
+}
+
+TEST(StallGrace, AStepThatLostTimeToTheMachineGoesOnUntilItHadItsLimitClear) {
+  // 1 s lost: a 0.5 s limit lasts until 1.5 s of wall time, and the step ends at 1.2 s.
+  ProcessResult r = run_process(
+      stall_spec("sleep 1.2; echo done", 0.5, 10, [] { return std::optional<double>(1.0); }));
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_TRUE(r.stall_graced);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_DOUBLE_EQ(r.lost_s, 1.0);
+  EXPECT_NE(r.output.find("done"), std::string::npos);
+}
+
+TEST(StallGrace, ItStopsOnceItsClearTimeReachesTheLimit) {
+  ProcessResult r =
+      run_process(stall_spec("sleep 30", 0.5, 10, [] { return std::optional<double>(0.7); }));
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_GE(r.wall_s - r.lost_s, 0.5);
+  EXPECT_LT(r.wall_s, 5);
+}
+
+TEST(StallGrace, ItStopsAtTheClearTimeThatCondemnsItWhateverTheMachineDid) {
+  // 0.4 s clear, under the 0.5 s limit, would go on to the cap; past 0.3 s it is condemned.
+  auto start = std::chrono::steady_clock::now();
+  auto all_lost = [start] {
+    return std::optional<double>(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() - 0.4);
+  };
+  ProcessResult r = run_process(stall_spec("sleep 30", 0.5, 20, all_lost, 0.3));
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_LT(r.wall_s, 5);
+}
+
+TEST(StallGrace, TheWallCapStillEndsIt) {
+  auto start = std::chrono::steady_clock::now();
+  auto all_lost = [start] {
+    return std::optional<double>(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  };
+  ProcessResult r = run_process(stall_spec("sleep 30", 0.3, 1.2, all_lost));
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_TRUE(r.stall_graced);
+  EXPECT_GE(r.wall_s, 1.1);
+  EXPECT_LT(r.wall_s, 10);
+}
+
+TEST(StallGrace, WhereTheLossCannotBeToldTheWallClockDecides) {
+  ProcessResult r =
+      run_process(stall_spec("sleep 30", 0.3, 10, [] { return std::optional<double>(); }));
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_FALSE(r.stall_graced);
+  EXPECT_LT(r.lost_s, 0);
   EXPECT_LT(r.wall_s, 5);
 }
 
