@@ -6,7 +6,7 @@ group whose baselines define CUDA kernels, --solutions solutions in all, of thre
   baseline  the problem's own baseline, unchanged: it must pass;
   wrong     every __global__ function returns at once (`if (1) return;` first), so no kernel
             writes its output: the test must fail (or, where the output needs no write, pass);
-  endless   every __global__ function first spins forever on a volatile flag in every thread
+  endless   every __global__ function first spins forever (on clock64()) in every thread
             (--endless of them, each on a different problem): the test must time out.
 
 Each problem gets one baseline and one wrong solution; the endless ones go to the first
@@ -25,8 +25,9 @@ import tarfile
 
 GLOBAL = re.compile(r"__global__[^;{]*\{")
 WRONG = "if (1) return;  /* kjudge bench: wrong on purpose */"
-ENDLESS = ("{ volatile int kj_forever = 1; while (kj_forever) { } }  "
-           "/* kjudge bench: endless on purpose */")
+# clock64() is volatile to the compiler, so the loop stays (a spin on a local volatile flag was
+# optimised away on the H100: all 12 such kernels passed in both judges).
+ENDLESS = "while (clock64() != -1) { }  /* kjudge bench: endless on purpose */"
 
 
 def rewrite(files, body_head):

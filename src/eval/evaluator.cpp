@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <list>
 #include <mutex>
 #include <random>
 #include <set>
@@ -198,6 +199,15 @@ struct Evaluator::State {
   const std::function<void(const GradedSolution&)>* done = nullptr;
   std::mutex done_mu;
   std::map<int, std::string> broken;  // GPU index → why it left the pool
+  // Tests running on each GPU that still hold a slot (EvalOptions::suspects_per_gpu), and each
+  // running test's moment to give its slot back.
+  std::map<int, int> holding;
+  struct Running {
+    int gpu = -1;
+    Clock::time_point suspect_at{};
+    bool released = false;
+  };
+  std::list<Running> running;
 };
 
 Evaluator::Evaluator(EvalOptions options, MachineInfo machine)
@@ -341,7 +351,7 @@ void Evaluator::execute(State& st, JobFeed* feed) {
       threads.emplace_back([this, &st] { test_worker(st, -1); });
   } else {
     for (int g : gpus)
-      for (int i = 0; i < opt_.tests_per_gpu; ++i)
+      for (int i = 0; i < opt_.tests_per_gpu + std::max(0, opt_.suspects_per_gpu); ++i)
         threads.emplace_back([this, &st, g] { test_worker(st, g); });
   }
   if (feed) {
@@ -500,10 +510,29 @@ void Evaluator::test_worker(State& st, int gpu) {
         return gpu < 0 || x->gpus.empty() ||
                std::find(x->gpus.begin(), x->gpus.end(), gpu) != x->gpus.end();
       };
-      st.cv.wait(lock, [&] {
-        return stop_ || (st.unfinished == 0 && !st.feed_open) || st.broken.count(gpu) ||
-               std::any_of(st.test_queue.begin(), st.test_queue.end(), eligible);
-      });
+      // A GPU's slots: tests_per_gpu held at a time; a test past its suspect moment gives its
+      // slot back (the waits below wake to see that moment come).
+      auto slot_free = [&] { return gpu < 0 || st.holding[gpu] < opt_.tests_per_gpu; };
+      auto release_suspects = [&] {
+        const Clock::time_point now = Clock::now();
+        for (State::Running& r : st.running)
+          if (!r.released && now >= r.suspect_at) {
+            r.released = true;
+            --st.holding[r.gpu];
+            ++phases_.suspects;
+            st.cv.notify_all();
+          }
+      };
+      for (;;) {
+        release_suspects();
+        if (stop_ || (st.unfinished == 0 && !st.feed_open) || st.broken.count(gpu) ||
+            (slot_free() && std::any_of(st.test_queue.begin(), st.test_queue.end(), eligible)))
+          break;
+        if (gpu >= 0 && !st.running.empty())
+          st.cv.wait_for(lock, std::chrono::milliseconds(250));
+        else
+          st.cv.wait(lock);
+      }
       if (stop_ || (st.unfinished == 0 && !st.feed_open) || st.broken.count(gpu)) {
         st.cv.notify_all();
         return;
@@ -513,10 +542,28 @@ void Evaluator::test_worker(State& st, int gpu) {
       st.test_queue.erase(it);
       phases_.test_wait_s_sum += std::chrono::duration<double>(Clock::now() - t->built).count();
     }
+    std::list<State::Running>::iterator mine;
+    if (gpu >= 0) {
+      std::lock_guard<std::mutex> lock(st.mu);
+      ++st.holding[gpu];
+      State::Running r;
+      r.gpu = gpu;
+      r.suspect_at = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                        std::chrono::duration<double>(suspect_after_s(*t)));
+      mine = st.running.insert(st.running.end(), r);
+      st.cv.notify_all();  // a waiting worker now watches for this test's suspect moment
+    }
     run_test(*t, gpu, t->retried);
+    // The GPU is checked before its slot is free again: no test starts on a GPU that is unwell.
     if (gpu >= 0 && !probe_command_.empty() && t->gpu_may_be_unwell) {
       std::string why;
       if (!probe_gpu(gpu, &why)) take_gpu_out(st, gpu, why);
+    }
+    if (gpu >= 0) {
+      std::lock_guard<std::mutex> lock(st.mu);
+      if (!mine->released) --st.holding[gpu];
+      st.running.erase(mine);
+      st.cv.notify_all();
     }
     retry_or_finish(st, std::move(t));
   }
@@ -1044,6 +1091,14 @@ Evaluator::LimitedStep Evaluator::run_under_limits(const std::string& command,
       return run;
     run.limit = timeout * opt_.machine_limit_factor;
   }
+}
+
+double Evaluator::suspect_after_s(const Task& t) const {
+  // Where suspects get no slots of their own, every test keeps its slot to the end.
+  if (opt_.suspects_per_gpu <= 0) return 1e9;
+  auto b = opt_.baseline_test_s.find(t.problem->task_id);
+  if (b == opt_.baseline_test_s.end() || b->second <= 0) return opt_.suspect_unknown_s;
+  return std::max(opt_.suspect_min_s, opt_.suspect_after_baseline * b->second);
 }
 
 std::optional<std::string> Evaluator::own_timeout(const ProcessResult& r, double limit,

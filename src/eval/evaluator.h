@@ -107,7 +107,17 @@ struct EvalOptions {
   bool timeout_evidence = true;
   double stall_test_factor = 2;
   double hang_baseline_factor = 10;
-  double hang_limit_share = 0.25;
+  double hang_limit_share = 0.05;
+  // A test still running past `suspect_after_baseline` times its problem's baseline test time
+  // (at least `suspect_min_s`; `suspect_unknown_s` where the baseline's is not known) is likely
+  // endless: it gives its slot back, so that up to `suspects_per_gpu` such tests beside the
+  // `tests_per_gpu` others keep the queue moving instead of holding every slot for a whole limit
+  // (issue 35: twelve endless kernels of 60-120 s kept a 4-slot GPU from every other test).
+  // Its own time lost to its neighbours is counted as any test's (GpuShareClock).
+  int suspects_per_gpu = 8;
+  double suspect_after_baseline = 10;
+  double suspect_min_s = 5;
+  double suspect_unknown_s = 30;
   std::map<std::string, double> baseline_test_s;
 };
 
@@ -161,6 +171,7 @@ class Evaluator {
     int quiet_retries = 0;
     int quiet_width = 0;
     int quiet_alone = 0;  // side-by-side retries that timed out and went once more, alone
+    int suspects = 0;     // tests that gave their GPU slot back (EvalOptions::suspects_per_gpu)
     double test_wait_s_sum = 0;
   };
   PhaseTimes phase_times() const { return phases_; }
@@ -232,6 +243,8 @@ class Evaluator {
 
   // A timed-out test's own, from the evidence (EvalOptions::timeout_evidence): why, or nullopt
   // when the machine could have caused it.
+  // When a running test gives its GPU slot back (EvalOptions::suspects_per_gpu).
+  double suspect_after_s(const Task& t) const;
   std::optional<std::string> own_timeout(const ProcessResult& r, double limit,
                                          double condemn_clear_s, double baseline_s) const;
 

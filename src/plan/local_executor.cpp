@@ -350,6 +350,7 @@ int execute_locally(RunPlan& plan) {
               {"quiet_retries", ph.quiet_retries},
               {"quiet_width", ph.quiet_width},
               {"quiet_alone", ph.quiet_alone},
+              {"suspects", ph.suspects},
               {"test_wait_s_sum", ph.test_wait_s_sum}};
   o.session = session.get();
   if (!step.sandbox)

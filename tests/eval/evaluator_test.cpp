@@ -354,6 +354,35 @@ TEST_F(EvaluatorTest, AnEndlessTestUnderLoadIsChargedOnTheEvidenceWithoutARetry)
   EXPECT_TRUE(strict[K("e/a", 0)].test.quiet_retry);
 }
 
+// Issue 35: a test running far past its problem's baseline gives its GPU slot back, so the one
+// slot of this GPU does not keep the quick tests waiting for it (they build later, so the slow
+// one holds the slot first).
+TEST_F(EvaluatorTest, ATestFarPastItsBaselineGivesItsGpuSlotBack) {
+  machine_.gpus = {{0, "NVIDIA H100", "9.0", "GPU-a"}};
+  opt_.gpu_probe = false;
+  opt_.tests_per_gpu = 1;
+  opt_.suspect_min_s = 0.3;
+  opt_.baseline_test_s = {{"s/slow", 0.01}, {"s/quick", 0.01}};
+  Problem slow = shell_problem("s/slow", 20), quick = shell_problem("s/quick", 20);
+  slow.build_command = "cp solution.sh run.sh";
+  quick.build_command = "sleep 1; cp solution.sh run.sh";
+  auto r = run({slow, quick}, {sol("s/slow", "sleep 4"), sol("s/quick", "exit 0", 0),
+                               sol("s/quick", "exit 0", 1)});
+  for (const auto& k : {K("s/slow", 0), K("s/quick", 0), K("s/quick", 1)})
+    EXPECT_EQ(r[k].verdict, Verdict::pass) << r[k].detail;
+  ASSERT_EQ(order_.size(), 3u);
+  EXPECT_EQ(order_.back(), "s/slow") << "the quick tests ran beside it";
+  EXPECT_EQ(phases_.suspects, 1);
+
+  // With no room for suspects, the one slot is held to the end.
+  opt_.suspects_per_gpu = 0;
+  opt_.use_cache = false;
+  order_.clear();
+  run({slow, quick}, {sol("s/slow", "sleep 2"), sol("s/quick", "exit 0", 0)});
+  ASSERT_EQ(order_.size(), 2u);
+  EXPECT_EQ(order_.back(), "s/quick");
+}
+
 // A build whose command waits (sleep: no CPU time) past its 1 s limit, as a compile kept from
 // the cores by a loaded machine would.
 Problem waiting_build_problem(const std::string& id) {
