@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "core/error.h"
@@ -25,6 +27,36 @@ struct SubmitArgs {
   long status_of = 0;
   bool json = false;
 };
+
+// Why a run failed, as its result says: the verdict's detail, the service's own failure, and
+// the last lines of the step that decided it (its log as the submitter may see it).
+void print_why(const json& result) {
+  auto text = [&](const char* key) {
+    return result.contains(key) && result[key].is_string() ? result[key].get<std::string>()
+                                                           : std::string();
+  };
+  for (const char* key : {"detail", "failure"})
+    if (std::string why = text(key); !why.empty() && why != text("verdict"))
+      fmt::print("    why: {}\n", why);
+  const std::string verdict = text("verdict");
+  const char* step = verdict.rfind("build", 0) == 0 ? "build" : "test";
+  if (!result.contains(step) || !result[step].is_object()) return;
+  const std::string log = result[step].value("log", std::string());
+  std::vector<std::string> lines;
+  std::size_t at = 0;
+  while (at < log.size()) {
+    std::size_t end = log.find('\n', at);
+    if (end == std::string::npos) end = log.size();
+    std::string line = log.substr(at, end - at);
+    if (line.find_first_not_of(" \t\r") != std::string::npos) lines.push_back(line.substr(0, 200));
+    at = end + 1;
+  }
+  const std::size_t keep = 8;
+  if (lines.empty()) return;
+  fmt::print("    {} log{}:\n", step, lines.size() > keep ? " (its last lines)" : "");
+  for (std::size_t i = lines.size() > keep ? lines.size() - keep : 0; i < lines.size(); ++i)
+    fmt::print("    | {}\n", lines[i]);
+}
 
 // Prints the submission and returns the exit code its outcome means.
 int show(const json& sub, bool as_json) {
@@ -49,6 +81,8 @@ int show(const json& sub, bool as_json) {
           r.value("passed", false) ? "passed" : "failed",
           r.contains("score") ? fmt::format(", score {:.2f} µs", r["score"].get<double>()) : "",
           what.empty() ? "" : " - " + what);
+      if (!r.value("passed", false) && r.contains("result") && r["result"].is_object())
+        print_why(r["result"]);
     }
   }
   if (status != "done" && status != "failed") return exit_code::judge_error;  // still waiting

@@ -298,6 +298,9 @@ TEST_F(Api, SubmitCommandSendsAndWaits) {
                          (kExamples / "solutions/fail-saxpy-wrong-sign/solution.cu").string());
   EXPECT_EQ(bad.rc, 1) << "a failed verdict: " << bad.out;
   EXPECT_NE(bad.out.find("test_fail"), std::string::npos) << bad.out;
+  // And why: the verdict's detail and the test's own last lines (issue 38).
+  EXPECT_NE(bad.out.find("    why: test exited with code"), std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find("    test log"), std::string::npos) << bad.out;
   // --json prints the submission as the API gives it, versioned and as its schema says.
   auto as_json = run_capture(base + "--json --token " + alice + " " +
                              (kExamples / "solutions/pass-saxpy-functor/solution.cu").string() +
