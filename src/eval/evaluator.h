@@ -98,8 +98,10 @@ struct EvalOptions {
   // Whether a test's timeout on a loaded machine could be the machine's fault is decided from
   // evidence (issue 35), where the sandbox's cgroup keeps pressure (PSI): the time the machine
   // kept the test waiting (CPU, memory, I/O) and the GPU time other tests on its GPU took are
-  // its lost time, the rest its clear time. Past its limit, a test goes on while its clear time
-  // is under the limit, up to `stall_test_factor` times the limit of wall time; its timeout is
+  // its lost time, the rest its clear time. Past its limit, a test goes on while its time clear
+  // of its GPU neighbours is under the limit (the pressure part a solution can raise itself, so
+  // it only ever sends a timeout to the quiet retry), up to `stall_test_factor` times the limit
+  // of wall time; its timeout is
   // its own when its clear time reached the limit, or reached `hang_baseline_factor` times the
   // problem's baseline test time on this machine (`baseline_test_s`, from the baseline check)
   // and `hang_limit_share` of the limit: then no quiet retry. Only the rest go to the quiet

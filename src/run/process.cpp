@@ -307,9 +307,10 @@ ProcessResult run_process(const ProcessSpec& spec) {
   // Past the wall limit: whether the machine, not the step, used the time it had over the limit
   // (ProcessSpec::stall_wall_cap_s).
   auto stalled = [&](ProcessResult& res) {
-    if (spec.stall_wall_cap_s <= spec.timeout_s || !spec.lost_s || Clock::now() >= stall_cap)
+    const auto& lost_now = spec.grace_lost_s ? spec.grace_lost_s : spec.lost_s;
+    if (spec.stall_wall_cap_s <= spec.timeout_s || !lost_now || Clock::now() >= stall_cap)
       return false;
-    std::optional<double> lost = spec.lost_s();
+    std::optional<double> lost = lost_now();
     if (!lost) return false;
     const double clear = seconds_since(start) - *lost;
     if (clear >= spec.timeout_s || (spec.condemn_clear_s > 0 && clear >= spec.condemn_clear_s))

@@ -68,6 +68,10 @@ struct ProcessSpec {
   double condemn_clear_s = 0;
   // nullopt when it cannot be told (no grace then; ProcessResult::lost_s stays < 0).
   std::function<std::optional<double>()> lost_s;
+  // What the grace counts as lost, where it must be less than `lost_s`: only time the step
+  // cannot add to itself (its own threads waiting on each other raise its cgroup's pressure, and
+  // would buy it more wall time). Unset: `lost_s`.
+  std::function<std::optional<double>()> grace_lost_s;
 };
 
 struct ProcessResult {

@@ -208,6 +208,13 @@ ProcessResult run_sandboxed(const SandboxPolicy& policy, const std::vector<std::
     if (!stall) return std::nullopt;
     return *stall + (policy.shared_lost_s ? policy.shared_lost_s() : 0.0);
   };
+  // A solution can raise its own cgroup's pressure (threads that wait on each other), so the
+  // pressure may only make its timeout doubtful (a quiet retry alone decides it), never extend
+  // its run: the grace counts what the judge measured beside it, the GPU its neighbours took.
+  spec.grace_lost_s = [&policy]() -> std::optional<double> {
+    if (!policy.shared_lost_s) return std::nullopt;
+    return policy.shared_lost_s();
+  };
   if (policy.memory_bytes > 0 && !(cgroup && cgroup->limits_memory()))
     spec.limits->data_bytes = static_cast<long>(policy.memory_bytes);
   ProcessResult result = run_process(spec);

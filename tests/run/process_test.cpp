@@ -158,10 +158,7 @@ TEST(StarvedGrace, WithoutACpuCountTheWallClockDecides) {
 // Issue 35: a test's wall limit less the time the machine kept it waiting (ProcessSpec::lost_s).
 ProcessSpec stall_spec(const std::string& script, double timeout_s, double cap_s,
                        std::function<std::optional<double>()> lost, double condemn_s = 0) {
-  ProcessSpec spec;
-  spec.argv = {"/bin/sh", "-c", script};
-  spec.cwd = "/";
-  spec.timeout_s = timeout_s;
+  ProcessSpec spec = starved_spec(script, timeout_s, 0);
   spec.stall_wall_cap_s = cap_s;
   spec.condemn_clear_s = condemn_s;
   spec.lost_s = std::move(lost);
