@@ -1,11 +1,16 @@
 """The timer (Timer): one call timed as kjudge times (KernelBench's cuda_event method, made
 stricter): every stream of the device synchronized, persisting L2 taken back, a buffer larger
-than L2 written, then CUDA events around the call on the current stream, and a third event once
-the whole device has finished (torch.cuda.synchronize waits for every stream). The first two
-give the time to the stream's end, the first and third the time to the device's end: a call that
-leaves work running on another stream has a long tail between them, and the judge then times
-every side to the device's end (src/kernelbench/judge/grade.cpp).
+than L2 written, then CUDA events around the call on the current stream: the time to the
+stream's end. The tail past it is what the whole device still had to do once the stream's end
+event had passed, read on the host: the clock after waiting for that event, and again after
+torch.cuda.synchronize (which waits for every stream). Both waits wake the host alike, so an
+honest call's tail is the cost of one empty synchronize, however much the call left to the
+host (an event recorded after the synchronize would count the host's wake-up and whatever the
+call left to Python). A call that leaves work running on another stream has a long tail, and the
+judge then times every side to the device's end (src/kernelbench/judge/grade.cpp).
 """
+
+import time
 
 from .errors import describe_short
 
@@ -65,6 +70,8 @@ class Timer:
         self._record = torch.cuda.Event.record
         self._elapsed = torch.cuda.Event.elapsed_time
         self._sync = torch.cuda.synchronize
+        self._wait = torch.cuda.Event.synchronize
+        self._clock = time.perf_counter
         self._zero = torch.Tensor.zero_
         self._empty = torch.empty
         self._int32 = torch.int32
@@ -92,7 +99,6 @@ class Timer:
         """(output, ms to the stream's end, ms to the device's end) of fn(*args)."""
         start = self._event(enable_timing=True)
         end = self._event(enable_timing=True)
-        after = self._event(enable_timing=True)
         self._sync()
         self.persisting_l2()
         self._zero(self.flush)
@@ -102,15 +108,16 @@ class Timer:
         out = fn(*args)
         self._record(end)
         t1 = marks.now() if marks is not None else 0
+        self._wait(end)
+        h1 = self._clock()
         self._sync()
-        self._record(after)
-        self._sync()
+        h2 = self._clock()
         if marks is not None:
             marks.add(side, phase, index, t0, t1)
         # A call that queued no GPU work reads 0: the events' resolution (0.5 us) is its floor,
         # so every time is positive, as the protocol and the log ratios need.
-        return (out, max(float(self._elapsed(start, end)), RESOLUTION_MS),
-                max(float(self._elapsed(start, after)), RESOLUTION_MS))
+        ms = max(float(self._elapsed(start, end)), RESOLUTION_MS)
+        return (out, ms, ms + max(h2 - h1, 0.0) * 1000.0)
 
     def describe(self):
         return {"flush_bytes": self.flush_bytes, "l2_bytes": self.l2_bytes,
