@@ -32,6 +32,6 @@ echo "== background ($(cat "$bg/commit" 2>/dev/null)): $([ -f "$bg/rc" ] && echo
 tail -c 8000 "$bg/log"
 if [ -n "${OUT:-}" ]; then
   cp "$bg/log" "$OUT/background.log" 2>/dev/null
-  (cd "$bg/out" && tar czf "$OUT/background-out.tgz" . 2>/dev/null)
+  (cd "$bg/out" && tar czf "$OUT/background-out.tgz" --exclude='*-cache' --exclude='*.tar.gz' . 2>/dev/null)
 fi
 [ -f "$bg/rc" ]
