@@ -9,6 +9,7 @@
 #include <ctime>
 #include <fstream>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "core/atomic_file.h"
@@ -19,6 +20,7 @@
 #include "core/time_stamp.h"
 #include "kernelbench/judge/cupti.h"
 #include "kernelbench/judge/journal.h"
+#include "kernelbench/judge/solo_gate.h"
 #include "perf/benchmarker.h"
 #include "triton/runner/python_bytecode.h"
 
@@ -158,12 +160,23 @@ fs::path default_cache_dir() {
   return {};
 }
 
+bool says_out_of_memory(const std::string& text) {
+  return text.find("OutOfMemory") != std::string::npos ||
+         text.find("out of memory") != std::string::npos;
+}
+
+// Out of GPU memory anywhere the GPU was used: a stage that raised (the CUDA context's creation
+// at setup included), or a trial or timed pair whose call raised.
 bool out_of_memory(const RunOutcome& o) {
-  if (o.status != RunStatus::error || o.error.stage == "setup" || o.error.stage == "syntax" ||
-      o.error.stage == "import")
-    return false;
-  return o.error.exception_type.find("OutOfMemory") != std::string::npos ||
-         o.error.message.find("out of memory") != std::string::npos;
+  if (o.status == RunStatus::error)
+    return o.error.stage != "syntax" && o.error.stage != "import" &&
+           (says_out_of_memory(o.error.exception_type) || says_out_of_memory(o.error.message));
+  if (o.status != RunStatus::ok) return false;
+  for (const TrialCheck& t : o.trials)
+    if (!t.ok && says_out_of_memory(t.why)) return true;
+  for (const TimedPair& p : o.pairs)
+    if (!p.ok && says_out_of_memory(p.why)) return true;
+  return false;
 }
 
 bool torch_missing(const Result& r, const RunOutcome& o) {
@@ -308,6 +321,9 @@ EvalDone run_eval(const EvalOptions& a, const EvalSandbox& sandbox, const Note& 
   gopt.hacks = a.hacks;
   gopt.side_work_ms = a.timing.side_work_ms;
   GpuGate gate(a.gpu >= 0 ? a.gpu : (runner.machine.gpus.empty() ? -1 : 0), a.timeout_s);
+  SoloGate solo;
+  // Problems whose runs ran out of memory beside others: their later samples run solo at once.
+  std::set<std::string> solo_problems;
 
   std::mutex mu;
   std::vector<Graded> graded(journal.earlier());
@@ -353,15 +369,32 @@ EvalDone run_eval(const EvalOptions& a, const EvalSandbox& sandbox, const Note& 
         cache_root.empty()
             ? run_dir / "work" / fmt::format("L{}-{}-{}", s.problem->level, s.problem->id, s.sample)
             : cache_root / code_hash;
-    RunOutcome o = run_kernelbench(runner, req, ws, gate);
-    // Out of GPU memory beside others (level 1's 6 GB activations, a level-3 model): the same run
-    // again with every GPU phase alone, so that the verdict is the solution's, not its neighbours'.
+    bool known_solo = false;
+    if (a.workers > 1) {
+      std::lock_guard<std::mutex> lock(mu);
+      known_solo = solo_problems.count(s.problem->key()) > 0;
+    }
+    auto run_once = [&](bool alone) {
+      SoloGate::Hold hold(solo, alone);
+      req.alone = alone;
+      return run_kernelbench(runner, req, ws, gate);
+    };
+    RunOutcome o = run_once(known_solo);
+    // Out of GPU memory beside others (level 1's inputs of several GB, a level-3 model): the same
+    // run again with the GPU's memory its own (solo_gate.h), so that the verdict is the
+    // solution's, not its neighbours'. Out of memory alone, it is the solution's (or, in the
+    // reference, the problem's on this GPU).
     std::string retried;
-    if (out_of_memory(o) && a.workers > 1) {
-      req.alone = true;
+    if (known_solo) {
+      retried = "judged alone: an earlier run of this problem ran out of GPU memory beside others";
+    } else if (a.workers > 1 && out_of_memory(o)) {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        solo_problems.insert(s.problem->key());
+      }
       retried = "ran out of GPU memory beside other runs (" + o.detail.substr(0, 160) +
-                "); judged again alone";
-      o = run_kernelbench(runner, req, ws, gate);
+                "); judged again alone, with the GPU's memory its own";
+      o = run_once(true);
     }
     if (cache_root.empty()) {
       std::error_code ec;
