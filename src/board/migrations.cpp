@@ -1,16 +1,10 @@
 #include "board/migrations.h"
 
-#include <chrono>
+#include "board/store.h"
 
 namespace kjudge::board {
 
 namespace {
-
-std::int64_t now_us() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
   for (std::size_t i = s.find(from); i != std::string::npos; i = s.find(from, i + to.size()))

@@ -117,6 +117,7 @@ struct RankEntry {
   std::int64_t ended_us = 0;
 };
 
+// Microseconds since the epoch: every time the store writes (the tables and their migrations).
 std::int64_t now_us();
 
 class Store {

@@ -1,26 +1,20 @@
 #include "board/web_security.h"
 
+#include "core/text.h"
+
 namespace kjudge::board {
 
-namespace {
-
-std::string trim(const std::string& s) {
-  const std::size_t a = s.find_first_not_of(" \t");
-  if (a == std::string::npos) return "";
-  return s.substr(a, s.find_last_not_of(" \t") - a + 1);
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::optional<std::string> cookie_value(const std::string& header, const std::string& name) {
   std::size_t a = 0;
   while (a <= header.size()) {
     std::size_t e = header.find(';', a);
     if (e == std::string::npos) e = header.size();
-    const std::string pair = trim(header.substr(a, e - a));
+    const std::string pair = trim_blanks(header.substr(a, e - a));
     const std::size_t eq = pair.find('=');
-    if (eq != std::string::npos && trim(pair.substr(0, eq)) == name)
-      return trim(pair.substr(eq + 1));
+    if (eq != std::string::npos && trim_blanks(pair.substr(0, eq)) == name)
+      return trim_blanks(pair.substr(eq + 1));
     a = e + 1;
   }
   return std::nullopt;

@@ -16,7 +16,7 @@
 namespace kjudge {
 namespace {
 
-struct ListArgs {
+struct KernelbenchListArgs {
   std::string dir;
   int level = 0;
   bool json = false;
@@ -35,7 +35,7 @@ std::size_t line_count(const std::string& s) {
          (!s.empty() && s.back() != '\n');
 }
 
-void cmd_list(const ListArgs& a, int& rc) {
+void cmd_kernelbench_list(const KernelbenchListArgs& a, int& rc) {
   const kernelbench::Dataset d = kernelbench::load_kernelbench(a.dir, a.level);
   if (a.json) {
     nlohmann::ordered_json arr = nlohmann::ordered_json::array();
@@ -143,13 +143,13 @@ void add_kernelbench_commands(CLI::App& app, int& rc) {
                                 "(docs/kernelbench.md)");
   kb->require_subcommand(1);
 
-  auto list = std::make_shared<ListArgs>();
+  auto list = std::make_shared<KernelbenchListArgs>();
   auto* l = kb->add_subcommand("list", "List the problems of a KernelBench data folder");
   l->add_option("DIR", list->dir, "KernelBench data folder (level1/ ... or the repository root)")
       ->required();
   l->add_option("--level", list->level, "Only this level")->check(CLI::Range(1, 999));
   l->add_flag("--json", list->json, "JSON array on stdout");
-  l->callback([list, &rc] { cmd_list(*list, rc); });
+  l->callback([list, &rc] { cmd_kernelbench_list(*list, rc); });
 
   auto ev = std::make_shared<EvalArgs>();
   auto* e = kb->add_subcommand(

@@ -42,11 +42,6 @@ constexpr int64_t kMaxMemberBytes = int64_t{1} << 30;
 // would only cost time, so an archive with more entries than this is refused.
 constexpr int kMaxArchiveEntries = 1000;
 
-void record(LoadReport* report, InputError error) {
-  if (report == nullptr) throw error;
-  report->errors.push_back(std::move(error));
-}
-
 std::string member_label(const fs::path& pack, const char* member) {
   return pack.string() + ":" + member;
 }
@@ -341,7 +336,7 @@ ParsedProblems parse_problem_lines(std::string_view data, const std::string& lab
       out.lines.push_back({line.number, md5_hex(raw)});
       out.problems.push_back(std::move(p));
     } catch (InputError& e) {
-      record(report, std::move(e));
+      report_error(report, std::move(e));
     }
   }
   return out;
@@ -401,7 +396,7 @@ ParsedSolutions parse_solution_lines(std::string_view data, const std::string& l
       out.lines.push_back(line.number);
       out.solutions.push_back(std::move(s));
     } catch (InputError& e) {
-      record(report, std::move(e));
+      report_error(report, std::move(e));
     }
   }
   return out;
@@ -418,9 +413,10 @@ std::vector<Problem> drop_duplicate_tasks(std::vector<Problem> problems,
     const int line = i < lines.size() ? lines[i] : 0;
     auto [it, inserted] = first_line.try_emplace(problems[i].task_id, line);
     if (!inserted) {
-      record(report, InputError(label, line, "task_id",
-                                "duplicate task_id " + problems[i].task_id + " (first on line " +
-                                    std::to_string(it->second) + "); this one is ignored"));
+      report_error(report,
+                   InputError(label, line, "task_id",
+                              "duplicate task_id " + problems[i].task_id + " (first on line " +
+                                  std::to_string(it->second) + "); this one is ignored"));
       continue;
     }
     out.push_back(std::move(problems[i]));
@@ -442,6 +438,11 @@ void check_files(const std::vector<SourceFile>& files, const std::string& where,
 }
 
 }  // namespace
+
+void report_error(LoadReport* report, InputError error) {
+  if (report == nullptr) throw error;
+  report->errors.push_back(std::move(error));
+}
 
 ProblemPack read_problem_pack(const std::filesystem::path& path, LoadReport* report) {
   auto members = read_tar_gz(path, {kMetadataFile, kProblemsFile});

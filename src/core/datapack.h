@@ -21,6 +21,9 @@ struct LoadReport {
   bool ok() const { return errors.empty(); }
 };
 
+// The error kept in the report where one was given, thrown where none was.
+void report_error(LoadReport* report, InputError error);
+
 struct ProblemPackMetadata {
   std::string release;
   int total_count = 0;

@@ -320,11 +320,6 @@ std::vector<fs::path> spec_dirs_under(const fs::path& root, const char* spec_nam
   return dirs;
 }
 
-void record(LoadReport* report, InputError error) {
-  if (report == nullptr) throw error;
-  report->errors.push_back(std::move(error));
-}
-
 // ---- writing --------------------------------------------------------------------------------
 
 bool is_plain_safe(const std::string& s) {
@@ -560,7 +555,7 @@ std::vector<Problem> load_problem_dirs(const std::filesystem::path& root, LoadRe
       }
       problems.push_back(std::move(p));
     } catch (InputError& e) {
-      record(report, std::move(e));
+      report_error(report, std::move(e));
     }
   }
   return problems;
@@ -667,7 +662,7 @@ std::vector<Solution> load_solution_dirs(const std::filesystem::path& root, Load
       }
       solutions.push_back(std::move(s));
     } catch (InputError& e) {
-      record(report, std::move(e));
+      report_error(report, std::move(e));
     }
   }
   return solutions;

@@ -9,6 +9,7 @@
 #include <set>
 #include <vector>
 
+#include "core/text.h"
 #include "eval/python_imports.h"
 
 namespace kjudge {
@@ -84,12 +85,6 @@ const std::map<std::string, const char*>& refused_modules() {
       {"nt", "ends the test's process, which decides the verdict"},
   };
   return m;
-}
-
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
 }
 
 // What each name an import statement binds refers to (`import numpy as np` → np: numpy,

@@ -7,6 +7,7 @@
 
 #include "eval/python_imports.h"
 #include "eval/python_modules.h"
+#include "eval/source_kinds.h"
 #include "eval/static_flags.h"
 #include "eval/workspace.h"
 
@@ -57,13 +58,6 @@ bool is_source(const std::string& path) {
   static const std::set<std::string> kSources = {".cu", ".cpp", ".cc", ".cxx",
                                                  ".c",  ".c++", ".cp", ".py"};
   return kSources.count(extension(path)) > 0;
-}
-
-bool is_c_like(const std::string& path) {
-  static const std::set<std::string> kC = {".cu",  ".cuh", ".cpp", ".cc",  ".cxx",  ".c",   ".c++",
-                                           ".cp",  ".h",   ".hh",  ".hpp", ".hxx",  ".h++", ".inl",
-                                           ".inc", ".ipp", ".tcc", ".tpp", ".cuinc"};
-  return kC.count(extension(path)) > 0;
 }
 
 // Code no source needs and a loader or interpreter would run: shared objects, archives, object

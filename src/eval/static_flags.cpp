@@ -7,6 +7,8 @@
 #include <string>
 #include <tuple>
 
+#include "eval/source_kinds.h"
+
 namespace kjudge {
 
 namespace {
@@ -17,14 +19,15 @@ int line_at(const std::string& text, std::size_t pos) {
   return 1 + static_cast<int>(std::count(text.begin(), text.begin() + pos, '\n'));
 }
 
-bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool c_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 // Is the ' at `i` a C++14 digit separator (1'000'000)? It is when the token it sits in started
 // with a digit; a character literal's prefix (u8'x', L'x') starts with a letter.
 bool digit_separator(const std::string& s, std::size_t i) {
-  if (i == 0 || !ident_char(s[i - 1]) || i + 1 >= s.size() || !ident_char(s[i + 1])) return false;
+  if (i == 0 || !c_ident_char(s[i - 1]) || i + 1 >= s.size() || !c_ident_char(s[i + 1]))
+    return false;
   std::size_t b = i;
-  while (b > 0 && (ident_char(s[b - 1]) || s[b - 1] == '\'' || s[b - 1] == '.')) --b;
+  while (b > 0 && (c_ident_char(s[b - 1]) || s[b - 1] == '\'' || s[b - 1] == '.')) --b;
   return std::isdigit(static_cast<unsigned char>(s[b])) != 0;
 }
 
@@ -61,7 +64,7 @@ StrippedSource strip_c_like(const std::string& s) {
       const int line = line_at(s, i);
       // R"delim( ... )delim": no escapes inside.
       if (i > 0 && s[i - 1] == 'R' &&
-          (i < 2 || !ident_char(s[i - 2]) || s[i - 2] == '8' || s[i - 2] == 'u' ||
+          (i < 2 || !c_ident_char(s[i - 2]) || s[i - 2] == '8' || s[i - 2] == 'u' ||
            s[i - 2] == 'U' || s[i - 2] == 'L')) {
         std::size_t open = s.find('(', i + 1);
         if (open != std::string::npos) {
@@ -533,17 +536,6 @@ bool is_python(const std::string& path) {
   return path.size() >= 3 && path.compare(path.size() - 3, 3, ".py") == 0;
 }
 
-bool is_c_like(const std::string& path) {
-  static const char* exts[] = {".cu", ".cuh", ".c",   ".cc",  ".cpp", ".cxx",
-                               ".h",  ".hh",  ".hpp", ".hxx", ".inl", ".ipp"};
-  const std::size_t dot = path.rfind('.');
-  if (dot == std::string::npos) return false;
-  const std::string e = path.substr(dot);
-  for (const char* x : exts)
-    if (e == x) return true;
-  return false;
-}
-
 bool any_needle(const std::string& text, const char* needles) {
   std::string all = needles;
   std::size_t start = 0;
@@ -560,9 +552,9 @@ bool any_needle(const std::string& text, const char* needles) {
 // The identifier a match names, for the "the problem asked for it" check.
 std::string token_of(const std::string& match) {
   std::size_t b = 0;
-  while (b < match.size() && !ident_char(match[b]) && match[b] != ':') ++b;
+  while (b < match.size() && !c_ident_char(match[b]) && match[b] != ':') ++b;
   std::size_t e = b;
-  while (e < match.size() && (ident_char(match[e]) || match[e] == ':' || match[e] == '.')) ++e;
+  while (e < match.size() && (c_ident_char(match[e]) || match[e] == ':' || match[e] == '.')) ++e;
   return match.substr(b, e - b);
 }
 

@@ -137,7 +137,7 @@ std::optional<MainGuard> attach_main_guard(const fs::path& library, const fs::pa
 
 namespace {
 
-bool is_name(const std::string& s) {
+bool is_variable_name(const std::string& s) {
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
   return std::all_of(s.begin(), s.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
@@ -170,7 +170,7 @@ std::optional<SimpleCommand> simple_command(const std::string& command) {
     const auto eq = word.find('=');
     if (out.argv.empty() && eq != std::string::npos && eq > 0) {
       const std::string name = word.substr(0, eq);
-      if (!is_name(name) || judge_variable(name)) return std::nullopt;
+      if (!is_variable_name(name) || judge_variable(name)) return std::nullopt;
       out.env.push_back(std::move(word));
       continue;
     }

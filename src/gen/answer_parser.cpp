@@ -7,16 +7,12 @@
 #include <set>
 #include <string_view>
 
+#include "core/text.h"
+
 namespace kjudge {
 namespace {
 
 constexpr size_t kMaxPath = 255;
-
-std::string trim(std::string_view s) {
-  const size_t b = s.find_first_not_of(" \t");
-  if (b == std::string_view::npos) return "";
-  return std::string(s.substr(b, s.find_last_not_of(" \t") - b + 1));
-}
 
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -104,7 +100,7 @@ std::optional<Fence> opening_fence(const std::string& line, std::string& info) {
   if (i == std::string::npos || (line[i] != '`' && line[i] != '~')) return std::nullopt;
   const size_t j = std::min(line.find_first_not_of(line[i], i), line.size());
   if (j - i < 3) return std::nullopt;
-  info = trim(line.substr(j));
+  info = trim_blanks(line.substr(j));
   // ```x``` on one line is inline code, not a fence.
   if (line[i] == '`' && info.find('`') != std::string::npos) return std::nullopt;
   return Fence{line[i], j - i, i};
@@ -176,14 +172,14 @@ std::string first_word(const std::string& s) {
 }
 
 std::optional<std::string> comment_body(const std::string& line) {
-  std::string t = trim(line);
+  std::string t = trim_blanks(line);
   if (starts_with(t, "/*")) {
     t.erase(0, 2);
     if (t.size() >= 2 && t.compare(t.size() - 2, 2, "*/") == 0) t.resize(t.size() - 2);
-    return trim(t);
+    return trim_blanks(t);
   }
-  if (starts_with(t, "//")) return trim(t.substr(2));
-  if (starts_with(t, "#") || starts_with(t, ";")) return trim(t.substr(1));
+  if (starts_with(t, "//")) return trim_blanks(t.substr(2));
+  if (starts_with(t, "#") || starts_with(t, ";")) return trim_blanks(t.substr(1));
   return std::nullopt;
 }
 
@@ -194,7 +190,7 @@ std::optional<std::string> path_in_comment(const std::string& line) {
   if (!body) return std::nullopt;
   const std::string low = lower(*body);
   for (const std::string label : {"filename:", "file name:", "file:", "path:"})
-    if (starts_with(low, label)) return first_word(trim(body->substr(label.size())));
+    if (starts_with(low, label)) return first_word(trim_blanks(body->substr(label.size())));
   if (bare_path(unquote(*body))) return unquote(*body);
   return std::nullopt;
 }

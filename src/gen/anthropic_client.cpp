@@ -11,13 +11,13 @@ using nlohmann::json;
 // The API insists on max_tokens; this fits a long kernel with room to spare.
 constexpr int kDefaultMaxTokens = 8192;
 
-std::vector<std::string> headers(const std::string& api_key) {
+std::vector<std::string> anthropic_headers(const std::string& api_key) {
   std::vector<std::string> out = {"anthropic-version: 2023-06-01"};
   if (!api_key.empty()) out.push_back("x-api-key: " + api_key);
   return out;
 }
 
-json body(const ChatRequest& request) {
+json anthropic_body(const ChatRequest& request) {
   json messages = json::array();
   std::string system;
   // The API takes no system role in messages, only one top-level system prompt.
@@ -43,7 +43,7 @@ std::string normalise_stop_reason(const std::string& reason) {
   return reason;
 }
 
-ChatResponse parse(const json& answer) {
+ChatResponse anthropic_parse(const json& answer) {
   const json& content = answer.at("content");
   if (!content.is_array()) throw std::runtime_error("content is not a list of blocks");
   ChatResponse out;
@@ -64,7 +64,8 @@ ChatResponse parse(const json& answer) {
 }  // namespace
 
 const WireFormat& anthropic_wire() {
-  static const WireFormat wire{"https://api.anthropic.com/v1", "/messages", headers, body, parse};
+  static const WireFormat wire{"https://api.anthropic.com/v1", "/messages", anthropic_headers,
+                               anthropic_body, anthropic_parse};
   return wire;
 }
 

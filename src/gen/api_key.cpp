@@ -5,6 +5,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "core/text.h"
 #include "gen/chat.h"
 
 namespace kjudge {
@@ -14,13 +15,6 @@ std::vector<std::string> key_names(const std::string& provider) {
   if (provider == "openai") return {"OPENAI_API_KEY", "NEMO_API_KEY"};
   if (provider == "anthropic") return {"ANTHROPIC_API_KEY"};
   throw std::invalid_argument("unknown chat provider '" + provider + "'");
-}
-
-std::string trim(const std::string& s) {
-  size_t begin = 0, end = s.size();
-  while (begin < end && std::isspace(static_cast<unsigned char>(s[begin]))) ++begin;
-  while (end > begin && std::isspace(static_cast<unsigned char>(s[end - 1]))) --end;
-  return s.substr(begin, end - begin);
 }
 
 // The value of one dotenv line's right-hand side: single-quoted (literal), double-quoted (a

@@ -10,6 +10,8 @@
 #include <mutex>
 #include <sstream>
 
+#include "core/text.h"
+
 namespace kjudge {
 namespace {
 
@@ -40,13 +42,6 @@ size_t on_body(char* data, size_t size, size_t count, void* user) {
   }
   sink->body->append(data, n);
   return n;
-}
-
-std::string trim(std::string s) {
-  auto space = [](unsigned char c) { return std::isspace(c); };
-  s.erase(s.begin(), std::find_if_not(s.begin(), s.end(), space));
-  s.erase(std::find_if_not(s.rbegin(), s.rend(), space).base(), s.end());
-  return s;
 }
 
 size_t on_header(char* data, size_t size, size_t count, void* user) {

@@ -8,12 +8,12 @@ namespace {
 
 using nlohmann::json;
 
-std::vector<std::string> headers(const std::string& api_key) {
+std::vector<std::string> openai_headers(const std::string& api_key) {
   if (api_key.empty()) return {};
   return {"Authorization: Bearer " + api_key};
 }
 
-json body(const ChatRequest& request) {
+json openai_body(const ChatRequest& request) {
   json messages = json::array();
   for (const ChatMessage& m : request.messages)
     messages.push_back({{"role", m.role}, {"content", m.content}});
@@ -40,7 +40,7 @@ std::string content_text(const json& content) {
   return text;
 }
 
-ChatResponse parse(const json& answer) {
+ChatResponse openai_parse(const json& answer) {
   const json& choices = answer.at("choices");
   if (!choices.is_array() || choices.empty()) throw std::runtime_error("no choices");
   const json& choice = choices.at(0);
@@ -59,8 +59,8 @@ ChatResponse parse(const json& answer) {
 }  // namespace
 
 const WireFormat& openai_wire() {
-  static const WireFormat wire{"https://api.openai.com/v1", "/chat/completions", headers, body,
-                               parse};
+  static const WireFormat wire{"https://api.openai.com/v1", "/chat/completions", openai_headers,
+                               openai_body, openai_parse};
   return wire;
 }
 

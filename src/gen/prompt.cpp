@@ -10,6 +10,7 @@
 
 #include "core/input_error.h"
 #include "core/read_file.h"
+#include "core/text.h"
 
 namespace kjudge {
 namespace {
@@ -175,12 +176,6 @@ bool is_identifier(const std::string& s) {
                      [](unsigned char c) { return std::isalnum(c) || c == '_'; });
 }
 
-std::string trim(const std::string& s) {
-  const size_t b = s.find_first_not_of(" \t");
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
-}
-
 // A prompt template is a page of text; a file far larger is a mistake, not a template.
 constexpr std::uintmax_t kMaxPromptFileBytes = std::uintmax_t{16} << 20;
 
@@ -239,7 +234,7 @@ std::string render_template(const std::string& tmpl, const Problem& problem) {
     const size_t open = tmpl.find("{{", pos);
     const size_t close = open == std::string::npos ? open : tmpl.find("}}", open + 2);
     if (close == std::string::npos) break;
-    const std::string name = trim(tmpl.substr(open + 2, close - open - 2));
+    const std::string name = trim_blanks(tmpl.substr(open + 2, close - open - 2));
     if (!is_identifier(name)) {
       // Step one brace only, so `{{{prompt}}}` still finds its placeholder.
       out.append(tmpl, pos, open + 1 - pos);

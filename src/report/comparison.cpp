@@ -1,8 +1,15 @@
 #include "report/comparison.h"
 
+#include <fmt/format.h>
+
 #include "report/mcnemar.h"
 
 namespace kjudge::report {
+
+std::string rate_text(const PassRate& r) {
+  return r.counted ? fmt::format("{:.1f}% ({}/{})", 100 * r.rate(), r.passed, r.counted)
+                   : std::string("n/a");
+}
 
 namespace {
 

@@ -15,6 +15,9 @@ struct PassRate {
   double rate() const { return counted ? static_cast<double>(passed) / counted : 0.0; }
 };
 
+// "66.7% (2/3)", or "n/a" where nothing counted.
+std::string rate_text(const PassRate& r);
+
 struct Flip {
   std::string task_id;
   int sample = 0;

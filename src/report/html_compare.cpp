@@ -11,37 +11,32 @@ using nlohmann::json;
 
 namespace {
 
-std::string esc(const std::string& s) { return html_escape(s); }
-
-std::string rate(const PassRate& r) {
-  return r.counted ? fmt::format("{:.1f}% ({}/{})", 100 * r.rate(), r.passed, r.counted)
-                   : std::string("n/a");
-}
-
 std::string flips_table(const std::vector<Flip>& flips, const Comparison& c) {
   if (flips.empty()) return "<p class=\"note\">None.</p>\n";
   std::string out = "<table><tr><th>problem</th><th class=\"n\">sample</th><th>group</th><th>" +
-                    esc(c.label_a) + "</th><th>" + esc(c.label_b) +
+                    html_escape(c.label_a) + "</th><th>" + html_escape(c.label_b) +
                     "</th><th>why it failed</th></tr>\n";
   for (const auto& f : flips)
-    out += "<tr><td>" + esc(f.task_id) + "</td><td class=\"n\">" + std::to_string(f.sample) +
-           "</td><td>" + esc(f.group) + "</td><td><span class=\"v " + verdict_kind(f.verdict_a) +
-           "\">" + esc(verdict_words(f.verdict_a)) + "</span></td><td><span class=\"v " +
-           verdict_kind(f.verdict_b) + "\">" + esc(verdict_words(f.verdict_b)) +
-           "</span></td><td>" + esc(f.detail) + "</td></tr>\n";
+    out += "<tr><td>" + html_escape(f.task_id) + "</td><td class=\"n\">" +
+           std::to_string(f.sample) + "</td><td>" + html_escape(f.group) +
+           "</td><td><span class=\"v " + verdict_kind(f.verdict_a) + "\">" +
+           html_escape(verdict_words(f.verdict_a)) + "</span></td><td><span class=\"v " +
+           verdict_kind(f.verdict_b) + "\">" + html_escape(verdict_words(f.verdict_b)) +
+           "</span></td><td>" + html_escape(f.detail) + "</td></tr>\n";
   return out + "</table>\n";
 }
 
 }  // namespace
 
 std::string html_comparison(const RunData& a, const RunData& b, const Comparison& c) {
-  std::string body = "<header><h1>kjudge comparison</h1><p class=\"sub\">A: " + esc(c.label_a) +
-                     " (" + esc(a.dir.string()) + ") · B: " + esc(c.label_b) + " (" +
-                     esc(b.dir.string()) + ")</p></header>\n";
+  std::string body =
+      "<header><h1>kjudge comparison</h1><p class=\"sub\">A: " + html_escape(c.label_a) + " (" +
+      html_escape(a.dir.string()) + ") · B: " + html_escape(c.label_b) + " (" +
+      html_escape(b.dir.string()) + ")</p></header>\n";
   body += "<div class=\"cards\">";
-  body += "<div class=\"card\"><div class=\"num\">" + esc(rate(c.all_a)) +
+  body += "<div class=\"card\"><div class=\"num\">" + html_escape(rate_text(c.all_a)) +
           "</div><div class=\"what\">A passed</div></div>";
-  body += "<div class=\"card\"><div class=\"num\">" + esc(rate(c.all_b)) +
+  body += "<div class=\"card\"><div class=\"num\">" + html_escape(rate_text(c.all_b)) +
           "</div><div class=\"what\">B passed</div></div>";
   body += fmt::format(
       "<div class=\"card\"><div class=\"num\">p = {:.4g}</div><div "
@@ -68,15 +63,17 @@ std::string html_comparison(const RunData& a, const RunData& b, const Comparison
       "<section id=\"side-by-side\"><h2>Pass rates</h2>\n"
       "<p class=\"note\">Share of counted samples (not skipped, not judge_error) that "
       "passed.</p><div class=\"chart\"><canvas id=\"chart-compare\"></canvas></div>\n";
-  body += "<table><tr><th>group</th><th class=\"n\">A: " + esc(c.label_a) +
-          "</th><th class=\"n\">B: " + esc(c.label_b) + "</th><th class=\"n\">B − A</th></tr>\n";
+  body += "<table><tr><th>group</th><th class=\"n\">A: " + html_escape(c.label_a) +
+          "</th><th class=\"n\">B: " + html_escape(c.label_b) +
+          "</th><th class=\"n\">B − A</th></tr>\n";
   json labels = json::array(), va = json::array(), vb = json::array();
   auto row = [&](const std::string& name, const PassRate& ra, const PassRate& rb) {
     std::string diff = ra.counted && rb.counted
                            ? fmt::format("{:+.1f} pts", 100 * (rb.rate() - ra.rate()))
                            : std::string("");
-    body += "<tr><td>" + esc(name) + "</td><td class=\"n\">" + rate(ra) + "</td><td class=\"n\">" +
-            rate(rb) + "</td><td class=\"n\">" + diff + "</td></tr>\n";
+    body += "<tr><td>" + html_escape(name) + "</td><td class=\"n\">" + rate_text(ra) +
+            "</td><td class=\"n\">" + rate_text(rb) + "</td><td class=\"n\">" + diff +
+            "</td></tr>\n";
     labels.push_back(name);
     va.push_back(ra.counted ? json(100 * ra.rate()) : json());
     vb.push_back(rb.counted ? json(100 * rb.rate()) : json());

@@ -12,23 +12,22 @@ using nlohmann::json;
 
 namespace {
 
-std::string esc(const std::string& s) { return html_escape(s); }
-
 std::string chip(const std::string& verdict) {
-  return "<span class=\"v " + verdict_kind(verdict) + "\">" + esc(verdict_words(verdict)) +
+  return "<span class=\"v " + verdict_kind(verdict) + "\">" + html_escape(verdict_words(verdict)) +
          "</span>";
 }
 
 std::string card(const std::string& num, const std::string& what) {
-  return "<div class=\"card\"><div class=\"num\">" + esc(num) + "</div><div class=\"what\">" +
-         esc(what) + "</div></div>";
+  return "<div class=\"card\"><div class=\"num\">" + html_escape(num) +
+         "</div><div class=\"what\">" + html_escape(what) + "</div></div>";
 }
 
 std::string pass_rows(const std::vector<PassRow>& rows) {
   std::string out;
   for (const auto& r : rows) {
-    out += "<tr><td>" + esc(r.name) + "</td><td class=\"n\">" + std::to_string(r.evaluated) +
-           "</td><td class=\"n\">" + std::to_string(r.solutions) + "</td>";
+    out += "<tr><td>" + html_escape(r.name) + "</td><td class=\"n\">" +
+           std::to_string(r.evaluated) + "</td><td class=\"n\">" + std::to_string(r.solutions) +
+           "</td>";
     for (const auto& v : r.pass_at_k) out += "<td class=\"n\">" + percent(v) + "</td>";
     out += "</tr>\n";
   }
@@ -74,7 +73,8 @@ std::string verdict_section(const RunData& r, json& data) {
   if (auto skips = skip_reasons(r); !skips.empty()) {
     out += "<h3>Why skipped</h3><table>";
     for (const auto& [why, n] : skips)
-      out += "<tr><td>" + esc(why) + "</td><td class=\"n\">" + std::to_string(n) + "</td></tr>\n";
+      out += "<tr><td>" + html_escape(why) + "</td><td class=\"n\">" + std::to_string(n) +
+             "</td></tr>\n";
     out += "</table>\n";
   }
   std::string fails;
@@ -82,9 +82,9 @@ std::string verdict_section(const RunData& r, json& data) {
     const std::string v = row.value("verdict", "");
     if (v == "pass" || v == "skipped") continue;
     const std::string id = row["task_id"].get<std::string>();
-    fails += "<tr><td><a href=\"#p-" + esc(id) + "\">" + esc(id) + "</a></td><td class=\"n\">" +
-             std::to_string(row["sample"].get<int>()) + "</td><td>" + chip(v) + "</td><td>" +
-             esc(row.value("detail", "")) + "</td></tr>\n";
+    fails += "<tr><td><a href=\"#p-" + html_escape(id) + "\">" + html_escape(id) +
+             "</a></td><td class=\"n\">" + std::to_string(row["sample"].get<int>()) + "</td><td>" +
+             chip(v) + "</td><td>" + html_escape(row.value("detail", "")) + "</td></tr>\n";
   }
   if (!fails.empty())
     out +=
@@ -137,15 +137,15 @@ std::string perf_section(const RunData& r, json& data) {
   std::string rows;
   for (const auto& [key, j] : r.perf) {
     const json& s = j.value("speedup", json());
-    rows += "<tr><td><a href=\"#p-" + esc(key.first) + "\">" + esc(key.first) +
+    rows += "<tr><td><a href=\"#p-" + html_escape(key.first) + "\">" + html_escape(key.first) +
             "</a></td><td class=\"n\">" + std::to_string(key.second) + "</td>";
     if (s.is_object())
       rows += fmt::format(
           "<td class=\"n\">{:.3f}×</td><td class=\"n\">[{:.3f}, {:.3f}]</td><td>{}</td>",
           s.value("estimate", 0.0), s.value("low", 0.0), s.value("high", 0.0),
-          esc(j.value("how", "")));
+          html_escape(j.value("how", "")));
     else
-      rows += "<td></td><td></td><td>not timed: " + esc(j.value("not_timed", "")) + "</td>";
+      rows += "<td></td><td></td><td>not timed: " + html_escape(j.value("not_timed", "")) + "</td>";
     rows += "</tr>\n";
   }
   if (!rows.empty())
@@ -156,7 +156,7 @@ std::string perf_section(const RunData& r, json& data) {
   if (perf.is_object() && perf.contains("not_timed") && !perf["not_timed"].empty()) {
     out += "<h3>Not timed</h3><table>";
     for (auto& [why, n] : perf["not_timed"].items())
-      out += "<tr><td>" + esc(why) + "</td><td class=\"n\">" + n.dump() + "</td></tr>";
+      out += "<tr><td>" + html_escape(why) + "</td><td class=\"n\">" + n.dump() + "</td></tr>";
     out += "</table>\n";
   }
   return out + "</section>\n";
@@ -168,15 +168,16 @@ std::string cheat_section(const RunData& r) {
   if (flags.empty()) return out + "<p class=\"note\">None recorded in this run.</p></section>\n";
   out += "<table><tr><th>problem</th><th class=\"n\">sample</th><th>flag</th></tr>\n";
   for (const auto& f : flags)
-    out += "<tr><td>" + esc(f.task_id) + "</td><td class=\"n\">" + std::to_string(f.sample) +
-           "</td><td class=\"warn\">" + esc(f.flag) + "</td></tr>\n";
+    out += "<tr><td>" + html_escape(f.task_id) + "</td><td class=\"n\">" +
+           std::to_string(f.sample) + "</td><td class=\"warn\">" + html_escape(f.flag) +
+           "</td></tr>\n";
   return out + "</table></section>\n";
 }
 
 std::string conditions_section(const RunData& r) {
   std::string out = "<section id=\"conditions\"><h2>Conditions</h2><table>\n";
   for (const auto& [k, v] : conditions(r))
-    out += "<tr><th>" + esc(k) + "</th><td>" + esc(v) + "</td></tr>\n";
+    out += "<tr><th>" + html_escape(k) + "</th><td>" + html_escape(v) + "</td></tr>\n";
   return out + "</table></section>\n";
 }
 
@@ -195,41 +196,43 @@ std::string log_block(const std::string& what, const json& step, const HtmlOptio
   if (step.value("cached", false)) head += " (from the build cache)";
   if (step.contains("memory_peak_bytes"))
     head += " · peak memory " + human_bytes(step.value("memory_peak_bytes", 0.0));
-  return "<details><summary>" + esc(head) + "</summary><pre>" + esc(head_tail(log, o.log_bytes)) +
-         "</pre></details>\n";
+  return "<details><summary>" + html_escape(head) + "</summary><pre>" +
+         html_escape(head_tail(log, o.log_bytes)) + "</pre></details>\n";
 }
 
 std::string problem_section(const RunData& r, const HtmlOptions& o) {
   std::string out = "<section id=\"problems\"><h2>Problems</h2>\n";
   for (const auto& p : problem_rows(r)) {
-    out += "<details class=\"problem\" id=\"p-" + esc(p.task_id) + "\"><summary><b>" +
-           esc(p.task_id) + "</b> · " + esc(p.group) + " · " + esc(p.difficulty) + " · " +
-           std::to_string(p.passed) + "/" + std::to_string(p.counted) + " passed ";
+    out += "<details class=\"problem\" id=\"p-" + html_escape(p.task_id) + "\"><summary><b>" +
+           html_escape(p.task_id) + "</b> · " + html_escape(p.group) + " · " +
+           html_escape(p.difficulty) + " · " + std::to_string(p.passed) + "/" +
+           std::to_string(p.counted) + " passed ";
     for (const json* s : p.samples) out += chip((*s)["verdict"].get<std::string>());
     out += "</summary>\n";
     if (auto it = r.problems.find(p.task_id); it != r.problems.end()) {
       const std::string& prompt = it->second.prompt;
-      out += "<h4>Prompt</h4><pre>" + esc(head_tail(prompt, o.file_bytes)) + "</pre>\n";
+      out += "<h4>Prompt</h4><pre>" + html_escape(head_tail(prompt, o.file_bytes)) + "</pre>\n";
     }
     for (const json* sp : p.samples) {
       const json& s = *sp;
       const int sample = s["sample"].get<int>();
       out += "<h4>Sample " + std::to_string(sample) + " " + chip(s["verdict"].get<std::string>()) +
              "</h4>\n";
-      if (!s.value("detail", "").empty()) out += "<p>" + esc(s.value("detail", "")) + "</p>\n";
+      if (!s.value("detail", "").empty())
+        out += "<p>" + html_escape(s.value("detail", "")) + "</p>\n";
       if (auto pf = r.perf.find({p.task_id, sample}); pf != r.perf.end()) {
         const json& sp2 = pf->second.value("speedup", json());
         out += sp2.is_object()
                    ? fmt::format("<p>speedup {:.3f}× [{:.3f}, {:.3f}]</p>\n",
                                  sp2.value("estimate", 0.0), sp2.value("low", 0.0),
                                  sp2.value("high", 0.0))
-                   : "<p>not timed: " + esc(pf->second.value("not_timed", "")) + "</p>\n";
+                   : "<p>not timed: " + html_escape(pf->second.value("not_timed", "")) + "</p>\n";
       }
       if (auto f = r.solution_files.find({p.task_id, sample}); f != r.solution_files.end())
         for (const auto& file : f->second)
-          out += "<details><summary>" + esc(file.path) + " (" + human_bytes(file.content.size()) +
-                 ")</summary><pre>" + esc(head_tail(file.content, o.file_bytes)) +
-                 "</pre></details>\n";
+          out += "<details><summary>" + html_escape(file.path) + " (" +
+                 human_bytes(file.content.size()) + ")</summary><pre>" +
+                 html_escape(head_tail(file.content, o.file_bytes)) + "</pre></details>\n";
       out += log_block("build", s.value("build", json()), o);
       out += log_block("test", s.value("test", json()), o);
     }
@@ -243,10 +246,11 @@ std::string problem_section(const RunData& r, const HtmlOptions& o) {
 std::string html_report(const RunData& r, const HtmlOptions& o) {
   const PassTable t = pass_table(r.summary);
   json data = json::object();
-  std::string body = "<header><h1>kjudge report: " + esc(run_label(r)) +
-                     "</h1>\n<p class=\"sub\">" + esc(r.run.value("command", std::string("run"))) +
-                     " · " + esc(r.run.value("started_at", "")) + " · " + esc(r.dir.string()) +
-                     "</p></header>\n";
+  std::string body = "<header><h1>kjudge report: " + html_escape(run_label(r)) +
+                     "</h1>\n<p class=\"sub\">" +
+                     html_escape(r.run.value("command", std::string("run"))) + " · " +
+                     html_escape(r.run.value("started_at", "")) + " · " +
+                     html_escape(r.dir.string()) + "</p></header>\n";
   body += "<div class=\"cards\">";
   for (std::size_t i = 0; i < t.ks.size(); ++i)
     body += card(percent(t.all.pass_at_k[i]), "pass@" + std::to_string(t.ks[i]));
@@ -256,7 +260,7 @@ std::string html_report(const RunData& r, const HtmlOptions& o) {
   body += "</div>\n";
   if (auto w = warnings(r); !w.empty()) {
     body += "<section id=\"warnings\"><ul>";
-    for (const auto& s : w) body += "<li class=\"warn\">" + esc(s) + "</li>";
+    for (const auto& s : w) body += "<li class=\"warn\">" + html_escape(s) + "</li>";
     body += "</ul></section>\n";
   }
   body += pass_section(t, data);

@@ -45,11 +45,6 @@ std::string pass_table_md(const PassTable& t, const std::vector<PassRow>& rows,
   return out;
 }
 
-std::string rate(const PassRate& r) {
-  return r.counted ? fmt::format("{:.1f}% ({}/{})", 100 * r.rate(), r.passed, r.counted)
-                   : std::string("n/a");
-}
-
 }  // namespace
 
 std::string markdown_report(const RunData& r) {
@@ -150,7 +145,7 @@ std::string markdown_comparison(const RunData& a, const RunData& b, const Compar
   out += "## Pass rates\n\n| group | A: " + cell(c.label_a) + " | B: " + cell(c.label_b) +
          " | B − A |\n| --- | ---: | ---: | ---: |\n";
   auto row = [&](const std::string& name, const PassRate& ra, const PassRate& rb) {
-    out += "| " + cell(name) + " | " + rate(ra) + " | " + rate(rb) + " | " +
+    out += "| " + cell(name) + " | " + rate_text(ra) + " | " + rate_text(rb) + " | " +
            (ra.counted && rb.counted ? fmt::format("{:+.1f} pts", 100 * (rb.rate() - ra.rate()))
                                      : "") +
            " |\n";

@@ -14,17 +14,11 @@
 #include <sstream>
 #include <thread>
 
+#include "core/text.h"
 #include "run/close_fds.h"
 
 namespace kjudge {
 namespace {
-
-std::string trim(std::string_view s) {
-  std::size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
-}
 
 bool all_digits(std::string_view s) {
   if (s.empty()) return false;

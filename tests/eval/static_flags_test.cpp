@@ -343,6 +343,15 @@ TEST(StaticRules, PathsDecideWhatAStreamOrATimerMeans) {
   EXPECT_TRUE(static_flags(timer, ce).empty());
 }
 
+TEST(StaticRules, EveryHeaderASolutionCanIncludeIsRead) {
+  // The rules on what a solution may bring take these as C-like code; the flags read them too,
+  // whatever the extension's case (a `.tcc` or `.HPP` file included by the solution).
+  const std::string l2 = "attrs[0].id = cudaLaunchAttributeAccessPolicyWindow;\n";
+  for (const char* name : {"detail.tcc", "impl.HPP", "k.Cu", "x.tpp", "y.cuinc", "z.h++"})
+    EXPECT_EQ(codes(scan(l2, TimedPath::task, name)), std::set<std::string>{"l2_persist"}) << name;
+  EXPECT_TRUE(scan(l2, TimedPath::task, "notes.txt").empty());
+}
+
 TEST(StaticRules, WhatTheProblemAsksForIsNotFlagged) {
   // ComputeEval CUDA/186 asks for access-policy windows by name.
   const std::vector<SourceFile> src = {

@@ -22,12 +22,6 @@ namespace {
 constexpr std::size_t kLineCap = 256;
 constexpr std::size_t kEventCap = 1u << 16;
 
-std::int64_t realtime_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
-
 bool parse_count(const std::string& w, std::size_t& out) {
   if (w.empty() || w.size() > 7 || w.find_first_not_of("0123456789") != std::string::npos)
     return false;
@@ -58,6 +52,12 @@ std::vector<std::string> words(const std::string& line) {
 }
 
 }  // namespace
+
+std::int64_t realtime_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
 
 std::string pair_key(std::uint64_t secret, std::size_t pair) {
   return sha256_hex(fmt::format("{:016x}/kjudge-kernelbench/pair/{}", secret, pair)).substr(0, 32);

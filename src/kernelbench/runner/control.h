@@ -33,6 +33,10 @@
 
 namespace kjudge::kernelbench {
 
+// CLOCK_REALTIME in nanoseconds: the clock of the control channel's events and of the runner's
+// marks (a clock both processes read alike).
+std::int64_t realtime_ns();
+
 struct ControlEvent {
   enum class Kind { hello, gpu, solo, idle, time, pair, done, end };
   Kind kind = Kind::gpu;

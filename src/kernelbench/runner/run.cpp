@@ -28,12 +28,6 @@ constexpr std::size_t kMaxTrials = 1000;
 constexpr std::size_t kMaxPairs = 100000;
 constexpr std::size_t kMaxNotes = 64;
 
-std::int64_t realtime_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
-
 // The report's fields, read strictly: every one that is there must have its type.
 struct Fields {
   const json& obj;

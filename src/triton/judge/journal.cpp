@@ -10,15 +10,12 @@
 
 #include "core/atomic_file.h"
 #include "core/input_error.h"
+#include "triton/judge/eval_runs.h"
 
 namespace kjudge::triton {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string op_key(const TritonOperator& op) {
-  return std::string(channel_name(op.channel)) + "/" + op.name;
-}
 
 std::string candidate_key(const std::string& channel, const std::string& op, long long sample) {
   return fmt::format("{}/{}#{}", channel, op, sample);
