@@ -8,15 +8,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <iterator>
-#include <set>
-#include <sstream>
 
 #include "run/close_fds.h"
+#include "run/leftovers.h"
 
 extern char** environ;
 
@@ -66,93 +62,6 @@ double seconds_since(Clock::time_point start) {
 double rusage_seconds(const struct rusage& ru) {
   return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
          ru.ru_stime.tv_usec / 1e6;
-}
-
-// Every process a step starts inherits this variable; a daemon that left the process group
-// (setsid) still carries it, so it can be found and killed when the step ends. (The sandbox's
-// PID namespace is the stronger fence; this is the fence without one.)
-constexpr const char* kMarkerVar = "KJUDGE_STEP";
-
-std::string next_marker() {
-  static std::atomic<unsigned long> counter{0};
-  return std::to_string(getpid()) + "." + std::to_string(counter++);
-}
-
-// Calls fn(pid, /proc/<pid>) for every process but this one and those in `skip` whose
-// environment holds `marker`.
-template <typename Fn>
-void for_each_marked(const std::string& marker, Fn&& fn, const std::set<pid_t>& skip = {}) {
-  const std::string needle = std::string(kMarkerVar) + "=" + marker;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-    pid_t pid = static_cast<pid_t>(std::stol(name));
-    if (pid == getpid() || skip.count(pid)) continue;
-    std::ifstream in(entry.path() / "environ", std::ios::binary);
-    if (!in) continue;
-    std::string env((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    for (std::size_t pos = 0; pos < env.size();) {
-      std::size_t end = env.find('\0', pos);
-      if (end == std::string::npos) end = env.size();
-      if (env.compare(pos, end - pos, needle) == 0) {
-        fn(pid, entry.path());
-        break;
-      }
-      pos = end + 1;
-    }
-  }
-}
-
-// SIGKILLs every process whose environment holds `marker` and that is not in `signaled`
-// (already killed, maybe not yet gone); returns how many it newly killed.
-int kill_marked_once(const std::string& marker, std::set<pid_t>& signaled) {
-  int killed = 0;
-  std::set<pid_t> newly;
-  for_each_marked(
-      marker,
-      [&](pid_t pid, const std::filesystem::path&) {
-        if (kill(pid, SIGKILL) == 0) newly.insert(pid);
-      },
-      signaled);
-  signaled.insert(newly.begin(), newly.end());
-  killed = static_cast<int>(newly.size());
-  return killed;
-}
-
-// A marked process may be forking while we look (a daemon's second fork): look again until a
-// pass finds no new one. A process already sent SIGKILL cannot fork again, so it is not counted
-// a second time while it dies: counting it made every pass look busy, and on a loaded machine
-// the 50 passes over /proc took seconds.
-void kill_marked(const std::string& marker) {
-  std::set<pid_t> signaled;
-  for (int pass = 0; pass < 50 && kill_marked_once(marker, signaled) > 0; ++pass) usleep(2000);
-}
-
-// CPU seconds of the processes whose environment holds `marker`, each with its waited-for
-// children (a finished compiler pass counts in its parent's cutime): the step's CPU time where
-// no cgroup counts it. nullopt when none is found.
-std::optional<double> marked_cpu_seconds(const std::string& marker) {
-  static const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
-  double total = 0;
-  bool found = false;
-  for_each_marked(marker, [&](pid_t, const std::filesystem::path& dir) {
-    std::ifstream stat_in(dir / "stat");
-    std::string stat((std::istreambuf_iterator<char>(stat_in)), std::istreambuf_iterator<char>());
-    // The command name may hold spaces and parentheses: fields count from the last ')'.
-    std::size_t close = stat.rfind(')');
-    if (close == std::string::npos) return;
-    std::istringstream fields(stat.substr(close + 1));
-    std::string skip;
-    for (int i = 3; i <= 13; ++i) fields >> skip;  // state .. cmajflt
-    unsigned long long utime = 0, stime = 0;
-    long long cutime = 0, cstime = 0;
-    if (!(fields >> utime >> stime >> cutime >> cstime)) return;
-    total += static_cast<double>(utime + stime) + static_cast<double>(cutime + cstime);
-    found = true;
-  });
-  if (!found) return std::nullopt;
-  return total / ticks;
 }
 
 // setrlimit for both soft and hard, so the step cannot raise its own limits back.
@@ -225,7 +134,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
   std::vector<char*> argv;
   for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
-  const std::string marker = next_marker();
+  const std::string marker = next_step_marker();
   std::vector<std::string> env_strings;
   if (spec.env) {
     env_strings = *spec.env;
@@ -233,9 +142,9 @@ ProcessResult run_process(const ProcessSpec& spec) {
     for (char** e = environ; *e; ++e) env_strings.emplace_back(*e);
   }
   std::erase_if(env_strings, [](const std::string& e) {
-    return e.rfind(std::string(kMarkerVar) + "=", 0) == 0;
+    return e.rfind(std::string(kStepMarkerVar) + "=", 0) == 0;
   });
-  env_strings.push_back(std::string(kMarkerVar) + "=" + marker);
+  env_strings.push_back(std::string(kStepMarkerVar) + "=" + marker);
   std::vector<char*> envp;
   for (const auto& e : env_strings) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
@@ -279,6 +188,15 @@ ProcessResult run_process(const ProcessSpec& spec) {
   setpgid(pid, pid);
   close(pipe_fds[1]);
   result.started = true;
+
+  // The group first (one signal), then whatever left it.
+  auto kill_leftovers = [&] {
+    kill(-pid, SIGKILL);
+    if (spec.sealed_in_cgroups && !spec.cgroups.empty())
+      kill_cgroup_members(spec.cgroups);
+    else
+      kill_marked(marker);
+  };
 
   CappedBuffer out(spec.output_cap);
   auto deadline = start + std::chrono::duration_cast<Clock::duration>(
@@ -325,11 +243,10 @@ ProcessResult run_process(const ProcessSpec& spec) {
       if (r == pid) {
         exited = true;
         exited_at = Clock::now();
-        // Descendants (daemons, background jobs) die with the group, or by their marker if
-        // they left it; their copy of the pipe then closes and the read loop ends instead of
-        // waiting for them.
-        kill(-pid, SIGKILL);
-        kill_marked(marker);
+        // Descendants (daemons, background jobs) die with the group, or by their cgroup or
+        // marker if they left it; their copy of the pipe then closes and the read loop ends instead
+        // of waiting for them.
+        kill_leftovers();
       }
     }
     if (!exited && watching && Clock::now() >= next_watch) {
@@ -338,8 +255,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
         result.limit_exceeded = "wrote more than " +
                                 std::to_string(spec.watch_dir_max_bytes >> 20) +
                                 " MiB into its workspace";
-        kill(-pid, SIGKILL);
-        kill_marked(marker);
+        kill_leftovers();
         wait4(pid, &status, 0, &ru);
         exited = true;
         exited_at = Clock::now();
@@ -349,8 +265,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
       deadline = Clock::now() + std::chrono::milliseconds(250);  // look at its CPU time again
     } else if (!exited && Clock::now() >= deadline) {
       result.timed_out = true;
-      kill(-pid, SIGKILL);
-      kill_marked(marker);
+      kill_leftovers();
       wait4(pid, &status, 0, &ru);
       exited = true;
       exited_at = Clock::now();
