@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,8 +10,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "run/close_fds.h"
 #include "run/leftovers.h"
+#include "run/spawn.h"
 
 extern char** environ;
 
@@ -64,45 +63,6 @@ double rusage_seconds(const struct rusage& ru) {
          ru.ru_stime.tv_usec / 1e6;
 }
 
-// setrlimit for both soft and hard, so the step cannot raise its own limits back.
-void set_limit(int resource, rlim_t value) {
-  struct rlimit rl {
-    value, value
-  };
-  setrlimit(resource, &rl);
-}
-
-// Runs in the forked child: only async-signal-safe calls (another thread may have held malloc's
-// lock at fork time). Returns the cgroup.procs file it could not join, with errno set, or null.
-const char* prepare_child(const ProcessSpec& spec, const std::vector<const char*>& cgroup_procs) {
-  for (const char* procs : cgroup_procs) {
-    // "0" names the writer itself, in v1 and v2 alike.
-    int fd = open(procs, O_WRONLY | O_CLOEXEC);
-    if (fd < 0 || write(fd, "0", 1) != 1) return procs;
-    close(fd);
-  }
-  if (spec.limits) {
-    const Limits& l = *spec.limits;
-    // CPU seconds round up: 0.5 s rounded down to 0 would kill the step before it starts.
-    set_limit(RLIMIT_CPU, static_cast<rlim_t>(l.cpu_s + 0.999));
-    set_limit(RLIMIT_NPROC, static_cast<rlim_t>(l.processes));
-    set_limit(RLIMIT_NOFILE, static_cast<rlim_t>(l.open_files));
-    set_limit(RLIMIT_FSIZE, static_cast<rlim_t>(l.file_size_bytes));
-    if (l.address_space_bytes > 0) {
-      set_limit(RLIMIT_AS, static_cast<rlim_t>(l.address_space_bytes));
-    }
-    if (l.data_bytes > 0) set_limit(RLIMIT_DATA, static_cast<rlim_t>(l.data_bytes));
-    set_limit(RLIMIT_CORE, 0);
-  }
-  for (int fd : spec.inherit_fds) {
-    int flags = fcntl(fd, F_GETFD);
-    if (flags >= 0) fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC);
-  }
-  // Close-on-exec covers what the judge opens; this covers everything else in its process.
-  close_fds_except(spec.inherit_fds.data(), spec.inherit_fds.size());
-  return nullptr;
-}
-
 // Bytes of regular files under `dir`, without following links.
 std::uintmax_t tree_bytes(const std::filesystem::path& dir) {
   std::uintmax_t total = 0;
@@ -151,41 +111,27 @@ ProcessResult run_process(const ProcessSpec& spec) {
   std::vector<std::string> cgroup_procs_files;
   for (const auto& dir : spec.cgroups)
     cgroup_procs_files.push_back((dir / "cgroup.procs").string());
-  std::vector<const char*> cgroup_procs;
-  for (const auto& f : cgroup_procs_files) cgroup_procs.push_back(f.c_str());
+  SpawnPlan plan;
+  plan.argv = argv.data();
+  plan.envp = envp.data();
+  if (!spec.cwd.empty()) plan.cwd = spec.cwd.c_str();
+  plan.output_fd = pipe_fds[1];
+  for (const auto& f : cgroup_procs_files) plan.cgroup_procs.push_back(f.c_str());
+  if (spec.limits) plan.limits = &*spec.limits;
+  plan.inherit_fds = spec.inherit_fds;
 
-  // fork rather than posix_spawn: the child needs its own process group (so the whole tree can
-  // be killed at once), a working directory and /dev/null on stdin, all before exec.
+  // Not posix_spawn: the child joins its cgroups and takes its limits before exec (spawn.h).
   auto start = Clock::now();
-  pid_t pid = fork();
-  if (pid < 0) {
-    result.error = std::string("fork: ") + std::strerror(errno);
+  Spawned spawned = spawn_step(plan);
+  if (spawned.pid < 0) {
+    result.error = std::move(spawned.error);
     close(pipe_fds[0]);
     close(pipe_fds[1]);
     return result;
   }
-  if (pid == 0) {
-    setpgid(0, 0);
-    int devnull = open("/dev/null", O_RDONLY);
-    if (devnull >= 0) dup2(devnull, STDIN_FILENO);
-    dup2(pipe_fds[1], STDOUT_FILENO);
-    dup2(pipe_fds[1], STDERR_FILENO);
-    signal(SIGPIPE, SIG_DFL);
-    if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) {
-      dprintf(STDERR_FILENO, "kjudge: cannot enter %s: %s\n", spec.cwd.c_str(), strerror(errno));
-      _exit(126);
-    }
-    if (const char* failed = prepare_child(spec, cgroup_procs)) {
-      dprintf(STDERR_FILENO, "kjudge: cannot join cgroup %s: %s\n", failed, strerror(errno));
-      _exit(126);
-    }
-    environ = envp.data();
-    execvp(argv[0], argv.data());
-    dprintf(STDERR_FILENO, "kjudge: cannot run %s: %s\n", argv[0], strerror(errno));
-    _exit(127);
-  }
-  // Set the group from both sides so a kill right after fork cannot miss it.
-  setpgid(pid, pid);
+  const pid_t pid = spawned.pid;
+  // The child made its group before exec, and spawn_step returned only after that exec: a kill
+  // from here on reaches the whole group.
   close(pipe_fds[1]);
   result.started = true;
 
@@ -199,6 +145,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
   };
 
   CappedBuffer out(spec.output_cap);
+  out.append(spawned.child_message.data(), spawned.child_message.size());
   auto deadline = start + std::chrono::duration_cast<Clock::duration>(
                               std::chrono::duration<double>(spec.timeout_s));
   bool pipe_open = true;
