@@ -12,7 +12,11 @@ start-up, reading the pack, the summary):
     (and with --sandbox bwrap the sandbox's start).
 
 Usage: bench/judge_overhead.py [--kjudge build/kjudge] [--n 200] [--sandbox none|bwrap]
-                               [--repeat 3]
+                               [--repeat 3] [--tmp DIR]
+--tmp puts the workspaces, build cache and output under DIR (default: the system's temporary
+directory). The file system counts: creating a file is judge CPU, and on an ext4 without a
+journal (the development machine's disk) each new inode first skips every one deleted in the
+last minutes, so there the same judge costs more the more files the machine has just removed.
 Runs on any machine (no GPU needed).
 """
 import argparse
@@ -101,10 +105,11 @@ def main() -> int:
     ap.add_argument("--n", type=int, default=200)
     ap.add_argument("--sandbox", default="none", choices=["none", "bwrap"])
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--tmp", default=None, help="where the work goes (default: system temp)")
     args = ap.parse_args()
     if not shutil.which("taskset"):
         sys.exit("judge_overhead: needs taskset (util-linux)")
-    with tempfile.TemporaryDirectory(prefix="kjudge-overhead-") as work:
+    with tempfile.TemporaryDirectory(prefix="kjudge-overhead-", dir=args.tmp) as work:
         write_pack(os.path.join(work, "p.tar.gz"))
         run(args, work, 2, "warm")  # the build cache holds the one build from here on
         cpus, walls = [], []

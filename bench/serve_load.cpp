@@ -8,9 +8,15 @@
 //      judge (--no-judge);
 //   2. the queue's overhead per judged solution: the same host-only example solutions judged
 //      through the service (submit all, wait for all) and by `kjudge evaluate` directly, both
-//      on a warm build cache; overhead = (service time - evaluate time) / solutions.
+//      on a warm build cache; overhead = (service time - evaluate time) / solutions;
+//   3. latency (issue 35): one submission's path through the service, submit to verdict, for
+//      a host-only problem whose build comes from the warm cache and whose test is `true` (the
+//      problem bench/judge_overhead.py grades), so what is timed is the service and the judge:
+//      --sequential submissions one after another (POST, then GET ?wait= until its verdict),
+//      p50 / p99 / max; then one batch of --batch submissions, time to the last verdict.
 // Usage: build/kjudge_bench_serve [--clients 8] [--requests 2000] [--solutions 200]
-//            [--long-polls 2000] [--slow 20] [--parts abuse,rate,api,judge]
+//            [--long-polls 2000] [--slow 20] [--parts abuse,rate,api,judge,latency]
+//            [--sequential 50] [--batch 50] [--sandbox none|bwrap]
 #include <httplib.h>
 #include <unistd.h>
 
@@ -74,11 +80,92 @@ double pct(std::vector<double> v, double p) {
   return v.empty() ? 0 : v[std::min(v.size() - 1, static_cast<std::size_t>(p * v.size()))];
 }
 
+// The problem bench/judge_overhead.py grades: its build copies a file, its test is `true`.
+const char* kNoopProblem =
+    R"({"type": "cuda_cpp", "schema_version": 2, "task_id": "overhead/noop", "group": "overhead",)"
+    R"( "date": "2026-11-28", "prompt": "Nothing: the bench measures the judge.",)"
+    R"( "metadata": {"difficulty": "easy", "host_only": true}, "context_files": [],)"
+    R"( "test_files": [{"path": "test/check.sh", "content": "true\n"}],)"
+    R"( "build_command": "cp solution.sh run.sh", "test_command": "true",)"
+    R"( "timeout_seconds": 30.0})";
+
+// 3. One submission's latency through the service (issue 35's RL reward path).
+void latency(const fs::path& dir, int sequential, int batch, const std::string& sandbox) {
+  const fs::path pack = dir / "noop.jsonl";
+  std::ofstream(pack) << kNoopProblem << "\n";
+  const std::string token =
+      sh(kBinary + " users add lat --db " + (dir / "l.db").string()).substr(0, 51);
+  kjudge::testing::ServeProcess s(
+      kBinary, {"--db", (dir / "l.db").string(), "--pack", "noop=" + pack.string(), "--cache-dir",
+                (dir / "l-cache").string(), "--sandbox", sandbox});
+  httplib::Client cl("127.0.0.1", s.port());
+  cl.set_read_timeout(600, 0);
+  const httplib::Headers auth = {{"Authorization", "Bearer " + token}};
+  const json item = {{"target", "pack:noop#overhead/noop"}, {"files", {{"solution.sh", "true\n"}}}};
+  int passed = 0, judged = 0;
+  // Waits for submission `id`'s verdict; counts it.
+  auto verdict = [&](long id) {
+    for (;;) {
+      auto g = cl.Get("/api/v1/submissions/" + std::to_string(id) + "?wait=60", auth);
+      if (!g || g->status != 200) {
+        std::printf("  submission %ld: %s\n", id, g ? g->body.c_str() : "no answer");
+        return;
+      }
+      const json j = json::parse(g->body);
+      const std::string status = j.value("status", "");
+      if (status != "done" && status != "failed") continue;
+      ++judged;
+      if (j.contains("runs") && !j["runs"].empty() && j["runs"][0].value("passed", false)) ++passed;
+      return;
+    }
+  };
+  auto submit_one = [&] {
+    const auto t0 = Clock::now();
+    auto r = cl.Post("/api/v1/submissions", auth, item.dump(), "application/json");
+    if (r && (r->status == 200 || r->status == 201 || r->status == 202))
+      verdict(json::parse(r->body)["id"].get<long>());
+    return 1000 * std::chrono::duration<double>(Clock::now() - t0).count();
+  };
+  for (int i = 0; i < 3; ++i) submit_one();  // the one build, then a warm judge
+  passed = judged = 0;
+  std::vector<double> ms;
+  for (int i = 0; i < sequential; ++i) ms.push_back(submit_one());
+  double sum = 0;
+  for (double m : ms) sum += m;
+  std::printf(
+      "Latency of one cached-build submission (host-only, test `true`, --sandbox %s, SQLite):\n",
+      sandbox.c_str());
+  std::printf(
+      "  %d one after another: p50 %.1f ms  p99 %.1f ms  max %.1f ms  mean %.1f ms"
+      " (%d of %d judged, %d passed)\n",
+      sequential, pct(ms, 0.5), pct(ms, 0.99), *std::max_element(ms.begin(), ms.end()),
+      sum / ms.size(), judged, sequential, passed);
+  passed = judged = 0;
+  json items = json::array();
+  for (int i = 0; i < batch; ++i) items.push_back(item);
+  const auto t0 = Clock::now();
+  auto r =
+      cl.Post("/api/v1/submissions", auth, json({{"items", items}}).dump(), "application/json");
+  if (!r || r->status != 202) {
+    std::printf("  the batch was refused: %s\n", r ? r->body.c_str() : "no answer");
+    return;
+  }
+  const json answer = json::parse(r->body);
+  for (const auto& it : answer["items"]) verdict(it["id"].get<long>());
+  const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+  std::printf(
+      "  a batch of %d: last verdict after %.1f ms, %.2f ms per submission"
+      " (%d judged, %d passed)\n",
+      batch, 1000 * secs, 1000 * secs / batch, judged, passed);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int clients = 8, requests = 2000, solutions = 200, long_polls = 2000, slow = 20;
-  std::string parts = "abuse,rate,api,judge";
+  int sequential = 50, batch = 50;
+  std::string sandbox = "bwrap";
+  std::string parts = "abuse,rate,api,judge,latency";
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i];
     if (k == "--long-polls") long_polls = std::stoi(argv[i + 1]);
@@ -87,6 +174,9 @@ int main(int argc, char** argv) {
     if (k == "--clients") clients = std::stoi(argv[i + 1]);
     if (k == "--requests") requests = std::stoi(argv[i + 1]);
     if (k == "--solutions") solutions = std::stoi(argv[i + 1]);
+    if (k == "--sequential") sequential = std::stoi(argv[i + 1]);
+    if (k == "--batch") batch = std::stoi(argv[i + 1]);
+    if (k == "--sandbox") sandbox = argv[i + 1];
   }
   const fs::path dir =
       fs::temp_directory_path() / ("kjudge-bench-serve-" + std::to_string(getpid()));
@@ -303,6 +393,7 @@ int main(int argc, char** argv) {
     std::printf("  the service's overhead per solution: %.2f ms\n",
                 1000 * (serve_slope - eval_slope));
   }
+  if (part("latency")) latency(dir, sequential, batch, sandbox);
   fs::remove_all(dir);
   return 0;
 }

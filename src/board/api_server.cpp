@@ -160,6 +160,7 @@ ApiServer::ApiServer(Store& store, JudgeService& judge, int max_unfinished_per_u
           static_cast<std::size_t>(std::max(1, limits.max_connections)))) {
   http_->set_default_headers(security_headers());
   routes();
+  judge_.on_finished([this] { polls_->wake(); });
 }
 
 ApiServer::~ApiServer() { stop(); }
@@ -171,6 +172,7 @@ bool ApiServer::start(const std::string& host, int port) {
 }
 
 void ApiServer::stop() {
+  judge_.on_finished(nullptr);
   // The waiters first: their answers would run on the pool the transport stops.
   polls_->stop();
   http_->stop();
@@ -288,10 +290,12 @@ void ApiServer::routes() {
                 r["status"] = status;
                 out.push_back(r);
               }
+              judge_.poke();
               return reply(res, 202, {{"items", out}});
             }
             int status = 0;
             json r = submit_one(*u, body, std::nullopt, &status);
+            judge_.poke();
             reply(res, status, r);
             if (status == 429) res.set_header("Retry-After", kRetryAfterOverLimit);
           }));

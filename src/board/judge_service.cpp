@@ -175,7 +175,10 @@ void JudgeService::dispatch_loop() {
       job.reset();  // the database is busy or away: try again shortly
     }
     if (!job) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      std::unique_lock lock(poke_mu_);
+      poke_cv_.wait_for(lock, std::chrono::milliseconds(20),
+                        [this] { return poked_ || stop_.load(); });
+      poked_ = false;
       continue;
     }
     std::optional<Submission> sub = store_.submission(job->submission_id);
@@ -206,6 +209,7 @@ void JudgeService::dispatch_loop() {
         store_.add_run(r);
         store_.set_status(sub->id, "failed");
         store_.finish(job->id, false);
+        announce_finished();
         continue;
       }
       Pending p;
@@ -255,9 +259,28 @@ void JudgeService::record_pack_result(const Pending& p, const GradedSolution& g)
   store_.add_run(r);
 }
 
+void JudgeService::on_finished(std::function<void()> hook) {
+  std::lock_guard lock(hook_mu_);
+  finished_hook_ = std::move(hook);
+}
+
+void JudgeService::poke() {
+  {
+    std::lock_guard lock(poke_mu_);
+    poked_ = true;
+  }
+  poke_cv_.notify_all();
+}
+
+void JudgeService::announce_finished() {
+  std::lock_guard lock(hook_mu_);
+  if (finished_hook_) finished_hook_();
+}
+
 void JudgeService::finish_pack(const Pending& p) {
   store_.set_status(p.submission_id, "done");
   store_.finish(p.job_id, true);
+  announce_finished();
   ++judged_;
   --in_flight_;
 }
@@ -328,6 +351,7 @@ bool JudgeService::judge_task(const Job& job, const Submission& sub) {
     store_.add_run(r);
     store_.set_status(sub.id, "done");
     store_.finish(job.id, true);
+    announce_finished();
     ++judged_;
     return true;
   };
@@ -430,6 +454,7 @@ bool JudgeService::judge_task(const Job& job, const Submission& sub) {
   }
   store_.set_status(sub.id, "done");
   store_.finish(job.id, true);
+  announce_finished();
   ++judged_;
   return true;
 }

@@ -14,6 +14,7 @@
 #include <condition_variable>
 #include <deque>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -80,6 +81,11 @@ class JudgeService {
   // before its GPU was asked.
   std::string task_refusal() const { return task_gpu_ ? task_gpu_->why() : ""; }
   std::int64_t judged() const { return judged_.load(); }
+  // Called (on a worker's thread) each time a submission has finished and its status is
+  // stored; nullptr: none. The API wakes its long polls with it.
+  void on_finished(std::function<void()> hook);
+  // Something was just queued: an idle worker asks the queue now rather than after its pause.
+  void poke();
 
  private:
   void dispatch_loop();
@@ -98,6 +104,7 @@ class JudgeService {
   void record_pack_result(const Pending& p, const GradedSolution& g);
   void bench_loop();
   void finish_pack(const Pending& p);
+  void announce_finished();
 
   Store& store_;
   JudgeServiceOptions opt_;
@@ -124,6 +131,13 @@ class JudgeService {
   std::thread bench_thread_;
   std::deque<std::pair<Pending, GradedSolution>> to_time_;
   std::condition_variable to_time_cv_;
+  // poke(): the idle dispatcher's pause ends early (the queue is still asked every 20 ms, for
+  // jobs another instance queued).
+  std::mutex poke_mu_;
+  std::condition_variable poke_cv_;
+  bool poked_ = false;
+  std::mutex hook_mu_;  // held while the hook runs, so on_finished(nullptr) waits it out
+  std::function<void()> finished_hook_;
 };
 
 }  // namespace kjudge::board

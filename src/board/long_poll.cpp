@@ -30,6 +30,14 @@ std::size_t LongPolls::parked() const {
   return waiters_.size();
 }
 
+void LongPolls::wake() {
+  {
+    std::lock_guard lock(m_);
+    woken_ = true;
+  }
+  cv_.notify_all();
+}
+
 void LongPolls::stop() {
   {
     std::lock_guard lock(m_);
@@ -43,7 +51,10 @@ void LongPolls::stop() {
 
 void LongPolls::tick() {
   std::unique_lock lock(m_);
-  while (!cv_.wait_for(lock, period_, [this] { return stopping_; })) {
+  for (;;) {
+    cv_.wait_for(lock, period_, [this] { return stopping_ || woken_; });
+    if (stopping_) return;
+    woken_ = false;
     if (waiters_.empty()) continue;
     std::vector<std::int64_t> ids;
     for (auto it = waiters_.begin(); it != waiters_.end(); it = waiters_.upper_bound(it->first))

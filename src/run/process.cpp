@@ -3,20 +3,15 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <iterator>
-#include <set>
-#include <sstream>
 
-#include "run/close_fds.h"
+#include "run/leftovers.h"
+#include "run/spawn.h"
 
 extern char** environ;
 
@@ -68,132 +63,6 @@ double rusage_seconds(const struct rusage& ru) {
          ru.ru_stime.tv_usec / 1e6;
 }
 
-// Every process a step starts inherits this variable; a daemon that left the process group
-// (setsid) still carries it, so it can be found and killed when the step ends. (The sandbox's
-// PID namespace is the stronger fence; this is the fence without one.)
-constexpr const char* kMarkerVar = "KJUDGE_STEP";
-
-std::string next_marker() {
-  static std::atomic<unsigned long> counter{0};
-  return std::to_string(getpid()) + "." + std::to_string(counter++);
-}
-
-// Calls fn(pid, /proc/<pid>) for every process but this one and those in `skip` whose
-// environment holds `marker`.
-template <typename Fn>
-void for_each_marked(const std::string& marker, Fn&& fn, const std::set<pid_t>& skip = {}) {
-  const std::string needle = std::string(kMarkerVar) + "=" + marker;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-    pid_t pid = static_cast<pid_t>(std::stol(name));
-    if (pid == getpid() || skip.count(pid)) continue;
-    std::ifstream in(entry.path() / "environ", std::ios::binary);
-    if (!in) continue;
-    std::string env((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    for (std::size_t pos = 0; pos < env.size();) {
-      std::size_t end = env.find('\0', pos);
-      if (end == std::string::npos) end = env.size();
-      if (env.compare(pos, end - pos, needle) == 0) {
-        fn(pid, entry.path());
-        break;
-      }
-      pos = end + 1;
-    }
-  }
-}
-
-// SIGKILLs every process whose environment holds `marker` and that is not in `signaled`
-// (already killed, maybe not yet gone); returns how many it newly killed.
-int kill_marked_once(const std::string& marker, std::set<pid_t>& signaled) {
-  int killed = 0;
-  std::set<pid_t> newly;
-  for_each_marked(
-      marker,
-      [&](pid_t pid, const std::filesystem::path&) {
-        if (kill(pid, SIGKILL) == 0) newly.insert(pid);
-      },
-      signaled);
-  signaled.insert(newly.begin(), newly.end());
-  killed = static_cast<int>(newly.size());
-  return killed;
-}
-
-// A marked process may be forking while we look (a daemon's second fork): look again until a
-// pass finds no new one. A process already sent SIGKILL cannot fork again, so it is not counted
-// a second time while it dies: counting it made every pass look busy, and on a loaded machine
-// the 50 passes over /proc took seconds.
-void kill_marked(const std::string& marker) {
-  std::set<pid_t> signaled;
-  for (int pass = 0; pass < 50 && kill_marked_once(marker, signaled) > 0; ++pass) usleep(2000);
-}
-
-// CPU seconds of the processes whose environment holds `marker`, each with its waited-for
-// children (a finished compiler pass counts in its parent's cutime): the step's CPU time where
-// no cgroup counts it. nullopt when none is found.
-std::optional<double> marked_cpu_seconds(const std::string& marker) {
-  static const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
-  double total = 0;
-  bool found = false;
-  for_each_marked(marker, [&](pid_t, const std::filesystem::path& dir) {
-    std::ifstream stat_in(dir / "stat");
-    std::string stat((std::istreambuf_iterator<char>(stat_in)), std::istreambuf_iterator<char>());
-    // The command name may hold spaces and parentheses: fields count from the last ')'.
-    std::size_t close = stat.rfind(')');
-    if (close == std::string::npos) return;
-    std::istringstream fields(stat.substr(close + 1));
-    std::string skip;
-    for (int i = 3; i <= 13; ++i) fields >> skip;  // state .. cmajflt
-    unsigned long long utime = 0, stime = 0;
-    long long cutime = 0, cstime = 0;
-    if (!(fields >> utime >> stime >> cutime >> cstime)) return;
-    total += static_cast<double>(utime + stime) + static_cast<double>(cutime + cstime);
-    found = true;
-  });
-  if (!found) return std::nullopt;
-  return total / ticks;
-}
-
-// setrlimit for both soft and hard, so the step cannot raise its own limits back.
-void set_limit(int resource, rlim_t value) {
-  struct rlimit rl {
-    value, value
-  };
-  setrlimit(resource, &rl);
-}
-
-// Runs in the forked child: only async-signal-safe calls (another thread may have held malloc's
-// lock at fork time). Returns the cgroup.procs file it could not join, with errno set, or null.
-const char* prepare_child(const ProcessSpec& spec, const std::vector<const char*>& cgroup_procs) {
-  for (const char* procs : cgroup_procs) {
-    // "0" names the writer itself, in v1 and v2 alike.
-    int fd = open(procs, O_WRONLY | O_CLOEXEC);
-    if (fd < 0 || write(fd, "0", 1) != 1) return procs;
-    close(fd);
-  }
-  if (spec.limits) {
-    const Limits& l = *spec.limits;
-    // CPU seconds round up: 0.5 s rounded down to 0 would kill the step before it starts.
-    set_limit(RLIMIT_CPU, static_cast<rlim_t>(l.cpu_s + 0.999));
-    set_limit(RLIMIT_NPROC, static_cast<rlim_t>(l.processes));
-    set_limit(RLIMIT_NOFILE, static_cast<rlim_t>(l.open_files));
-    set_limit(RLIMIT_FSIZE, static_cast<rlim_t>(l.file_size_bytes));
-    if (l.address_space_bytes > 0) {
-      set_limit(RLIMIT_AS, static_cast<rlim_t>(l.address_space_bytes));
-    }
-    if (l.data_bytes > 0) set_limit(RLIMIT_DATA, static_cast<rlim_t>(l.data_bytes));
-    set_limit(RLIMIT_CORE, 0);
-  }
-  for (int fd : spec.inherit_fds) {
-    int flags = fcntl(fd, F_GETFD);
-    if (flags >= 0) fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC);
-  }
-  // Close-on-exec covers what the judge opens; this covers everything else in its process.
-  close_fds_except(spec.inherit_fds.data(), spec.inherit_fds.size());
-  return nullptr;
-}
-
 // Bytes of regular files under `dir`, without following links.
 std::uintmax_t tree_bytes(const std::filesystem::path& dir) {
   std::uintmax_t total = 0;
@@ -225,7 +94,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
   std::vector<char*> argv;
   for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
-  const std::string marker = next_marker();
+  const std::string marker = next_step_marker();
   std::vector<std::string> env_strings;
   if (spec.env) {
     env_strings = *spec.env;
@@ -233,54 +102,50 @@ ProcessResult run_process(const ProcessSpec& spec) {
     for (char** e = environ; *e; ++e) env_strings.emplace_back(*e);
   }
   std::erase_if(env_strings, [](const std::string& e) {
-    return e.rfind(std::string(kMarkerVar) + "=", 0) == 0;
+    return e.rfind(std::string(kStepMarkerVar) + "=", 0) == 0;
   });
-  env_strings.push_back(std::string(kMarkerVar) + "=" + marker);
+  env_strings.push_back(std::string(kStepMarkerVar) + "=" + marker);
   std::vector<char*> envp;
   for (const auto& e : env_strings) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
   std::vector<std::string> cgroup_procs_files;
   for (const auto& dir : spec.cgroups)
     cgroup_procs_files.push_back((dir / "cgroup.procs").string());
-  std::vector<const char*> cgroup_procs;
-  for (const auto& f : cgroup_procs_files) cgroup_procs.push_back(f.c_str());
+  SpawnPlan plan;
+  plan.argv = argv.data();
+  plan.envp = envp.data();
+  if (!spec.cwd.empty()) plan.cwd = spec.cwd.c_str();
+  plan.output_fd = pipe_fds[1];
+  for (const auto& f : cgroup_procs_files) plan.cgroup_procs.push_back(f.c_str());
+  if (spec.limits) plan.limits = &*spec.limits;
+  plan.inherit_fds = spec.inherit_fds;
 
-  // fork rather than posix_spawn: the child needs its own process group (so the whole tree can
-  // be killed at once), a working directory and /dev/null on stdin, all before exec.
+  // Not posix_spawn: the child joins its cgroups and takes its limits before exec (spawn.h).
   auto start = Clock::now();
-  pid_t pid = fork();
-  if (pid < 0) {
-    result.error = std::string("fork: ") + std::strerror(errno);
+  Spawned spawned = spawn_step(plan);
+  if (spawned.pid < 0) {
+    result.error = std::move(spawned.error);
     close(pipe_fds[0]);
     close(pipe_fds[1]);
     return result;
   }
-  if (pid == 0) {
-    setpgid(0, 0);
-    int devnull = open("/dev/null", O_RDONLY);
-    if (devnull >= 0) dup2(devnull, STDIN_FILENO);
-    dup2(pipe_fds[1], STDOUT_FILENO);
-    dup2(pipe_fds[1], STDERR_FILENO);
-    signal(SIGPIPE, SIG_DFL);
-    if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) {
-      dprintf(STDERR_FILENO, "kjudge: cannot enter %s: %s\n", spec.cwd.c_str(), strerror(errno));
-      _exit(126);
-    }
-    if (const char* failed = prepare_child(spec, cgroup_procs)) {
-      dprintf(STDERR_FILENO, "kjudge: cannot join cgroup %s: %s\n", failed, strerror(errno));
-      _exit(126);
-    }
-    environ = envp.data();
-    execvp(argv[0], argv.data());
-    dprintf(STDERR_FILENO, "kjudge: cannot run %s: %s\n", argv[0], strerror(errno));
-    _exit(127);
-  }
-  // Set the group from both sides so a kill right after fork cannot miss it.
-  setpgid(pid, pid);
+  const pid_t pid = spawned.pid;
+  // The child made its group before exec, and spawn_step returned only after that exec: a kill
+  // from here on reaches the whole group.
   close(pipe_fds[1]);
   result.started = true;
 
+  // The group first (one signal), then whatever left it.
+  auto kill_leftovers = [&] {
+    kill(-pid, SIGKILL);
+    if (spec.sealed_in_cgroups && !spec.cgroups.empty())
+      kill_cgroup_members(spec.cgroups);
+    else
+      kill_marked(marker);
+  };
+
   CappedBuffer out(spec.output_cap);
+  out.append(spawned.child_message.data(), spawned.child_message.size());
   auto deadline = start + std::chrono::duration_cast<Clock::duration>(
                               std::chrono::duration<double>(spec.timeout_s));
   bool pipe_open = true;
@@ -325,11 +190,10 @@ ProcessResult run_process(const ProcessSpec& spec) {
       if (r == pid) {
         exited = true;
         exited_at = Clock::now();
-        // Descendants (daemons, background jobs) die with the group, or by their marker if
-        // they left it; their copy of the pipe then closes and the read loop ends instead of
-        // waiting for them.
-        kill(-pid, SIGKILL);
-        kill_marked(marker);
+        // Descendants (daemons, background jobs) die with the group, or by their cgroup or
+        // marker if they left it; their copy of the pipe then closes and the read loop ends instead
+        // of waiting for them.
+        kill_leftovers();
       }
     }
     if (!exited && watching && Clock::now() >= next_watch) {
@@ -338,8 +202,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
         result.limit_exceeded = "wrote more than " +
                                 std::to_string(spec.watch_dir_max_bytes >> 20) +
                                 " MiB into its workspace";
-        kill(-pid, SIGKILL);
-        kill_marked(marker);
+        kill_leftovers();
         wait4(pid, &status, 0, &ru);
         exited = true;
         exited_at = Clock::now();
@@ -349,8 +212,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
       deadline = Clock::now() + std::chrono::milliseconds(250);  // look at its CPU time again
     } else if (!exited && Clock::now() >= deadline) {
       result.timed_out = true;
-      kill(-pid, SIGKILL);
-      kill_marked(marker);
+      kill_leftovers();
       wait4(pid, &status, 0, &ru);
       exited = true;
       exited_at = Clock::now();

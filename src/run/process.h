@@ -43,6 +43,11 @@ struct ProcessSpec {
   // descendant is counted from its first instruction (StepCgroup, cgroup.h). Empty: stay where
   // the judge is.
   std::vector<std::filesystem::path> cgroups;
+  // The step cannot leave `cgroups` (the sandbox: no cgroup filesystem inside, no capabilities),
+  // so what it leaves running is found there. Otherwise it is found by the marker every process
+  // of the step inherits in its environment, one read of /proc/<pid>/environ per process on the
+  // machine (run/leftovers.h), which finds nothing in the sandbox: bwrap clears the environment.
+  bool sealed_in_cgroups = false;
   // A directory whose total size is checked while the step runs and once after: past the
   // limit the step is killed (or, after the fact, marked) with limit_exceeded set. It bounds
   // what a step can write to disk, which RLIMIT_FSIZE (per file) does not.

@@ -196,7 +196,12 @@ ProcessResult run_sandboxed(const SandboxPolicy& policy, const std::vector<std::
   // bwrap's two processes (the monitor outside, pid 1 inside) count against pids.max too.
   CgroupLimits cl{policy.limits.processes + 2, policy.memory_bytes};
   std::optional<StepCgroup> cgroup = StepCgroup::create(cl);
-  if (cgroup) spec.cgroups = cgroup->dirs();
+  if (cgroup) {
+    spec.cgroups = cgroup->dirs();
+    // Inside, no cgroup filesystem is mounted and the step holds no capability: it cannot move
+    // out, so the group lists every process it left, whatever environment they kept.
+    spec.sealed_in_cgroups = true;
+  }
   spec.starved_wall_cap_s = policy.starved_wall_cap_s;
   spec.tree_cpu_s = [&cgroup]() -> std::optional<double> {
     return cgroup ? cgroup->cpu_seconds() : std::nullopt;
