@@ -168,10 +168,18 @@ class Checker:
         self.go = self.event(interprocess=True)
         self.go.record()
         self.synchronize()
-        send(self.wfd, {"op": "setup",
+        self.send({"op": "setup",
                         "event": base64.b64encode(bytes(self.go.ipc_handle())).decode("ascii")})
         self.receive("ready")
         return True
+
+    def send(self, message, payload=b""):
+        try:
+            send(self.wfd, message, payload)
+        except OSError as e:
+            code = self.worker.poll() if self.worker else None
+            self.dead = "the submission's process is gone (%s; status %s)" % (e, code)
+            raise CallFailed(self.dead)
 
     def receive(self, op):
         try:
@@ -267,7 +275,7 @@ class Checker:
                 self.synchronize()
             except Exception as e:
                 raise TaskError("generate_input raised " + _error_text(e))
-            send(self.wfd, {"op": "prepare"}, self.dumps(data))
+            self.send({"op": "prepare"}, self.dumps(data))
             ready = self.receive("ready")
             if ready.get("error"):
                 raise CallFailed(ready["error"])
@@ -277,7 +285,7 @@ class Checker:
         t0 = self.clock()
         start.record()
         self.go.record()
-        send(self.wfd, {"op": "go", "empty": bool(empty), "range": bool(timed_range)})
+        self.send({"op": "go", "empty": bool(empty), "range": bool(timed_range)})
         self.receive("queued")
         torch.cuda.current_stream().wait_event(self.queued)
         stop.record()
@@ -299,7 +307,7 @@ class Checker:
                                           max(4 * self._bytes(data), 256 << 20))
             except ShapeError as e:
                 raise CallFailed(str(e))
-            send(self.wfd, {"op": "fetch"}, self.dumps(list(buffers)))
+            self.send({"op": "fetch"}, self.dumps(list(buffers)))
             copied = self.receive("copied")
             if copied.get("error"):
                 raise CallFailed(copied["error"])
@@ -449,8 +457,13 @@ def main(argv, runner):
     workspace = os.getcwd()
     report.put("mode", mode)
     report.put("profiler", "absent")
-    import torch
-    torch.cuda.init()
+    try:
+        import torch
+        torch.cuda.init()
+    except Exception as e:
+        sys.stderr.write("kjudge harness: torch with a CUDA GPU is needed: %s\n" % _error_text(e))
+        sys.stderr.flush()
+        os._exit(4)
     report.put("device", torch.cuda.get_device_name())
     report.put("process", "isolated")
     report.put("worker_profiler", "absent")
@@ -490,8 +503,20 @@ def main(argv, runner):
             report.put(key + ".0.spec", cases[0][0] if cases else "")
         report.put(key + ".0.status", "fail")
         report.put(key + ".0.error", str(e))
+    except Exception as e:
+        # The judge's side failed (torch without what the harness needs, CUDA IPC refused):
+        # no report, and the reason where the judge looks for it.
+        sys.stderr.write("kjudge harness: %s\n" % _error_text(e))
+        if checker is not None:
+            checker.end_worker()
+        sys.stderr.flush()
+        os._exit(4)
     report.put("check", "pass" if ok else "fail")
     report.put("worker_end", checker.end_worker() if checker else "never started")
-    report.write()
+    try:
+        report.write()
+    except Exception as e:
+        sys.stderr.write("kjudge harness: %s\n" % _error_text(e))
+        os._exit(111)
     sys.stdout.flush()
     os._exit(0)
