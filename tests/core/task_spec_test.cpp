@@ -193,10 +193,18 @@ TEST(TaskSpec, EveryGpuModeTaskLoadsAndTheUnrunnableAreRefused) {
   int n = 0;
   for (const auto& e : fs::recursive_directory_iterator(kGpuMode)) {
     if (e.path().filename() != "task.yml") continue;
-    TaskSpec t;
-    ASSERT_NO_THROW(t = load_task(e.path())) << e.path();
-    ++n;
     const std::string rel = fs::relative(e.path().parent_path(), kGpuMode).string();
+    TaskSpec t;
+    try {
+      t = load_task(e.path());
+    } catch (const InputError& err) {
+      // nvfp4_group_gemm's cases carry lists (m: [96, 128]), which the case line cannot: a
+      // clear error naming the field (and a B200 task all the same).
+      EXPECT_NE(rel.find("nvfp4_group_gemm"), std::string::npos) << err.what();
+      EXPECT_NE(std::string(err.what()).find("tests[0].m"), std::string::npos) << err.what();
+      continue;
+    }
+    ++n;
     const std::string why = task_unsupported(t, h100);
     if (rel.find("problems/pmpp_v2/") != std::string::npos ||
         rel.find("problems/pmpp/") != std::string::npos) {
@@ -204,12 +212,16 @@ TEST(TaskSpec, EveryGpuModeTaskLoadsAndTheUnrunnableAreRefused) {
       EXPECT_EQ(t.lang, "py") << rel;
       EXPECT_EQ(t.main, "eval.py") << rel;
     }
-    if (rel.find("problems/amd") != std::string::npos)
+    if (rel.find("problems/amd") != std::string::npos) {
       EXPECT_NE(why.find("AMD"), std::string::npos) << rel << ": " << why;
+    }
     if (rel.find("problems/linalg/") != std::string::npos ||
-        rel.find("problems/nvidia/") != std::string::npos)
+        rel.find("problems/nvidia/") != std::string::npos) {
       EXPECT_NE(why.find("B200"), std::string::npos) << rel << ": " << why;
-    if (t.multi_gpu) EXPECT_NE(why, "") << rel;
+    }
+    if (t.multi_gpu) {
+      EXPECT_NE(why, "") << rel;
+    }
   }
   EXPECT_GE(n, 40);
   // The competition's yaml decides where task.yml names no GPUs.
