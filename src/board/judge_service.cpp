@@ -13,6 +13,7 @@
 #include "run/gpu_lock.h"
 #include "run/machine_fault.h"
 #include "task/build.h"
+#include "task/harness_choice.h"
 #include "task/run.h"
 
 namespace kjudge::board {
@@ -361,6 +362,17 @@ bool JudgeService::judge_task(const Job& job, const Submission& sub) {
   } catch (const std::exception& e) {
     return fail(std::string("the task cannot be read: ") + e.what());
   }
+  // The service's task jobs build with kjudge's CUDA harness: a Python task, or one in GPU
+  // MODE's CUDA form, is refused with the reason rather than handed to nvcc (`kjudge task run`
+  // runs both; a service board for them is not there yet, docs/tasks.md).
+  if (const task::HarnessChoice h = task::choose_harness(task, "kjudge");
+      h.kind != task::HarnessKind::kjudge_cuda || !h.why_not.empty())
+    return fail("the service runs kjudge-form CUDA tasks only: " +
+                (h.why_not.empty() ? std::string("this is a Python task (lang: py); run it with "
+                                                 "`kjudge task run`")
+                                   : h.why_not));
+  if (std::string why = task_unsupported(task, opt_.gpu_type); !why.empty())
+    return fail("kjudge refuses this task: " + why);
   // A folder no other judge on this machine can pick: two instances each have a submission 1.
   PrivateDir work;
   try {

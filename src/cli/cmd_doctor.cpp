@@ -12,6 +12,7 @@
 #include "eval/sanitizer.h"
 #include "perf/benchmarker.h"
 #include "run/main_return.h"
+#include "task/python_check.h"
 
 namespace kjudge {
 namespace {
@@ -25,7 +26,37 @@ struct DoctorArgs {
   std::vector<std::string> sanitize;  // with --memcheck: compute-sanitizer must be there
   bool memcheck = false;
   std::string sanitizer;
+  bool python_tasks = false;  // check the Python GPU MODE's Python tasks run in
+  std::string python;
 };
+
+// The interpreter of GPU MODE's Python tasks (`lang: py`): torch that sees a GPU, and triton
+// (a warning only: PyTorch and CUDA-inline submissions run without it).
+std::vector<EnvCheck> python_task_checks(const std::string& name) {
+  EnvCheck py;
+  py.name = "python (tasks)";
+  EnvCheck tr;
+  tr.name = "triton (tasks)";
+  try {
+    const task::TaskPython p = task::probe_task_python(name);
+    const std::string why = task::task_python_problem(p, true);
+    py.status = why.empty() ? CheckStatus::ok : CheckStatus::fail;
+    py.detail = why.empty() ? p.executable + " (Python " + p.version + "), torch " + p.torch +
+                                  ", " + std::to_string(p.gpus) + " GPU(s)"
+                            : why;
+    if (!why.empty())
+      py.advice = "--python PATH or $KJUDGE_PYTHON: an interpreter with torch built for CUDA";
+    tr.status = p.triton.empty() ? CheckStatus::warn : CheckStatus::ok;
+    tr.detail = p.triton.empty() ? "no triton in " + p.executable + ": Triton submissions fail"
+                                 : "triton " + p.triton;
+  } catch (const std::exception& e) {
+    py.status = CheckStatus::fail;
+    py.detail = e.what();
+    py.advice = "--python PATH or $KJUDGE_PYTHON";
+    return {py};
+  }
+  return {py, tr};
+}
 
 // Without a pack, probe the libraries ComputeEval's releases link against.
 Problem typical_problem() {
@@ -89,6 +120,9 @@ int doctor(const DoctorArgs& a) {
     }
     checks.push_back(guard);
   }
+  if (a.python_tasks || !a.python.empty())
+    for (auto& c : python_task_checks(a.python.empty() ? task::default_task_python() : a.python))
+      checks.push_back(std::move(c));
   if (a.json) {
     nlohmann::json arr = nlohmann::json::array();
     for (const auto& c : checks)
@@ -126,6 +160,10 @@ void add_doctor_command(CLI::App& app, int& rc) {
   d->add_flag("--no-probe", a->no_probe, "Skip compiling the probe program");
   d->add_option("--cache-dir", a->cache_dir, "Build cache to check");
   add_sanitizer_options(d, a->sanitize, a->memcheck, a->sanitizer);
+  d->add_flag("--python-tasks", a->python_tasks,
+              "Check the Python of GPU MODE's Python tasks (torch with a GPU, triton)");
+  d->add_option("--python", a->python,
+                "That interpreter (default $KJUDGE_PYTHON or python3; implies --python-tasks)");
   d->callback([a, &rc] { rc = doctor(*a); });
 }
 

@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "core/error.h"
+#include "core/popcorn_headers.h"
 #include "core/read_file.h"
 
 namespace kjudge {
@@ -20,7 +21,7 @@ using nlohmann::json;
 namespace {
 
 struct SubmitArgs {
-  std::string server = "http://127.0.0.1:8080", token, target, leaderboard, mode, key,
+  std::string server = "http://127.0.0.1:8080", token, target, leaderboard, mode, key, gpu,
               priority = "interactive";
   std::vector<std::string> files;
   double wait = 0;
@@ -116,13 +117,37 @@ int submit(const SubmitArgs& a) {
   if (id == 0) {
     if (a.files.empty())
       throw Error(exit_code::usage, "submit: name the files to submit (or --status ID)");
+    // A task submission's #!POPCORN lines, as popcorn-cli reads them; the options win.
+    std::string leaderboard = a.leaderboard, gpu = a.gpu;
+    if (a.files.size() == 1 && a.target.rfind("pack:", 0) != 0) {
+      const PopcornHeaders h = read_popcorn_headers(read_input_file(a.files[0]));
+      if (leaderboard.empty() && a.target.empty()) leaderboard = h.leaderboard;
+      if (gpu.empty() && !h.gpus.empty()) gpu = h.gpus.front();
+      for (const auto& u : h.unknown)
+        fmt::print(stderr, "kjudge submit: ignored (not a directive kjudge knows): {}\n", u);
+    }
     json body = json::object();
     if (!a.mode.empty()) body["mode"] = a.mode;
+    if (!gpu.empty() && !leaderboard.empty()) {
+      // The board says which GPUs it ranks on: a submission for another is refused here, with
+      // the reason, rather than judged on a GPU it did not ask for.
+      auto b = cl.Get("/api/v1/leaderboards/" + leaderboard, auth);
+      if (!b || b->status != 200) fail(b);
+      const json board = json::parse(b->body, nullptr, false);
+      const json types = board.is_object() ? board.value("gpu_types", json::array()) : json();
+      bool hosted = false;
+      for (const auto& t : types) hosted |= t.is_string() && t.get<std::string>() == gpu;
+      if (!hosted)
+        throw Error(exit_code::usage, fmt::format("submit: leaderboard {} ranks on {}, not on {} "
+                                                  "(the file's #!POPCORN gpu or --gpu)",
+                                                  leaderboard, types.dump(), gpu));
+      body["gpu_type"] = gpu;
+    }
     if (!a.key.empty()) body["idempotency_key"] = a.key;
     body["priority"] = a.priority;
     std::string path = "/api/v1/submissions";
-    if (!a.leaderboard.empty())
-      path = "/api/v1/leaderboards/" + a.leaderboard + "/submissions";
+    if (!leaderboard.empty())
+      path = "/api/v1/leaderboards/" + leaderboard + "/submissions";
     else
       body["target"] = a.target;
     if (a.target.rfind("pack:", 0) == 0) {
@@ -167,7 +192,11 @@ void add_submit_command(CLI::App& app, int& rc) {
   c->add_option("--server", a->server, "The service's URL (default http://127.0.0.1:8080)");
   c->add_option("--token", a->token, "API token (default $KJUDGE_TOKEN)");
   c->add_option("--target", a->target, "pack:NAME#TASK_ID or task:NAME");
-  c->add_option("--leaderboard", a->leaderboard, "Submit to this leaderboard");
+  c->add_option("--leaderboard", a->leaderboard,
+                "Submit to this leaderboard (default: the file's `#!POPCORN leaderboard NAME`)");
+  c->add_option("--gpu", a->gpu,
+                "The GPU type to rank on (default: the file's `#!POPCORN gpu NAME`); the board "
+                "must host it");
   c->add_option("--mode", a->mode,
                 "test, benchmark, leaderboard or profile (tasks); judge or benchmark (packs)");
   c->add_option("--idempotency-key", a->key,

@@ -27,7 +27,7 @@ struct TaskArgs {
   // the user chose, so that a mode which cannot be isolated overrides only the default quietly.
   bool isolate = true;
   const CLI::Option* isolate_option = nullptr;
-  std::string cache_dir, timing = "kjudge", placement = "arena";
+  std::string cache_dir, timing = "kjudge", placement = "arena", harness = "kjudge", python;
   double max_time = 0, target_error = 0, gpu_wait = 600;
   int max_runs = 0, min_runs = 0, profile_case = -1;
   std::size_t log_cap = 64 * 1024;
@@ -70,10 +70,17 @@ void print_stage(const json& s) {
                    b.value("error", std::string()));
         continue;
       }
+      // The task's own harness reports no median nor host time, and may leave out any figure.
+      auto fig = [&](const char* key) {
+        return b.contains(key) && b[key].is_number() ? us(b[key].get<double>()) : std::string("-");
+      };
       fmt::print(stderr, "    {:<34} {:>5} {:>10} {:>10} {:>9} {:>7.3f} {:>10} {:>10} {:>10}\n",
-                 b["spec"].get<std::string>(), b["runs"].get<int>(), us(b["mean_us"]),
-                 us(b["median_us"]), us(b["std_us"]), 100 * b["rel_err"].get<double>(),
-                 us(b["best_us"]), us(b["worst_us"]), us(b["host_mean_us"]));
+                 b["spec"].get<std::string>(), b.value("runs", 0), fig("mean_us"), fig("median_us"),
+                 fig("std_us"),
+                 b.contains("rel_err") && b["rel_err"].is_number()
+                     ? 100 * b["rel_err"].get<double>()
+                     : 0.0,
+                 fig("best_us"), fig("worst_us"), fig("host_mean_us"));
     }
     if (s.contains("score_us"))
       fmt::print(stderr, "    score ({} of benchmark means): {} µs\n",
@@ -149,6 +156,8 @@ int task_command(const TaskArgs& a, bool build_only) {
   o.max_runs = a.max_runs;
   o.min_runs = a.min_runs;
   o.profile_case = a.profile_case;
+  o.harness = a.harness;
+  o.python = a.python;
   o.step = steps.settings;
   o.sandbox_mode = steps.mode;
   o.sandbox_limits = steps.limits_how;
@@ -182,6 +191,13 @@ void add_common(CLI::App* c, TaskArgs& a) {
                   "in test, benchmark and leaderboard modes; profile mode and --timing gpumode "
                   "always run in one process. --no-isolate: one process, which a submission can "
                   "forge the report of, with the CUPTI profiler's view of benchmarks");
+  c->add_option("--harness", a.harness,
+                "kjudge (default: kjudge's CUDA harness for lang cu, its Python harness for "
+                "lang py) or task: the task's own eval.py / eval.cu run as GPU MODE runs it, for "
+                "parity (its process holds the submission, which can write its report)")
+      ->check(CLI::IsMember({"kjudge", "task"}));
+  c->add_option("--python", a.python,
+                "Python tasks: the interpreter, with torch (default $KJUDGE_PYTHON or python3)");
   add_step_options(c, a.steps);
 }
 

@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -20,10 +21,14 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::set<std::string>& known_keys() {
-  static const std::set<std::string> keys = {
-      "files",          "lang",       "description", "config",       "templates",
-      "tests",          "benchmarks", "ranking_by",  "test_timeout", "benchmark_timeout",
-      "ranked_timeout", "multi_gpu",  "libraries",   "seed",         "forbidden"};
+  static const std::set<std::string> keys = {"files",          "lang",
+                                             "description",    "config",
+                                             "templates",      "tests",
+                                             "benchmarks",     "ranking_by",
+                                             "test_timeout",   "benchmark_timeout",
+                                             "ranked_timeout", "multi_gpu",
+                                             "libraries",      "seed",
+                                             "forbidden",      "gpus"};
   return keys;
 }
 
@@ -172,7 +177,7 @@ TaskSpec load_task(const fs::path& folder_or_yml) {
       r.fail(kv.first, key,
              "unknown key (known: files, lang, description, config, templates, tests, "
              "benchmarks, ranking_by, test_timeout, benchmark_timeout, ranked_timeout, "
-             "multi_gpu, libraries, forbidden)");
+             "multi_gpu, gpus, libraries, forbidden)");
   }
 
   if (!root["lang"]) r.fail(root, "lang", "missing: cu or py");
@@ -232,6 +237,10 @@ TaskSpec load_task(const fs::path& folder_or_yml) {
               name, kv.second.IsNull() ? "" : r.scalar(kv.second, "config.defines." + name));
         }
       }
+    } else if (const YAML::Node m = c["main"]; m && !m.IsNull()) {
+      t.main = r.scalar(m, "config.main");
+      if (!names.count(t.main))
+        r.fail(m, "config.main", "'" + t.main + "' is not one of the files");
     }
   }
   if (t.lang == "cu" && t.sources.empty()) {
@@ -277,6 +286,7 @@ TaskSpec load_task(const fs::path& folder_or_yml) {
   if (root["ranked_timeout"])
     t.ranked_timeout_s = r.seconds(root["ranked_timeout"], "ranked_timeout");
   if (root["multi_gpu"]) t.multi_gpu = r.boolean(root["multi_gpu"], "multi_gpu");
+  t.gpus = r.string_list(root["gpus"], "gpus");
   t.forbidden = r.string_list(root["forbidden"], "forbidden");
   static const std::regex forbidden_re(R"([A-Za-z_][A-Za-z0-9_]*((\.|::)[A-Za-z_][A-Za-z0-9_]*)*)");
   for (const auto& f : t.forbidden)
@@ -290,16 +300,105 @@ TaskSpec load_task(const fs::path& folder_or_yml) {
   return t;
 }
 
-std::string task_unsupported(const TaskSpec& t) {
-  if (t.lang != "cu")
-    return "lang " + t.lang +
-           ": kjudge's task harness is C++/CUDA; Python tasks are not supported yet";
-  if (t.multi_gpu) return "multi_gpu tasks are not supported yet";
-  for (const auto& f : t.files)
-    if (fs::path(f.name).filename() == "eval.cu")
-      return "the task brings its own harness (" + f.name +
-             "); kjudge compiles tasks with its own harness (docs/tasks.md): drop eval.cu and "
-             "define generate_input, ref_kernel and tolerance in reference.cuh";
+const TaskFile* TaskSpec::file_named(const std::string& n) const {
+  for (const auto& f : files)
+    if (f.name == n) return &f;
+  return nullptr;
+}
+
+bool TaskSpec::brings_eval_cu() const {
+  for (const auto& f : files)
+    if (fs::path(f.name).filename() == "eval.cu") return true;
+  return false;
+}
+
+namespace {
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool is_amd_gpu(const std::string& g) {
+  const std::string l = lower(g);
+  return l.rfind("mi", 0) == 0 || l.find("amd") != std::string::npos ||
+         l.find("radeon") != std::string::npos;
+}
+
+bool is_b200(const std::string& g) { return lower(g).find("b200") != std::string::npos; }
+
+std::string joined(const std::vector<std::string>& xs) {
+  std::string s;
+  for (const auto& x : xs) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::string> competition_gpus(const TaskSpec& t) {
+  // reference-kernels: problems/<competition>.yaml beside problems/<competition>/<task>/.
+  const fs::path problems = t.dir.parent_path().parent_path();
+  const std::string directory = t.dir.parent_path().filename().string() + "/" + t.name;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(problems, ec)) {
+    if (e.path().extension() != ".yaml" || !e.is_regular_file(ec)) continue;
+    try {
+      const YAML::Node y = load_yaml_file(e.path());
+      if (!y.IsMap() || !y["problems"] || !y["problems"].IsSequence()) continue;
+      for (const auto& p : y["problems"]) {
+        if (!p.IsMap() || !p["directory"] || !p["directory"].IsScalar()) continue;
+        if (fs::path(p["directory"].Scalar()).lexically_normal() != fs::path(directory)) continue;
+        std::vector<std::string> out;
+        if (p["gpus"] && p["gpus"].IsSequence())
+          for (const auto& g : p["gpus"])
+            if (g.IsScalar()) out.push_back(g.Scalar());
+        return out;
+      }
+    } catch (const std::exception&) {
+      // Not a competition yaml (or a broken one): it names no GPUs for this task.
+    }
+  }
+  return {};
+}
+
+std::string task_unsupported(const TaskSpec& t, const std::string& gpu_name) {
+  // GPU MODE keeps AMD's problems under problems/amd, amd_202602, amd_distributed: ROCm
+  // kernels (HIP, aiter, rocshmem) that no NVIDIA GPU runs.
+  for (fs::path p = t.dir; !p.empty() && p != p.parent_path(); p = p.parent_path())
+    if (p.parent_path().filename() == "problems" &&
+        lower(p.filename().string()).rfind("amd", 0) == 0)
+      return "an AMD task (it sits under " + p.string() +
+             "): its kernels are written for ROCm and cannot run on an NVIDIA GPU";
+  if (t.multi_gpu)
+    return "a multi-GPU task (multi_gpu: true: several ranks over torch.distributed); kjudge runs "
+           "a task on one GPU";
+  std::vector<std::string> gpus = t.gpus;
+  std::string where = "task.yml's gpus";
+  if (gpus.empty()) {
+    gpus = competition_gpus(t);
+    where = "the competition's yaml (" + t.dir.parent_path().parent_path().string() + "/*.yaml)";
+  }
+  if (!gpus.empty()) {
+    bool nvidia = false, other_than_b200 = false;
+    for (const auto& g : gpus)
+      if (!is_amd_gpu(g)) {
+        nvidia = true;
+        other_than_b200 |= !is_b200(g) && lower(g) != "nvidia";
+      }
+    if (!nvidia)
+      return "written for AMD GPUs only (" + where + ": " + joined(gpus) +
+             "): it cannot run on an NVIDIA GPU";
+    // "NVIDIA" alone names no model: GPU MODE's nvfp4 problems say so and are B200's (their
+    // description says it); a task that names B200 in its description is taken at its word.
+    const bool b200_only = !other_than_b200 && (std::any_of(gpus.begin(), gpus.end(), is_b200) ||
+                                                t.description.find("B200") != std::string::npos);
+    if (b200_only && !is_b200(gpu_name))
+      return "written for the B200 only (" + where + ": " + joined(gpus) +
+             (t.description.find("B200") != std::string::npos ? "; its description targets B200"
+                                                              : "") +
+             "): its kernels need Blackwell (sm_100), and this GPU is " +
+             (gpu_name.empty() ? std::string("unknown") : gpu_name);
+  }
   return "";
 }
 

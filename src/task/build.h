@@ -11,6 +11,7 @@
 #include "eval/step_runner.h"
 #include "perf/ptxas_usage.h"
 #include "run/machine.h"
+#include "task/harness_choice.h"
 
 namespace kjudge::task {
 
@@ -26,9 +27,14 @@ struct TaskBuildOptions {
   // `kjudge_checker` (the harness and the task's reference, no submission) and `kjudge_worker`
   // (the submission and a thin loop, no channel and no reference output).
   bool isolate = false;
+  // Which harness the build is for (task/harness_choice.h): kjudge's CUDA harness compiles as
+  // above; the Python harnesses only stage the files (task/stage.h); the task's own eval.cu is
+  // compiled with the submission as GPU MODE's runner compiles it (task/own_harness.h).
+  HarnessKind harness = HarnessKind::kjudge_cuda;
 };
 
 struct TaskBuild {
+  HarnessKind harness = HarnessKind::kjudge_cuda;
   bool ok = false;
   std::string failure;  // why not: "compile error", or the judge's fault
   bool judge_fault = false;

@@ -15,6 +15,7 @@
 #include "perf/profiler_channel.h"
 #include "run/cloexec_file.h"
 #include "run/result_channel.h"
+#include "task/own_harness.h"
 
 namespace kjudge::task {
 
@@ -186,8 +187,14 @@ ModeRun run_task_mode(const TaskSpec& task, const TaskBuild& build, const std::s
     run.failure = "the task has no " + std::string(mode == "test" ? "tests" : "benchmarks");
     return run;
   }
-  run.isolated = opt.isolate && isolation_unsupported(mode, opt.gpumode_timing).empty();
-  if (run.isolated && (build.checker.empty() || build.worker.empty())) {
+  // kjudge's Python harness always runs the submission in a worker process of its own.
+  const bool python = build.harness == HarnessKind::kjudge_python;
+  run.isolated = python || (opt.isolate && isolation_unsupported(mode, opt.gpumode_timing).empty());
+  if (python && (opt.python.empty() || opt.python_runner.empty())) {
+    run.failure = "judge: kjudge's Python harness needs an interpreter and its runner script";
+    return run;
+  }
+  if (run.isolated && !python && (build.checker.empty() || build.worker.empty())) {
     run.failure =
         "judge: an isolated run needs a build made with isolate (kjudge_checker and "
         "kjudge_worker)";
@@ -222,7 +229,11 @@ ModeRun run_task_mode(const TaskSpec& task, const TaskBuild& build, const std::s
   std::optional<ResultChannel> profile_channel;
   if (timed) {
     const fs::path lib = opt.profiler ? *opt.profiler : locate_profiler();
-    if (opt.gpumode_timing) {
+    if (python) {
+      run.cupti.why =
+          "not carried by kjudge's Python harness: timed by the worker's CUDA events, held to "
+          "account by the checker's";
+    } else if (opt.gpumode_timing) {
       run.cupti.why = "not used with --timing gpumode";
     } else if (std::error_code ec; lib.empty() || !fs::is_regular_file(lib, ec)) {
       // KJUDGE_PROFILER=none turns it off (to compare timings with and without it).
@@ -258,12 +269,28 @@ ModeRun run_task_mode(const TaskSpec& task, const TaskBuild& build, const std::s
       extras.inherit_fds.push_back(profile_channel->fd());
     }
   }
-  std::vector<std::string> argv = {run.isolated ? "./kjudge_checker" : "./kjudge_task", mode,
-                                   cases_file.filename().string()};
+  std::vector<std::string> argv;
+  if (python) {
+    // -I: no PYTHON* variable, no user site-packages, not even the script's folder on sys.path
+    // (the runner puts its own package there itself, python/kjudge_gpumode_runner.py); -B: no
+    // bytecode written into the workspace the submission can rewrite.
+    argv = {opt.python,
+            "-I",
+            "-B",
+            opt.python_runner.string(),
+            mode,
+            cases_file.filename().string(),
+            "submission=" + task.submission_file()->name};
+    extras.ro_paths.insert(extras.ro_paths.end(), opt.python_paths.begin(), opt.python_paths.end());
+    extras.ro_paths.push_back(opt.python_runner.parent_path());
+  } else {
+    argv = {run.isolated ? "./kjudge_checker" : "./kjudge_task", mode,
+            cases_file.filename().string()};
+  }
   for (const auto& a : rule_args(rule, opt.warmup_ms)) argv.push_back(a);
-  if (opt.gpumode_timing) argv.push_back("style=gpumode");
-  if (opt.placement == "arena") argv.push_back("placement=arena");
-  if (run.isolated) argv.push_back("worker=./kjudge_worker");
+  if (opt.gpumode_timing && !python) argv.push_back("style=gpumode");
+  if (opt.placement == "arena" && !python) argv.push_back("placement=arena");
+  if (run.isolated && !python) argv.push_back("worker=./kjudge_worker");
   const fs::path ncu_csv = build.workspace / "ncu.csv";
   if (mode == "profile") {
     // Only the kernels inside the harness's "custom_kernel" NVTX range: one call.
@@ -272,6 +299,8 @@ ModeRun run_task_mode(const TaskSpec& task, const TaskBuild& build, const std::s
         "SpeedOfLight", "--section", "Occupancy",      "--section",      "LaunchStats",
         "--csv",        "--page",    "details",        "--print-units",  "base",
         "--log-file",   "ncu.csv"};
+    // The Python harness calls custom_kernel in its worker, a child of the process ncu starts.
+    if (python) ncu.insert(ncu.begin() + 1, {"--target-processes", "all"});
     argv.insert(argv.begin(), ncu.begin(), ncu.end());
     // ncu (a script in the toolkit's bin/) runs Nsight Compute from the toolkit or from
     // /opt/nvidia, where the GPU machine has it: the sandbox must see both.
@@ -398,10 +427,15 @@ ModeRun run_task_mode(const TaskSpec& task, const TaskBuild& build, const std::s
 }
 
 nlohmann::json to_json(const ModeRun& run, const TaskSpec& task) {
-  nlohmann::json j = {{"mode", run.mode},         {"completed", run.completed},
-                      {"passed", run.passed},     {"seconds", run.seconds},
-                      {"failure", run.failure},   {"channel_refused", run.channel_refused},
-                      {"isolated", run.isolated}, {"device", run.report.device}};
+  nlohmann::json j = {{"mode", run.mode},
+                      {"harness", run.harness},
+                      {"completed", run.completed},
+                      {"passed", run.passed},
+                      {"seconds", run.seconds},
+                      {"failure", run.failure},
+                      {"channel_refused", run.channel_refused},
+                      {"isolated", run.isolated},
+                      {"device", run.report.device}};
   // How the worker ended when the checker let it go (its exit handlers finish the profiler's
   // record): "exit 0", or "killed after 20000 ms" for one that would not end.
   if (run.isolated && !run.report.worker_end.empty()) j["worker_end"] = run.report.worker_end;
@@ -421,6 +455,14 @@ nlohmann::json to_json(const ModeRun& run, const TaskSpec& task) {
     j["tests"] = tests;
   }
   nlohmann::json flags = flags_json(run.flags);
+  if (run.popcorn) {
+    // The task's own harness: its figures, its verdict; no kjudge timing cross-checks (its
+    // process holds the submission, so none of them would be worth more than its lines).
+    add_popcorn_json(run, task, j);
+    if (!flags.empty()) j["cheat_flags"] = flags;
+    j["log"] = run.log;
+    return j;
+  }
   if (!run.report.benchmarks.empty()) {
     nlohmann::json benches = nlohmann::json::array();
     std::vector<double> means;

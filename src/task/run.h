@@ -23,6 +23,7 @@
 #include "run/machine.h"
 #include "task/build.h"
 #include "task/cupti.h"
+#include "task/popcorn_record.h"
 
 namespace kjudge::task {
 
@@ -51,9 +52,17 @@ struct TaskRunOptions {
   // its report or its clock (harness/kjudge/split_call.cuh). The CUPTI profiler is not used
   // there (it would sit in the submission's process).
   bool isolate = false;
+  // The Python harnesses (kjudge's, python/kjudge_gpumode_runner.py, and the task's own eval.py):
+  // the interpreter, as the sandbox runs it, and the host folders it reads (bound read-only).
+  std::string python;
+  std::vector<std::filesystem::path> python_paths;
+  // kjudge's Python harness: its entry script (python/kjudge_gpumode_runner.py, with the
+  // package python/kjudge_gpumode/ beside it).
+  std::filesystem::path python_runner;
 };
 
 struct ModeRun {
+  std::string harness = "kjudge";  // "task": the task's own harness wrote `popcorn`
   std::string mode;
   bool completed = false;  // the harness ran to its end and its report was accepted
   bool passed = false;
@@ -70,6 +79,8 @@ struct ModeRun {
   std::vector<StaticFlag> flags;
   // Benchmark and leaderboard modes: what the CUPTI profiler saw, or why it was not used.
   TaskCupti cupti;
+  // The task's own harness: what it wrote on POPCORN_FD (task/own_harness.h).
+  std::optional<PopcornRecord> popcorn;
 };
 
 // The case lines the harness gets for `cases`, seeds combined with `secret` when given.

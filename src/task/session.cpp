@@ -13,10 +13,14 @@
 #include "core/time_stamp.h"
 #include "eval/build_cache.h"
 #include "perf/gpu_conditions.h"
+#include "run/beside_binary.h"
 #include "run/cloexec_file.h"
 #include "run/gpu_lock.h"
 #include "run/machine.h"
+#include "task/own_harness.h"
+#include "task/python_check.h"
 #include "task/run.h"
+#include "task/stage.h"
 
 namespace kjudge::task {
 
@@ -44,11 +48,17 @@ void add_spills(json& profile, const std::vector<KernelResources>& kernels) {
 
 TaskSessionResult run_task_session(const TaskSessionOptions& a, TaskObserver& observer) {
   TaskSpec task = load_task(a.folder);
-  if (std::string why = task_unsupported(task); !why.empty())
-    throw InputError(task.yml.string(), 0, "", why);
+  const HarnessChoice harness = choose_harness(task, a.harness);
+  if (!harness.why_not.empty()) throw InputError(task.yml.string(), 0, "", harness.why_not);
   const std::string submission = read_input_file(a.submission.string());
   MachineInfo machine = probe_machine();
-  if (machine.nvcc_path.empty())
+  const std::string gpu_name =
+      a.gpu >= 0 && a.gpu < static_cast<int>(machine.gpus.size()) ? machine.gpus[a.gpu].name : "";
+  if (std::string why = task_unsupported(task, gpu_name); !why.empty())
+    throw InputError(task.yml.string(), 0, "", "kjudge refuses this task: " + why);
+  const bool compiles =
+      harness.kind == HarnessKind::kjudge_cuda || harness.kind == HarnessKind::task_cuda;
+  if (compiles && machine.nvcc_path.empty())
     throw Error(exit_code::environment,
                 "nvcc was not found: task builds need the CUDA toolkit (see `kjudge doctor`)");
   if (!a.build_only && machine.gpus.empty())
@@ -57,6 +67,28 @@ TaskSessionResult run_task_session(const TaskSessionOptions& a, TaskObserver& ob
   if (!a.build_only && a.gpu >= static_cast<int>(machine.gpus.size()))
     throw Error(exit_code::usage,
                 fmt::format("--gpu {}: this machine has {} GPU(s)", a.gpu, machine.gpus.size()));
+  // A Python task's interpreter, checked before anything starts: one message, not a traceback
+  // from inside the sandbox.
+  std::optional<TaskPython> python;
+  std::filesystem::path runner;
+  if (is_python(harness.kind)) {
+    const std::string name = a.python.empty() ? default_task_python() : a.python;
+    try {
+      python = probe_task_python(name);
+    } catch (const std::exception& e) {
+      throw Error(exit_code::environment, std::string("the Python for this task: ") + e.what());
+    }
+    if (std::string why = task_python_problem(*python, !a.build_only); !why.empty())
+      throw Error(exit_code::environment, "the Python for this task: " + why);
+    if (harness.kind == HarnessKind::kjudge_python) {
+      try {
+        runner = locate_python_entry("kjudge_gpumode_runner.py", "KJUDGE_GPUMODE_RUNNER",
+                                     "kjudge's Python task harness");
+      } catch (const std::exception& e) {
+        throw Error(exit_code::environment, e.what());
+      }
+    }
+  }
 
   const fs::path out = a.out.empty()
                            ? fs::path("kjudge-runs") /
@@ -79,10 +111,31 @@ TaskSessionResult run_task_session(const TaskSessionOptions& a, TaskObserver& ob
             {"mode", a.build_only ? "build" : a.mode},
             {"sandbox", a.sandbox_mode},
             {"sandbox_limits", a.sandbox_limits},
-            {"ranking_by", to_string(task.ranking_by)}};
+            {"ranking_by", to_string(task.ranking_by)},
+            {"harness", harness_name(harness.kind)},
+            {"lang", task.lang}};
+  if (is_task_own(harness.kind))
+    report["harness_trust"] =
+        "the task's own harness: what it reported came from the process that ran the "
+        "submission, which can write those lines itself; kjudge's harness is the one to trust";
+  if (python)
+    report["python"] = {{"executable", python->executable},
+                        {"version", python->version},
+                        {"torch", python->torch},
+                        {"triton", python->triton}};
   std::vector<std::string>& warnings = result.warnings;
-  const TaskIsolation iso = task_isolation(a.isolate, a.isolate_chosen,
-                                           a.build_only ? "build" : a.mode, a.timing == "gpumode");
+  TaskIsolation iso = task_isolation(a.isolate, a.isolate_chosen, a.build_only ? "build" : a.mode,
+                                     a.timing == "gpumode");
+  if (harness.kind == HarnessKind::kjudge_python) {
+    // Its checker and worker are two processes in every mode.
+    iso = {};
+    iso.isolate = true;
+  } else if (is_task_own(harness.kind)) {
+    iso = {};
+    iso.why_not =
+        "the task's own harness runs the submission in its own process (GPU MODE's protocol)";
+    iso.overridden = a.isolate_chosen && a.isolate;
+  }
   report["isolate"] = iso.isolate;
   if (!iso.isolate) report["isolate_why"] = iso.why_not;
   if (iso.overridden)
@@ -105,7 +158,19 @@ TaskSessionResult run_task_session(const TaskSessionOptions& a, TaskObserver& ob
   bo.arch = a.arch;
   bo.isolate = iso.isolate;  // the checker and the worker exactly when the run uses them
   if (a.use_cache) bo.cache_dir = a.cache_dir.empty() ? default_cache_dir() : a.cache_dir;
-  TaskBuild build = build_task(task, submission, ws, bo);
+  bo.harness = harness.kind;
+  TaskBuild build;
+  if (harness.kind == HarnessKind::kjudge_cuda) {
+    build = build_task(task, submission, ws, bo);
+  } else if (harness.kind == HarnessKind::kjudge_python) {
+    // Nothing to compile: the checker imports the task's reference, the worker the submission.
+    stage_task_files(task, submission, ws);
+    build.harness = harness.kind;
+    build.workspace = ws;
+    build.ok = true;
+  } else {
+    build = build_own_harness(task, submission, ws, bo);
+  }
   json kernels = json::array();
   for (const auto& k : build.kernels) kernels.push_back(to_json(k));
   report["build"] = {{"ok", build.ok},           {"failure", build.failure},
@@ -127,6 +192,11 @@ TaskSessionResult run_task_session(const TaskSessionOptions& a, TaskObserver& ob
   ro.placement = a.placement;
   report["placement"] = a.placement;
   ro.isolate = iso.isolate;
+  if (python) {
+    ro.python = python->executable;
+    ro.python_paths = python->ro_paths;
+    ro.python_runner = runner;
+  }
   // GPU MODE's CUDA harness stops at 100 calls, 10 s, or a standard error under 1 %.
   if (ro.gpumode_timing) ro.benchmark_rule = {3, 100, 0.01, 10, 60};
   for (kj::StopRule* r : {&ro.benchmark_rule, &ro.ranked_rule}) {
@@ -175,7 +245,8 @@ TaskSessionResult run_task_session(const TaskSessionOptions& a, TaskObserver& ob
   int code = exit_code::ok;
   for (const auto& mode : stages) {
     observer.note(mode + " ...");
-    ModeRun run = run_task_mode(task, build, mode, ro);
+    ModeRun run = is_task_own(harness.kind) ? run_own_harness_mode(task, build, mode, ro)
+                                            : run_task_mode(task, build, mode, ro);
     json s = to_json(run, task);
     if (s.contains("profile") && s["profile"].is_array()) add_spills(s["profile"], build.kernels);
     observer.stage(s);

@@ -35,6 +35,10 @@ struct TaskSessionOptions {
   int max_runs = 0, min_runs = 0, profile_case = -1;
   StepSettings step;
   std::string sandbox_mode, sandbox_limits;  // as the report names them
+  // "kjudge" (default: kjudge's CUDA harness for lang cu, its Python harness for lang py) or
+  // "task" (the task's own eval.py / eval.cu, GPU MODE's protocol; task/harness_choice.h).
+  std::string harness = "kjudge";
+  std::string python;  // the interpreter of Python tasks; empty: default_task_python()
 };
 
 // What a session says as it goes. The default says nothing.

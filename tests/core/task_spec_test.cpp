@@ -148,15 +148,87 @@ TEST_F(BadTask, MissingFolderSaysWhatATaskIs) {
   EXPECT_THROW(load_task(dir / "nowhere"), InputError);
 }
 
-TEST_F(BadTask, UnsupportedTasksSayWhy) {
-  EXPECT_EQ(error_of("lang: py\n" + files + "tests:\n  - {size: 3, seed: 1}\n"), "");
-  EXPECT_NE(task_unsupported(load_task(dir.path())).find("Python"), std::string::npos);
+TEST_F(BadTask, PythonAndOwnHarnessTasksLoad) {
+  // lang py and GPU MODE's eval.cu load; which harness runs them is task/harness_choice.h's.
+  EXPECT_EQ(
+      error_of("lang: py\n" + files + "config: {main: task.h}\ntests:\n  - {size: 3, seed: 1}\n"),
+      "");
+  EXPECT_EQ(load_task(dir.path()).main, "task.h");
+  EXPECT_EQ(task_unsupported(load_task(dir.path()), "NVIDIA H100 80GB HBM3"), "");
+  EXPECT_NE(error_of("lang: py\n" + files + "config: {main: eval.py}\ntests:\n  - {size: 3}\n")
+                .find("config.main"),
+            std::string::npos);
   std::ofstream(dir / "eval.cu") << "int main() {}\n";
   EXPECT_EQ(error_of("lang: cu\n" + files +
                      "  - {name: eval.cu, source: eval.cu}\n"
                      "tests:\n  - {size: 3, seed: 1}\n"),
             "");
-  EXPECT_NE(task_unsupported(load_task(dir.path())).find("own harness"), std::string::npos);
+  EXPECT_TRUE(load_task(dir.path()).brings_eval_cu());
+}
+
+TEST_F(BadTask, GpusKeyDecidesB200OnlyAndAmdOnly) {
+  const std::string tests = "tests:\n  - {size: 3, seed: 1}\n";
+  ASSERT_EQ(error_of("lang: py\n" + files + tests + "gpus: [B200]\n"), "");
+  const std::string b200 = task_unsupported(load_task(dir.path()), "NVIDIA H100 80GB HBM3");
+  EXPECT_NE(b200.find("B200 only"), std::string::npos) << b200;
+  EXPECT_NE(b200.find("H100"), std::string::npos) << b200;
+  EXPECT_EQ(task_unsupported(load_task(dir.path()), "NVIDIA B200"), "");
+  ASSERT_EQ(error_of("lang: py\n" + files + tests + "gpus: [MI300, MI355X]\n"), "");
+  EXPECT_NE(task_unsupported(load_task(dir.path()), "NVIDIA H100").find("AMD GPUs only"),
+            std::string::npos);
+  ASSERT_EQ(error_of("lang: py\n" + files + tests + "gpus: [B200, H100]\n"), "");
+  EXPECT_EQ(task_unsupported(load_task(dir.path()), "NVIDIA H100"), "");
+  ASSERT_EQ(error_of("lang: py\n" + files + tests + "multi_gpu: true\n"), "");
+  EXPECT_NE(task_unsupported(load_task(dir.path()), "NVIDIA H100").find("multi-GPU"),
+            std::string::npos);
+}
+
+// GPU MODE's own trees, read where they are (../shared/datasets/gpumode): every problem loads,
+// and the refusals say why for the ones no H100 can run.
+const fs::path kGpuMode = fs::path(KJUDGE_SOURCE_DIR) / "../shared/datasets/gpumode";
+
+TEST(TaskSpec, EveryGpuModeTaskLoadsAndTheUnrunnableAreRefused) {
+  if (!fs::exists(kGpuMode)) GTEST_SKIP() << "no " << kGpuMode;
+  const std::string h100 = "NVIDIA H100 80GB HBM3";
+  int n = 0;
+  for (const auto& e : fs::recursive_directory_iterator(kGpuMode)) {
+    if (e.path().filename() != "task.yml") continue;
+    const std::string rel = fs::relative(e.path().parent_path(), kGpuMode).string();
+    TaskSpec t;
+    try {
+      t = load_task(e.path());
+    } catch (const InputError& err) {
+      // nvfp4_group_gemm's cases carry lists (m: [96, 128]), which the case line cannot: a
+      // clear error naming the field (and a B200 task all the same).
+      EXPECT_NE(rel.find("nvfp4_group_gemm"), std::string::npos) << err.what();
+      EXPECT_NE(std::string(err.what()).find("tests[0].m"), std::string::npos) << err.what();
+      continue;
+    }
+    ++n;
+    const std::string why = task_unsupported(t, h100);
+    if (rel.find("problems/pmpp_v2/") != std::string::npos ||
+        rel.find("problems/pmpp/") != std::string::npos) {
+      EXPECT_EQ(why, "") << rel;
+      EXPECT_EQ(t.lang, "py") << rel;
+      EXPECT_EQ(t.main, "eval.py") << rel;
+    }
+    if (rel.find("problems/amd") != std::string::npos) {
+      EXPECT_NE(why.find("AMD"), std::string::npos) << rel << ": " << why;
+    }
+    if (rel.find("problems/linalg/") != std::string::npos ||
+        rel.find("problems/nvidia/") != std::string::npos) {
+      EXPECT_NE(why.find("B200"), std::string::npos) << rel << ": " << why;
+    }
+    if (t.multi_gpu) {
+      EXPECT_NE(why, "") << rel;
+    }
+  }
+  EXPECT_GE(n, 40);
+  // The competition's yaml decides where task.yml names no GPUs.
+  const TaskSpec gemv = load_task(kGpuMode / "reference-kernels/problems/nvidia/nvfp4_gemv");
+  EXPECT_TRUE(gemv.gpus.empty());
+  EXPECT_EQ(competition_gpus(gemv), std::vector<std::string>{"NVIDIA"});
+  EXPECT_EQ(task_unsupported(gemv, "NVIDIA B200"), "");
 }
 
 }  // namespace
