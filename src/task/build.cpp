@@ -17,6 +17,7 @@
 #include "eval/symbol_scan.h"
 #include "run/beside_binary.h"
 #include "run/cloexec_file.h"
+#include "task/step_failure.h"
 
 namespace kjudge::task {
 
@@ -223,17 +224,7 @@ TaskBuild build_task(const TaskSpec& task, const std::string& submission_text, c
   // Only successful builds are kept: a failure may be the machine's (a timeout under load).
   if (cache && r.ok())
     cache->store(key, dir, before, {0, r.output, r.truncated, r.output_bytes, b.seconds});
-  if (!r.started) {
-    b.failure = "judge: could not start the build: " + r.error;
-    b.judge_fault = true;
-  } else if (r.timed_out) {
-    b.failure =
-        "the build did not finish within " + std::to_string(static_cast<int>(opt.timeout_s)) + " s";
-  } else if (!r.limit_exceeded.empty()) {
-    b.failure = "the build was stopped: it " + r.limit_exceeded;
-  } else if (!r.ok()) {
-    b.failure = "compile error";
-  } else {
+  if (note_build_outcome(r, opt.timeout_s, b)) {
     b.ok = true;
     set_programs(b, dir, opt.isolate);
     check_start_code(b);

@@ -7,6 +7,7 @@
 #include "run/cloexec_file.h"
 #include "run/result_channel.h"
 #include "task/stage.h"
+#include "task/step_failure.h"
 
 namespace kjudge::task {
 
@@ -56,17 +57,7 @@ TaskBuild build_own_harness(const TaskSpec& task, const std::string& submission_
   b.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   b.log = r.output;
   b.kernels = parse_ptxas_usage(r.output);
-  if (!r.started) {
-    b.failure = "judge: could not start the build: " + r.error;
-    b.judge_fault = true;
-  } else if (r.timed_out) {
-    b.failure =
-        "the build did not finish within " + std::to_string(static_cast<int>(opt.timeout_s)) + " s";
-  } else if (!r.limit_exceeded.empty()) {
-    b.failure = "the build was stopped: it " + r.limit_exceeded;
-  } else if (!r.ok()) {
-    b.failure = "compile error";
-  } else {
+  if (note_build_outcome(r, opt.timeout_s, b)) {
     b.ok = true;
     b.binary = dir / "eval.out";
   }
@@ -190,22 +181,9 @@ ModeRun run_own_harness_mode(const TaskSpec& task, const TaskBuild& build, const
       run_step(opt.step, opt.machine, command, build.workspace, timeout, extras);
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   run.log = r.output;
-  if (!r.started) {
-    run.failure = "judge: could not start the task's harness: " + r.error;
-    return run;
-  }
-  if (r.timed_out) {
-    run.failure = "timed out after " + std::to_string(static_cast<int>(timeout)) + " s (" + mode +
-                  " timeout of task.yml)";
-    return run;
-  }
-  if (!r.limit_exceeded.empty()) {
-    run.failure = "stopped: it " + r.limit_exceeded;
-    return run;
-  }
-  if (r.signal != 0) {
-    run.failure =
-        "crashed (signal " + std::to_string(r.signal) + "): " + first_output_line(r.output);
+  if (auto why = harness_step_failure(r, timeout, mode, "the task's harness",
+                                      first_output_line(r.output))) {
+    run.failure = *why;
     return run;
   }
   run.popcorn = parse_popcorn_record(channel->read_all());

@@ -16,6 +16,7 @@
 #include "run/cloexec_file.h"
 #include "run/result_channel.h"
 #include "task/own_harness.h"
+#include "task/step_failure.h"
 
 namespace kjudge::task {
 
@@ -319,22 +320,9 @@ ModeRun run_task_mode(const TaskSpec& task, const TaskBuild& build, const std::s
   run.log = r.output;
   const std::string record = channel->read_all();
 
-  if (!r.started) {
-    run.failure = "judge: could not start the harness: " + r.error;
-    return run;
-  }
-  if (r.timed_out) {
-    run.failure = "timed out after " + std::to_string(static_cast<int>(timeout)) + " s (" + mode +
-                  " timeout of task.yml)";
-    return run;
-  }
-  if (!r.limit_exceeded.empty()) {
-    run.failure = "stopped: it " + r.limit_exceeded;
-    return run;
-  }
-  if (r.signal != 0) {
-    run.failure =
-        "crashed (signal " + std::to_string(r.signal) + "): " + last_harness_line(r.output);
+  if (auto why =
+          harness_step_failure(r, timeout, mode, "the harness", last_harness_line(r.output))) {
+    run.failure = *why;
     return run;
   }
   if (r.exit_code == 110) {
