@@ -167,7 +167,7 @@ TEST(PythonHarness, StartsFromTheJudgeAndDeletesTheSeeds) {
   EXPECT_NE(r.log.find("torch"), std::string::npos) << r.log;
 }
 
-TEST(PythonCheck, AnInterpreterWithoutTorchIsOneClearMessage) {
+TEST(TaskPythonCheck, AnInterpreterWithoutTorchIsOneClearMessage) {
   const TaskPython py = probe_task_python("/usr/bin/python3");
   EXPECT_EQ(py.executable.front(), '/');
   if (!py.torch.empty()) GTEST_SKIP() << "this Python has torch";
