@@ -6,6 +6,7 @@
 #include "core/shell_quote.h"
 #include "run/cloexec_file.h"
 #include "run/result_channel.h"
+#include "task/mode_cases.h"
 #include "task/stage.h"
 #include "task/step_failure.h"
 
@@ -132,20 +133,9 @@ ModeRun run_own_harness_mode(const TaskSpec& task, const TaskBuild& build, const
   run.harness = "task";
   const bool ranked = mode == "leaderboard";
   // GPU MODE's runner hands the harness the tests in test mode and the benchmarks otherwise.
-  std::vector<TaskCase> cases = mode == "test" ? task.tests : task.benchmarks;
-  if (mode == "profile" && !cases.empty()) {
-    const std::size_t i =
-        opt.profile_case < 0 ? cases.size() - 1 : static_cast<std::size_t>(opt.profile_case);
-    if (i >= cases.size()) {
-      run.failure = "there is no benchmark " + std::to_string(opt.profile_case) + " to profile";
-      return run;
-    }
-    cases = {cases[i]};
-  }
-  if (cases.empty()) {
-    run.failure = "the task has no " + std::string(mode == "test" ? "tests" : "benchmarks");
-    return run;
-  }
+  const auto picked = mode_cases(task, mode, opt.profile_case, run.failure);
+  if (!picked) return run;
+  const std::vector<TaskCase>& cases = *picked;
   const std::string cases_name = "cases-" + mode + ".txt";
   // The public seeds: the harness combines them with POPCORN_SEED itself. GPU MODE's readers
   // take every line as a case, so the last one has no newline after it.

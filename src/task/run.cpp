@@ -15,6 +15,7 @@
 #include "perf/profiler_channel.h"
 #include "run/cloexec_file.h"
 #include "run/result_channel.h"
+#include "task/mode_cases.h"
 #include "task/own_harness.h"
 #include "task/step_failure.h"
 
@@ -174,20 +175,9 @@ ModeRun run_task_mode(const TaskSpec& task, const TaskBuild& build, const std::s
     }
   }
   const bool ranked = mode == "leaderboard";
-  std::vector<TaskCase> cases = mode == "test" ? task.tests : task.benchmarks;
-  if (mode == "profile" && !cases.empty()) {
-    std::size_t i =
-        opt.profile_case < 0 ? cases.size() - 1 : static_cast<std::size_t>(opt.profile_case);
-    if (i >= cases.size()) {
-      run.failure = "there is no benchmark " + std::to_string(opt.profile_case) + " to profile";
-      return run;
-    }
-    cases = {cases[i]};
-  }
-  if (cases.empty()) {
-    run.failure = "the task has no " + std::string(mode == "test" ? "tests" : "benchmarks");
-    return run;
-  }
+  const auto picked = mode_cases(task, mode, opt.profile_case, run.failure);
+  if (!picked) return run;
+  const std::vector<TaskCase>& cases = *picked;
   // kjudge's Python harness always runs the submission in a worker process of its own.
   const bool python = build.harness == HarnessKind::kjudge_python;
   run.isolated = python || (opt.isolate && isolation_unsupported(mode, opt.gpumode_timing).empty());
