@@ -10,6 +10,8 @@ call left to Python). A call that leaves work running on another stream has a lo
 judge then times every side to the device's end (src/kernelbench/judge/grade.cpp).
 """
 
+import gc
+import signal
 import time
 
 from .errors import describe_short
@@ -72,6 +74,15 @@ class Timer:
         self._sync = torch.cuda.synchronize
         self._wait = torch.cuda.Event.synchronize
         self._clock = time.perf_counter
+        # Between the end event's wait and the first clock no code of the solution may run: a
+        # signal handler or a collected object's __del__ that slept there would let its work on
+        # another stream finish unseen. Signals are held back and the collector paused for the
+        # two reads (threads of its own are a finding of their own).
+        self._sigmask = signal.pthread_sigmask
+        self._signals = signal.valid_signals()
+        self._gc_enabled = gc.isenabled
+        self._gc_disable = gc.disable
+        self._gc_enable = gc.enable
         self._zero = torch.Tensor.zero_
         self._empty = torch.empty
         self._int32 = torch.int32
@@ -108,10 +119,18 @@ class Timer:
         out = fn(*args)
         self._record(end)
         t1 = marks.now() if marks is not None else 0
-        self._wait(end)
-        h1 = self._clock()
-        self._sync()
-        h2 = self._clock()
+        collecting = self._gc_enabled()
+        self._gc_disable()
+        held = self._sigmask(signal.SIG_BLOCK, self._signals)
+        try:
+            self._wait(end)
+            h1 = self._clock()
+            self._sync()
+            h2 = self._clock()
+        finally:
+            self._sigmask(signal.SIG_SETMASK, held)
+            if collecting:
+                self._gc_enable()
         if marks is not None:
             marks.add(side, phase, index, t0, t1)
         # A call that queued no GPU work reads 0: the events' resolution (0.5 us) is its floor,

@@ -4,6 +4,8 @@ A stand-in torch scripts what the device does: work left on another stream makes
 synchronize wait; a call that leaves work only to the host (Python objects to free, a slow
 return) must not read as a tail."""
 
+import os
+import signal
 import sys
 import time
 import types
@@ -25,7 +27,7 @@ class _Device:
         self.pending = 0.0
 
 
-def _torch(device):
+def _torch(device, on_wait=None):
     class Event:
         def __init__(self, enable_timing=False):
             self.t = None
@@ -37,7 +39,8 @@ def _torch(device):
             return (other.t - self.t) * 1000.0
 
         def synchronize(self):
-            pass
+            if on_wait is not None:
+                on_wait()
 
     cuda = types.SimpleNamespace(Event=Event, synchronize=device.synchronize,
                                  get_device_properties=lambda d: None,
@@ -70,6 +73,31 @@ class TimerTail(unittest.TestCase):
         _, stream_ms, device_ms = self.timer.call(call, (), "s", 0, 0)
         self.assertGreaterEqual(stream_ms, 19.0)
         self.assertLess(device_ms - stream_ms, 5.0)
+
+
+class TimerWindow(unittest.TestCase):
+    def test_a_signal_handler_cannot_run_between_the_wait_and_the_clock(self):
+        # The solution's handler sleeps while its side work finishes, then says nothing is left:
+        # run between the end event's wait and the first clock, it would hide the tail.
+        device = _Device()
+
+        def handler(signum, frame):
+            time.sleep(0.06)
+            device.pending = 0.0
+
+        old = signal.signal(signal.SIGUSR1, handler)
+        try:
+            timer = Timer(_torch(device, lambda: os.kill(os.getpid(), signal.SIGUSR1)), {})
+            timer.flush = object()
+            timer.persisting_l2 = lambda: None
+
+            def call():
+                device.pending = 0.05
+                return 1
+            _, stream_ms, device_ms = timer.call(call, (), "s", 0, 0)
+        finally:
+            signal.signal(signal.SIGUSR1, old)
+        self.assertGreaterEqual(device_ms - stream_ms, 45.0)
 
 
 if __name__ == "__main__":
