@@ -312,22 +312,41 @@ void Store::set_status(std::int64_t submission_id, const std::string& status) {
   db_->query("UPDATE submissions SET status = ? WHERE id = ?", {v(status), v(submission_id)});
 }
 
-std::optional<Job> Store::claim(const std::string& worker, bool with_tasks) {
+std::string like_literal(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '%' || c == '_' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+std::optional<Job> Store::claim(const std::string& worker, bool with_tasks,
+                                const std::vector<std::string>& refused) {
   std::lock_guard<std::mutex> lock(mu_);
   const bool pg = std::string(db_->dialect()) == "postgresql";
   Transaction tx(*db_);
+  std::vector<std::string> patterns = refused;
+  if (!with_tasks) patterns.push_back("task:%");
+  std::string skip;
+  std::vector<Value> params = {v(worker), v(now_us())};
+  for (const auto& p : patterns) {
+    skip += std::string(skip.empty() ? "" : " OR") + " s.target LIKE ? ESCAPE '\\'";
+    params.push_back(v(p));
+  }
   // One statement: the subquery picks, the update takes. SQLite's write transaction (BEGIN
   // IMMEDIATE) makes it atomic; PostgreSQL's row lock with SKIP LOCKED lets concurrent
   // claimers pass over each other's pick.
   auto rows = db_->query(
       std::string("UPDATE jobs SET status = 'running', worker = ?, started_us = ?, attempts = "
                   "attempts + 1 WHERE id = (SELECT id FROM jobs WHERE status = 'queued'") +
-          (with_tasks ? ""
-                      : " AND NOT EXISTS (SELECT 1 FROM submissions s WHERE s.id = "
-                        "jobs.submission_id AND s.target LIKE 'task:%')") +
+          (skip.empty() ? ""
+                        : " AND NOT EXISTS (SELECT 1 FROM submissions s WHERE s.id = "
+                          "jobs.submission_id AND (" +
+                              skip + "))") +
           " ORDER BY priority DESC, id LIMIT 1" + (pg ? " FOR UPDATE SKIP LOCKED" : "") +
           ") RETURNING id, submission_id, priority, attempts",
-      {v(worker), v(now_us())});
+      params);
   if (rows.empty()) {
     tx.commit();
     return std::nullopt;

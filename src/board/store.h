@@ -43,6 +43,9 @@ struct Leaderboard {
   std::string target;
 };
 
+// `text` as a LIKE pattern matching itself alone (`%`, `_` and `\` escaped with `\`).
+std::string like_literal(const std::string& text);
+
 struct NewSubmission {
   std::int64_t user_id = 0;
   std::optional<std::int64_t> leaderboard_id;
@@ -164,8 +167,11 @@ class Store {
   // The next queued job, highest priority first, then oldest; marked running by `worker`.
   // PostgreSQL: SKIP LOCKED, so instances sharing the database never take one job twice.
   // `with_tasks` false: only jobs whose target is not a task (a worker without a usable GPU
-  // leaves those to one with).
-  std::optional<Job> claim(const std::string& worker, bool with_tasks = true);
+  // leaves those to one with). `refused`: LIKE patterns of targets this worker leaves to others
+  // ("kernelbench:%", "task:NAME" of a Python task, where its Python cannot run them), with `\`
+  // escaping (like_literal()).
+  std::optional<Job> claim(const std::string& worker, bool with_tasks = true,
+                           const std::vector<std::string>& refused = {});
   void finish(std::int64_t job_id, bool ok);
   // Jobs left running by workers that are gone (a restarted service, a dead instance) go back
   // to the queue, their submissions' partial runs deleted (they are judged again from the
