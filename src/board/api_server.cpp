@@ -190,9 +190,10 @@ json ApiServer::submit_one(const User& u, const json& item, const std::optional<
   n.target = !board                  ? string_field(item, "target", "")
              : board->target.empty() ? "task:" + board->task_dir
                                      : board->target;
+  const bool kernelbench = n.target.rfind("kernelbench:", 0) == 0;
   n.mode = string_field(
       item, "mode", board ? "leaderboard" : (n.target.rfind("task:", 0) == 0 ? "test" : "judge"));
-  n.file_name = string_field(item, "file_name", "submission.cu");
+  n.file_name = string_field(item, "file_name", kernelbench ? "model_new.py" : "submission.cu");
   // Absent is no key at all: "" would make every keyless submission the same one.
   n.idempotency_key = optional_string(item, "idempotency_key");
   const std::string priority = string_field(item, "priority", "interactive");
@@ -203,7 +204,18 @@ json ApiServer::submit_one(const User& u, const json& item, const std::optional<
     *status = 400;
     return {{"error", why}, {"field", "target"}};
   }
-  if (n.target.rfind("pack:", 0) == 0) {
+  if (kernelbench) {
+    if (n.mode != "judge" && n.mode != "benchmark")
+      throw BadField("mode",
+                     "must be judge (correctness) or benchmark (correctness, then speedups over "
+                     "eager PyTorch and torch.compile) for a KernelBench problem");
+    auto code = optional_string(item, "code");
+    if (!code) throw BadField("code", "a KernelBench solution is \"code\": one file with ModelNew");
+    n.code = *code;
+    // One name per problem, however the request named it, so a user's submissions of a problem
+    // list together.
+    judge_.kernelbench_problem(n.target, &n.target);
+  } else if (n.target.rfind("pack:", 0) == 0) {
     if (board && n.mode != "test" && n.mode != "leaderboard")
       throw BadField("mode", "must be test or leaderboard on a pack problem's board");
     if (!board && n.mode != "judge" && n.mode != "benchmark")
@@ -262,7 +274,10 @@ void ApiServer::routes() {
            // Why this instance takes no task jobs (no usable GPU: board/task_gpu.h); absent
            // when it takes them, or judges nothing (--no-judge).
            {"tasks_refused",
-            judge_.task_refusal().empty() ? json(nullptr) : json(judge_.task_refusal())}});
+            judge_.task_refusal().empty() ? json(nullptr) : json(judge_.task_refusal())},
+           // Why it takes no Python task or KernelBench jobs (its Python), likewise.
+           {"python_refused",
+            judge_.python_refusal().empty() ? json(nullptr) : json(judge_.python_refusal())}});
   });
 
   s.route("POST", "/api/v1/submissions", api([this](const HttpRequest& req, HttpResponse& res) {
@@ -417,6 +432,10 @@ void ApiServer::routes() {
               if (dir == judge_.options().tasks.end())
                 throw BadField("task", "no task named '" + task + "' is loaded");
               b.task_dir = task;
+              // A Python task on a service whose Python cannot run it: refused now, naming the
+              // interpreter, rather than a board whose every submission is refused.
+              if (std::string why = judge_.python_task_refusal(task); !why.empty())
+                throw BadField("task", "'" + task + "': " + why);
               try {
                 TaskSpec spec = load_task(dir->second);
                 b.task_json =

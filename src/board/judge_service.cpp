@@ -6,15 +6,18 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "board/kernelbench_job.h"
 #include "board/pack_timing.h"
 #include "core/private_dir.h"
 #include "eval/graded.h"
 #include "eval/graded_json.h"
+#include "kernelbench/judge/eval.h"
 #include "run/gpu_lock.h"
 #include "run/machine_fault.h"
 #include "task/build.h"
 #include "task/harness_choice.h"
 #include "task/run.h"
+#include "task/stage.h"
 
 namespace kjudge::board {
 
@@ -59,7 +62,19 @@ JudgeService::JudgeService(Store& store, JudgeServiceOptions options, MachineInf
     : store_(store), opt_(std::move(options)), machine_(std::move(machine)) {
   // Work this worker left running when it died goes back to the queue first.
   store_.requeue_running(opt_.worker_id + "/");
+  for (const auto& [name, dir] : opt_.tasks) {
+    try {
+      if (load_task(dir).lang == "py") python_tasks_.insert(name);
+    } catch (const std::exception&) {
+      // Said when a submission for it is judged (judge_task), not here.
+    }
+  }
   if (!opt_.process) return;
+  if (!python_tasks_.empty() || !opt_.kernelbench.empty()) {
+    python_ = std::make_unique<ServicePython>(opt_.python);
+    if (std::string why = python_->why(); !why.empty())
+      std::fprintf(stderr, "kjudge serve: Python tasks and KernelBench refused: %s\n", why.c_str());
+  }
   evaluator_ = std::make_unique<Evaluator>(opt_.eval, machine_);
   TaskGpuOptions tg;
   tg.step = opt_.step;
@@ -132,6 +147,19 @@ std::string JudgeService::solution_file_name(const Problem& problem) {
   return "";
 }
 
+std::string JudgeService::refused_here(const std::string& why, const std::string& what) const {
+  if (why.empty() || store_.dialect() != std::string("sqlite")) return "";
+  return "this service cannot judge " + what + ": " + why;
+}
+
+const kernelbench::Problem* JudgeService::kernelbench_problem(const std::string& target,
+                                                              std::string* stored) const {
+  std::string why, set;
+  const kernelbench::Problem* p = find_kernelbench_problem(opt_.kernelbench, target, &why, &set);
+  if (p && stored) *stored = kernelbench_target(set, *p);
+  return p;
+}
+
 std::string JudgeService::check_target(const std::string& target) const {
   std::string pack, task;
   if (split_pack_target(target, &pack, &task)) {
@@ -142,15 +170,34 @@ std::string JudgeService::check_target(const std::string& target) const {
     return "pack '" + pack + "' has no problem '" + task + "'";
   }
   if (target.rfind("task:", 0) == 0) {
-    if (!opt_.tasks.count(target.substr(5)))
-      return "no task named '" + target.substr(5) + "' is loaded";
+    const std::string name = target.substr(5);
+    if (!opt_.tasks.count(name)) return "no task named '" + name + "' is loaded";
     // On SQLite this instance is the only judge there is: a task it cannot run would wait
     // forever. On PostgreSQL another instance's worker may take it.
-    if (std::string why = task_refusal(); !why.empty() && store_.dialect() == std::string("sqlite"))
-      return "this service cannot judge tasks: " + why;
+    if (std::string why = refused_here(task_refusal(), "tasks"); !why.empty()) return why;
+    return python_task_refusal(name);
+  }
+  if (target.rfind("kernelbench:", 0) == 0) {
+    std::string why, set;
+    const kernelbench::Problem* p = find_kernelbench_problem(opt_.kernelbench, target, &why, &set);
+    if (!p) return why;
+    if (std::string r = refused_here(python_refusal(), "KernelBench"); !r.empty()) return r;
+    if (std::string r = refused_here(task_refusal(), "KernelBench"); !r.empty()) return r;
+    std::string hf_why;
+    if (p->needs_hf() && kernelbench::hf_cache("", &hf_why).empty())
+      return refused_here(hf_why, "KernelBench level 4");
     return "";
   }
-  return "a target is pack:NAME#TASK_ID or task:NAME";
+  return "a target is pack:NAME#TASK_ID, task:NAME or kernelbench:NAME#L1/19";
+}
+
+std::vector<std::string> JudgeService::refused_targets(bool tasks) const {
+  std::vector<std::string> out;
+  // KernelBench runs on the GPU as tasks do, and in the Python Python tasks run in.
+  if (!tasks || !python_refusal().empty()) out.push_back("kernelbench:%");
+  if (!python_refusal().empty())
+    for (const auto& name : python_tasks_) out.push_back("task:" + like_literal(name));
+  return out;
 }
 
 void JudgeService::dispatch_loop() {
@@ -158,6 +205,7 @@ void JudgeService::dispatch_loop() {
   // Asked once before any job, then again a minute after each refusal (a driver put right).
   bool tasks = task_gpu_->usable();
   auto asked = std::chrono::steady_clock::now();
+  auto python_asked = asked;
   if (!tasks)
     std::fprintf(stderr, "kjudge serve: task jobs refused: %s\n", task_gpu_->why().c_str());
   while (!stop_.load()) {
@@ -165,13 +213,21 @@ void JudgeService::dispatch_loop() {
       tasks = task_gpu_->recheck();
       asked = std::chrono::steady_clock::now();
     }
+    // A Python whose torch could not use the GPU after a run is asked again a minute later (a
+    // refusal from the start stands: the interpreter lacks torch until the service restarts).
+    if (python_ && python_->failed_recheck() &&
+        std::chrono::steady_clock::now() - python_asked > std::chrono::seconds(60)) {
+      python_->recheck_gpu(task_gpu_index());
+      python_asked = std::chrono::steady_clock::now();
+    }
     if (in_flight_.load() >= opt_.max_in_flight || timing_.load() > 0) {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
       continue;
     }
     std::optional<Job> job;
     try {
-      job = store_.claim(opt_.worker_id + "/" + std::to_string(n++ % 1000), tasks);
+      job = store_.claim(opt_.worker_id + "/" + std::to_string(n++ % 1000), tasks,
+                         refused_targets(tasks));
     } catch (const std::exception&) {
       job.reset();  // the database is busy or away: try again shortly
     }
@@ -230,6 +286,11 @@ void JudgeService::dispatch_loop() {
       }
       ++in_flight_;
       feed_.push({problem, std::move(s)});
+    } else if (sub->target.rfind("kernelbench:", 0) == 0) {
+      // Timed pairs need the GPU alone, as a task's timed runs do.
+      while (sub->mode == "benchmark" && in_flight_.load() > 0 && !stop_.load())
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      judge_kernelbench_job(*job, *sub);
     } else {
       // A task's timed runs need the GPU alone: the pack jobs in flight finish first, and none
       // start meanwhile (this loop is their only feeder).
@@ -362,15 +423,16 @@ bool JudgeService::judge_task(const Job& job, const Submission& sub) {
   } catch (const std::exception& e) {
     return fail(std::string("the task cannot be read: ") + e.what());
   }
-  // The service's task jobs build with kjudge's CUDA harness: a Python task, or one in GPU
-  // MODE's CUDA form, is refused with the reason rather than handed to nvcc (`kjudge task run`
-  // runs both; a service board for them is not there yet, docs/tasks.md).
-  if (const task::HarnessChoice h = task::choose_harness(task, "kjudge");
-      h.kind != task::HarnessKind::kjudge_cuda || !h.why_not.empty())
-    return fail("the service runs kjudge-form CUDA tasks only: " +
-                (h.why_not.empty() ? std::string("this is a Python task (lang: py); run it with "
-                                                 "`kjudge task run`")
-                                   : h.why_not));
+  // kjudge's own harnesses only: the task's own (`task run --harness task`) runs in the
+  // submission's process, which can write its report, so it never ranks here.
+  const task::HarnessChoice h = task::choose_harness(task, "kjudge");
+  if (!h.why_not.empty()) return fail("the service runs tasks with kjudge's harness: " + h.why_not);
+  const bool python = h.kind == task::HarnessKind::kjudge_python;
+  if (python && (!python_ || !python_->why().empty())) {
+    // Claimed before this worker's Python was refused: left for a worker whose Python works.
+    store_.requeue(job.id);
+    return true;
+  }
   if (std::string why = task_unsupported(task, opt_.gpu_type); !why.empty())
     return fail("kjudge refuses this task: " + why);
   // A folder no other judge on this machine can pick: two instances each have a submission 1.
@@ -391,7 +453,16 @@ bool JudgeService::judge_task(const Job& job, const Submission& sub) {
   bo.isolate = opt_.task_isolate;
   task::TaskBuild build;
   try {
-    build = task::build_task(task, store_.code(sub.code_id), ws, bo);
+    if (python) {
+      // Nothing to compile, as in `kjudge task run`: the checker imports the task's reference,
+      // the worker the submission.
+      task::stage_task_files(task, store_.code(sub.code_id), ws);
+      build.harness = h.kind;
+      build.workspace = ws;
+      build.ok = true;
+    } else {
+      build = task::build_task(task, store_.code(sub.code_id), ws, bo);
+    }
   } catch (const std::exception& e) {
     return fail(std::string("the build could not be set up: ") + e.what());
   }
@@ -414,6 +485,11 @@ bool JudgeService::judge_task(const Job& job, const Submission& sub) {
   ro.machine = machine_;
   ro.gpu = machine_.gpus.empty() ? -1 : machine_.gpus.front().index;
   ro.isolate = opt_.task_isolate;
+  if (python) {
+    ro.python = python_->probed()->executable;
+    ro.python_paths = python_->probed()->ro_paths;
+    ro.python_runner = python_->gpumode_runner();
+  }
   for (kj::StopRule* r : {&ro.benchmark_rule, &ro.ranked_rule}) {
     if (opt_.task_max_time > 0) r->max_timed_s = opt_.task_max_time;
     if (opt_.task_max_runs > 0) r->max_runs = opt_.task_max_runs;
@@ -450,6 +526,19 @@ bool JudgeService::judge_task(const Job& job, const Submission& sub) {
     }
     json j = to_json(mr, task);
     j["compilation"] = compile;
+    // The harness says torch found no usable GPU, and the judge's own check of the interpreter
+    // (no submission code) agrees: the machine's fault, stored so, never charged. The check
+    // alone decides: the words can be the submission's.
+    if (python && !mr.passed && reads_as_gpu_unusable(mr.failure + "\n" + mr.log) &&
+        !python_->recheck_gpu(ro.gpu)) {
+      j["verdict"] = "env_error";
+      j["charged"] = false;
+      j["env_error"] = python_->why();
+      std::fprintf(stderr, "kjudge serve: Python tasks and KernelBench refused: %s\n",
+                   python_->why().c_str());
+      finish_job(job, sub, s0, st.mode, j.dump(), false);
+      return true;
+    }
     Run r;
     r.submission_id = sub.id;
     r.mode = st.mode;
@@ -469,6 +558,82 @@ bool JudgeService::judge_task(const Job& job, const Submission& sub) {
   announce_finished();
   ++judged_;
   return true;
+}
+
+void JudgeService::finish_job(const Job& job, const Submission& sub, std::int64_t t0,
+                              const std::string& mode, const std::string& result, bool passed) {
+  Run r;
+  r.submission_id = sub.id;
+  r.mode = mode;
+  r.gpu_type = opt_.gpu_type;
+  r.passed = passed;
+  r.started_us = t0;
+  r.ended_us = now_us();
+  r.result = result;
+  r.system_info = json({{"driver", machine_.driver_version},
+                        {"cuda", machine_.cuda_version.value_or("")},
+                        {"gpus", machine_.gpus.size()}})
+                      .dump();
+  store_.add_run(r);
+  store_.set_status(sub.id, "done");
+  store_.finish(job.id, true);
+  announce_finished();
+  ++judged_;
+}
+
+void JudgeService::judge_kernelbench_job(const Job& job, const Submission& sub) {
+  const std::int64_t t0 = now_us();
+  std::string set;
+  std::string why;
+  const kernelbench::Problem* problem =
+      find_kernelbench_problem(opt_.kernelbench, sub.target, &why, &set);
+  if (!problem) {
+    finish_job(
+        job, sub, t0, sub.mode,
+        json({{"verdict", "judge_error"}, {"detail", "the target is unusable: " + why}}).dump(),
+        false);
+    return;
+  }
+  if (!python_ || !python_->why().empty()) {
+    store_.requeue(job.id);  // claimed before this worker's Python was refused
+    return;
+  }
+  KernelBenchJobOptions o;
+  o.data_dir = opt_.kernelbench.at(set).dir;
+  o.python = python_->probed()->executable;
+  o.step = opt_.step;
+  o.sandbox_mode = opt_.step.sandbox ? "bwrap" : "none";
+  o.gpu = task_gpu_index();
+  o.speedup = sub.mode == "benchmark";
+  if (!opt_.eval.cache_dir.empty()) {
+    o.extension_cache = opt_.eval.cache_dir / "kernelbench";
+    o.bytecode_cache = opt_.eval.cache_dir / "python-bytecode";
+  }
+  o.work_root = opt_.eval.work_root;
+  KernelBenchJobResult k = judge_kernelbench(*problem, store_.code(sub.code_id), o);
+  if (dropping()) return;  // left running: abandon() requeues it
+  // The runner's env_error (its setup found no torch or no GPU) is taken only when the judge's
+  // own check of the interpreter agrees: a report the submission forged to skip its reward would
+  // otherwise pass for the machine's fault. When the check passes, the run is refused, charged.
+  if (k.verdict == "env_error") {
+    if (!python_->recheck_gpu(o.gpu)) {
+      k.result["env_error"] = python_->why();
+      std::fprintf(stderr, "kjudge serve: Python tasks and KernelBench refused: %s\n",
+                   python_->why().c_str());
+    } else {
+      k.result["reported_verdict"] = k.verdict;
+      k.verdict = "refused";
+      k.result["verdict"] = k.verdict;
+      k.result["detail"] = "the run reported the machine's fault (" +
+                           k.result.value("detail", std::string()) +
+                           "), but the judge's own check of the interpreter and the GPU passed";
+    }
+  }
+  k.result["charged"] = kernelbench::verdict_from_name(k.verdict).has_value()
+                            ? kernelbench::charged(*kernelbench::verdict_from_name(k.verdict))
+                            : false;
+  k.result["target"] = sub.target;
+  finish_job(job, sub, t0, sub.mode, k.result.dump(), k.verdict == "correct");
 }
 
 }  // namespace kjudge::board

@@ -9,7 +9,11 @@
 //                      off a board, `benchmark` mode times it the same way, unranked;
 //   task:NAME          a task folder (issue 6): built and run in the submission's mode, on a GPU
 //                      held alone; a leaderboard submission also gets a ranked run on the
-//                      board's secret seed, kept as a secret run.
+//                      board's secret seed, kept as a secret run. A `lang: py` task (GPU MODE's
+//                      form) runs with kjudge's Python harness, as `kjudge task run` runs it;
+//   kernelbench:NAME#L1/19  a KernelBench problem (issue 37): judged by `kjudge kernelbench
+//                      eval`'s own run (kernelbench_job.h), correctness (judge) or correctness
+//                      and speedups (benchmark).
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -17,10 +21,13 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "board/kernelbench_job.h"
+#include "board/service_python.h"
 #include "board/store.h"
 #include "board/task_gpu.h"
 #include "core/problem.h"
@@ -36,6 +43,10 @@ namespace kjudge::board {
 struct JudgeServiceOptions {
   std::map<std::string, std::vector<Problem>> packs;   // name → problems
   std::map<std::string, std::filesystem::path> tasks;  // name → task folder
+  KernelBenchSets kernelbench;                         // name → KernelBench data folder
+  // The interpreter of Python tasks and KernelBench (board/service_python.h); empty:
+  // $KJUDGE_PYTHON, else python3. Asked at start only where there is such work.
+  std::string python;
   EvalOptions eval;
   StepSettings step;                 // task builds and runs
   std::string worker_id = "worker";  // jobs claimed are marked "<worker_id>/<n>"
@@ -80,6 +91,19 @@ class JudgeService {
   // Why this instance takes no task jobs (no usable GPU: board/task_gpu.h); "" when it does, or
   // before its GPU was asked.
   std::string task_refusal() const { return task_gpu_ ? task_gpu_->why() : ""; }
+  // Why this instance takes no Python task or KernelBench jobs (its Python: no torch, torch
+  // without a usable GPU), naming the interpreter; "" when it takes them or judges nothing.
+  std::string python_refusal() const { return python_ ? python_->why() : ""; }
+  bool is_python_task(const std::string& name) const { return python_tasks_.count(name) > 0; }
+  // Why a board or a submission for task `name` is refused because it is a Python task this
+  // instance's Python cannot run (refused_here's rule); "" otherwise.
+  std::string python_task_refusal(const std::string& name) const {
+    return is_python_task(name) ? refused_here(python_refusal(), "Python tasks") : "";
+  }
+  // The KernelBench problem a "kernelbench:NAME#REF" target names, and the target as stored
+  // (kernelbench_target()); nullptr when none.
+  const kernelbench::Problem* kernelbench_problem(const std::string& target,
+                                                  std::string* stored = nullptr) const;
   std::int64_t judged() const { return judged_.load(); }
   // Called (on a worker's thread) each time a submission has finished and its status is
   // stored; nullptr: none. The API wakes its long polls with it.
@@ -93,6 +117,16 @@ class JudgeService {
   // workspace): the job went
   // back to the queue and this worker takes no task job until its GPU answers again.
   bool judge_task(const Job& job, const Submission& sub);
+  void judge_kernelbench_job(const Job& job, const Submission& sub);
+  // Records one run and ends its submission's job: the tail every judged job shares.
+  void finish_job(const Job& job, const Submission& sub, std::int64_t t0, const std::string& mode,
+                  const std::string& result, bool passed);
+  int task_gpu_index() const { return machine_.gpus.empty() ? -1 : machine_.gpus.front().index; }
+  // Targets this worker leaves in the queue now (Store::claim's `refused`).
+  std::vector<std::string> refused_targets(bool tasks) const;
+  // Why this instance refuses `what` at submission ("" when it takes it): on SQLite it is the
+  // only judge, so work it cannot run would wait forever; PostgreSQL's other instances may run it.
+  std::string refused_here(const std::string& why, const std::string& what) const;
   struct Pending {
     std::int64_t job_id = 0, submission_id = 0;
     const Problem* problem = nullptr;
@@ -110,7 +144,9 @@ class JudgeService {
   JudgeServiceOptions opt_;
   MachineInfo machine_;
   std::unique_ptr<Evaluator> evaluator_;
-  std::unique_ptr<TaskGpu> task_gpu_;  // only while judging
+  std::unique_ptr<TaskGpu> task_gpu_;      // only while judging
+  std::unique_ptr<ServicePython> python_;  // only while judging Python tasks or KernelBench
+  std::set<std::string> python_tasks_;     // the loaded tasks with lang: py
   JobFeed feed_;
   std::thread eval_thread_, dispatch_thread_;
   std::atomic<bool> stop_{false};

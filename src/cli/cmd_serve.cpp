@@ -20,6 +20,7 @@
 #include "core/datapack.h"
 #include "core/error.h"
 #include "eval/build_cache.h"
+#include "kernelbench/data/problems.h"
 #include "perf/benchmarker.h"
 #include "slurm/executor.h"
 #include "slurm/workers.h"
@@ -35,7 +36,8 @@ struct ServeArgs {
   int port = 8080, max_in_flight = 8, max_runs = 0, bench_runs = 5, max_queued = 0;
   std::string max_stored = "4G";  // --max-stored: code bytes per user
   double max_time = 0;
-  std::vector<std::string> packs, tasks;
+  std::vector<std::string> packs, tasks, kernelbench;
+  std::string python;  // Python tasks' and KernelBench's interpreter
   bool no_judge = false;
   // Task submissions run isolated (task run --isolate) unless --no-isolate: the service judges
   // strangers' code for a ranking, where the harness's memory must be out of its reach.
@@ -119,6 +121,16 @@ int serve(const ServeArgs& a) {
         if (fs::exists(e.path() / "task.yml"))
           jo.tasks[e.path().filename().string()] = fs::absolute(e.path());
   }
+  // --kernelbench NAME=DIR (or DIR: named "kernelbench"): KernelBench's data folder.
+  for (const auto& k : a.kernelbench) {
+    std::size_t eq = k.find('=');
+    const std::string name = eq == std::string::npos ? "kernelbench" : k.substr(0, eq);
+    const fs::path dir = eq == std::string::npos ? fs::path(k) : fs::path(k.substr(eq + 1));
+    jo.kernelbench[name] = kernelbench::load_kernelbench(dir);
+    fmt::print(stderr, "kjudge serve: KernelBench {} ({} problems)\n", name,
+               jo.kernelbench[name].problems.size());
+  }
+  jo.python = a.python;
   const ResolvedSteps steps = resolve_step_options(a.steps, 16 * 1024);
   MachineInfo machine = probe_machine();
   jo.eval.sandbox = steps.settings.sandbox;
@@ -166,10 +178,12 @@ int serve(const ServeArgs& a) {
   std::signal(SIGINT, on_stop_signal);
   std::signal(SIGTERM, on_stop_signal);
   // The port line comes last and alone on stdout, so a script (or a test) can read it.
-  fmt::print(stderr, "kjudge serve: {} database, {} pack(s), {} task(s){}, GPU type '{}'{}\n",
+  fmt::print(stderr,
+             "kjudge serve: {} database, {} pack(s), {} task(s){}, {} KernelBench folder(s), GPU "
+             "type '{}'{}\n",
              store.dialect(), jo.packs.size(), jo.tasks.size(),
              jo.tasks.empty() ? "" : (jo.task_isolate ? " run isolated" : " run in one process"),
-             jo.gpu_type, jo.process ? "" : " (not judging: --no-judge)");
+             jo.kernelbench.size(), jo.gpu_type, jo.process ? "" : " (not judging: --no-judge)");
   fmt::print("listening on http://{}:{}\n", a.host, api.port());
   std::fflush(stdout);
   while (!g_stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -193,6 +207,12 @@ void add_serve_commands(CLI::App& app, int& rc) {
   c->add_option("--pack", a->packs,
                 "A problems pack to judge against, NAME=PATH or PATH (repeatable)");
   c->add_option("--tasks", a->tasks, "A task folder, or a folder of task folders (repeatable)");
+  c->add_option("--kernelbench", a->kernelbench,
+                "A KernelBench data folder, NAME=DIR or DIR (named kernelbench): targets "
+                "kernelbench:NAME#L1/19 (repeatable)");
+  c->add_option("--python", a->python,
+                "Python tasks and KernelBench: the interpreter, with torch (default "
+                "$KJUDGE_PYTHON or python3)");
   c->add_option("--worker-id", a->worker_id,
                 "Names this instance's workers in the queue (default local)");
   c->add_option("--gpu-type", a->gpu_type,

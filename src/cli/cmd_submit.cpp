@@ -36,7 +36,7 @@ void print_why(const json& result) {
     return result.contains(key) && result[key].is_string() ? result[key].get<std::string>()
                                                            : std::string();
   };
-  for (const char* key : {"detail", "failure"})
+  for (const char* key : {"detail", "failure", "env_error"})
     if (std::string why = text(key); !why.empty() && why != text("verdict"))
       fmt::print("    why: {}\n", why);
   const std::string verdict = text("verdict");
@@ -87,6 +87,13 @@ int show(const json& sub, bool as_json) {
     }
   }
   if (status != "done" && status != "failed") return exit_code::judge_error;  // still waiting
+  // A run the service's machine could not do (env_error: its Python or GPU) is no finding
+  // against the code: the machine's exit code, as `kjudge kernelbench eval` and `task run` give.
+  bool machine = false;
+  for (const auto& r : sub.value("runs", json::array()))
+    machine |= r.contains("result") && r["result"].is_object() &&
+               r["result"].value("verdict", std::string()) == "env_error";
+  if (!passed && machine) return exit_code::environment;
   return passed ? exit_code::ok : exit_code::findings;
 }
 
@@ -191,14 +198,15 @@ void add_submit_command(CLI::App& app, int& rc) {
                 "The solution's files (pack problems: PATH or PATH=NAME), or one source");
   c->add_option("--server", a->server, "The service's URL (default http://127.0.0.1:8080)");
   c->add_option("--token", a->token, "API token (default $KJUDGE_TOKEN)");
-  c->add_option("--target", a->target, "pack:NAME#TASK_ID or task:NAME");
+  c->add_option("--target", a->target, "pack:NAME#TASK_ID, task:NAME or kernelbench:NAME#L1/19");
   c->add_option("--leaderboard", a->leaderboard,
                 "Submit to this leaderboard (default: the file's `#!POPCORN leaderboard NAME`)");
   c->add_option("--gpu", a->gpu,
                 "The GPU type to rank on (default: the file's `#!POPCORN gpu NAME`); the board "
                 "must host it");
   c->add_option("--mode", a->mode,
-                "test, benchmark, leaderboard or profile (tasks); judge or benchmark (packs)");
+                "test, benchmark, leaderboard or profile (tasks); judge or benchmark (packs, "
+                "KernelBench)");
   c->add_option("--idempotency-key", a->key,
                 "Retrying with the same key returns the same submission");
   c->add_option("--priority", a->priority, "interactive (default) or bulk")
