@@ -191,6 +191,27 @@ TEST_P(StoreTest, AWorkerWithoutAGpuClaimsAroundTasksAndRequeuesOne) {
   EXPECT_EQ(again->attempts, 2);
 }
 
+// A worker whose Python cannot run them (board/service_python.h) claims around KernelBench jobs
+// and its Python tasks' jobs, named exactly: `_` in a task's name is no wildcard.
+TEST_P(StoreTest, AWorkerClaimsAroundTheTargetsItRefuses) {
+  auto s = open();
+  auto u = s->create_user("u", "user");
+  const auto py = s->submit({u, std::nullopt, "task:add_py", "test", "s.py", "a", std::nullopt, 9});
+  const auto kb =
+      s->submit({u, std::nullopt, "kernelbench:kb#L1/1", "judge", "m.py", "k", std::nullopt, 8});
+  const auto look_alike =
+      s->submit({u, std::nullopt, "task:addXpy", "test", "s.cu", "c", std::nullopt, 7});
+  const std::vector<std::string> refused = {"kernelbench:%",
+                                            "task:" + board::like_literal("add_py")};
+  auto j = s->claim("w/0", true, refused);
+  ASSERT_TRUE(j);
+  EXPECT_EQ(j->submission_id, look_alike);
+  EXPECT_FALSE(s->claim("w/1", true, refused));
+  EXPECT_EQ(s->submission(py)->status, "queued");
+  EXPECT_EQ(s->submission(kb)->status, "queued");
+  EXPECT_EQ(s->claim("w/2")->submission_id, py) << "a worker that refuses nothing takes them";
+}
+
 // Issue 32: a user's stored code is bounded; refused code is not kept; admins are exempt.
 TEST_P(StoreTest, AStorageQuotaPerUser) {
   auto s = open();
