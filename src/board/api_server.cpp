@@ -438,8 +438,10 @@ void ApiServer::routes() {
                 throw BadField("task", "'" + task + "': " + why);
               try {
                 TaskSpec spec = load_task(dir->second);
-                b.task_json =
-                    json({{"name", spec.name}, {"ranking_by", to_string(spec.ranking_by)}}).dump();
+                b.task_json = json({{"name", spec.name},
+                                    {"ranking_by", to_string(spec.ranking_by)},
+                                    {"lang", spec.lang}})
+                                  .dump();
                 b.description = string_field(body, "description", spec.description);
               } catch (const InputError& e) {
                 throw BadField("task", e.what());

@@ -598,6 +598,21 @@ void JudgeService::judge_kernelbench_job(const Job& job, const Submission& sub) 
     store_.requeue(job.id);  // claimed before this worker's Python was refused
     return;
   }
+  // Level 4 without a model cache here (a PostgreSQL queue: SQLite refused it at submission):
+  // the judge's own finding, not a run's report, so not run and not charged, as `kernelbench
+  // eval` does.
+  if (std::string hf_why; problem->needs_hf() && kernelbench::hf_cache("", &hf_why).empty()) {
+    finish_job(job, sub, t0, sub.mode,
+               json({{"kind", "kjudge-kernelbench-result"},
+                     {"key", problem->key() + "#0"},
+                     {"verdict", "env_error"},
+                     {"detail", "not run (not charged): " + hf_why},
+                     {"charged", false},
+                     {"target", sub.target}})
+                   .dump(),
+               false);
+    return;
+  }
   KernelBenchJobOptions o;
   o.data_dir = opt_.kernelbench.at(set).dir;
   o.python = python_->probed()->executable;

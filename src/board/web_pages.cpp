@@ -102,8 +102,12 @@ std::string page_board(const Leaderboard& b, const std::vector<BoardView>& views
     // A pack board's code box is the problem's solution file; it has no benchmark mode (its
     // ranked run is the benchmark).
     const bool pack = !b.target.empty();
-    const std::string placeholder =
-        pack ? "The solution's " + code_name : "output_t custom_kernel(const input_t& in) { ... }";
+    // A Python task's board (GPU MODE's form) takes Python.
+    const json task = json::parse(b.task_json, nullptr, false);
+    const bool python = task.is_object() && task.value("lang", std::string()) == "py";
+    const std::string placeholder = pack     ? "The solution's " + code_name
+                                    : python ? "def custom_kernel(data): ..."
+                                             : "output_t custom_kernel(const input_t& in) { ... }";
     body += "<h2>Submit</h2><form method=post action='/leaderboards/" + html_escape(b.name) +
             "/submit'>" +
             (pack ? "<p>Solution file <code class=file-name>" + html_escape(code_name) +

@@ -9,6 +9,7 @@
 #include <httplib.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -95,6 +96,9 @@ void write_kernelbench(const fs::path& dir) {
                                             "    return [torch.rand(16), torch.rand(16)]\n\n"
                                             "def get_init_inputs():\n"
                                             "    return []\n";
+  // Level 4 builds Hugging Face models: it needs a local model cache.
+  fs::create_directories(dir / "level4");
+  fs::copy_file(dir / "level1/1_Add.py", dir / "level4/1_Tiny.py");
 }
 
 const char* const kModelNew =
@@ -238,6 +242,11 @@ TEST_F(PythonWork, APythonTaskWhoseTorchCannotUseTheGpuIsTheMachinesFault) {
   EXPECT_EQ(store_->submission(later)->status, "queued");
   EXPECT_TRUE(store_->runs_of(later).empty());
   judge.stop();
+  // Never even claimed: this worker passed it over (a claim counts an attempt).
+  const auto taken = store_->claim("probe/0");
+  ASSERT_TRUE(taken);
+  EXPECT_EQ(taken->submission_id, later);
+  EXPECT_EQ(taken->attempts, 1);
 }
 
 // Torch answers the judge's check but the run fails on the GPU: the run's words are the run's,
@@ -265,6 +274,9 @@ TEST_F(PythonWork, AKernelBenchRunWithoutAUsableGpuIsTheMachinesFault) {
   EXPECT_NE(judge.check_target("kernelbench:kb#L1/9").find("no problem"), std::string::npos);
   EXPECT_NE(judge.check_target("kernelbench:nope#L1/1").find("no KernelBench data folder"),
             std::string::npos);
+  unsetenv("HF_HOME");
+  EXPECT_NE(judge.check_target("kernelbench:kb#L4/1").find("HF_HOME"), std::string::npos)
+      << judge.check_target("kernelbench:kb#L4/1");
   const std::int64_t id = submit(stored, "benchmark", kModelNew);
   ASSERT_TRUE(wait_done(id)) << store_->submission(id)->status;
   const json r = only_result(id);
@@ -337,6 +349,11 @@ TEST_F(PythonWork, KjudgeSubmitReachesPythonBoardsAndKernelBench) {
                  {{"name", "add-py"}, {"task", "add_py"}})
                 .first,
             201);
+  // Its page asks for Python.
+  httplib::Client page("127.0.0.1", api.port());
+  auto html = page.Get("/leaderboards/add-py", {{"Cookie", "kjudge_token=" + alice}});
+  ASSERT_TRUE(html);
+  EXPECT_NE(html->body.find("def custom_kernel(data)"), std::string::npos) << html->body;
   const fs::path sub = dir_ / "sub.py";
   std::ofstream(sub) << "#!POPCORN leaderboard add-py\n#!POPCORN gpu H100\n" << kCustomKernel;
   auto r = kjudge_submit(api.port(), alice, sub.string() + " --wait 200");
