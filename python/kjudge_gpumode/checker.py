@@ -358,12 +358,6 @@ class Checker:
         if done.get("error"):
             raise CallFailed(done["error"])
         window_ns = staged.elapsed_time(stop) * 1e6
-        if not empty:
-            # What the copy-in and the output copies cost alone: the window keeps only what is
-            # neither, and the copy-in's excess (the worker's work racing it) is added back.
-            early_ns = start.elapsed_time(staged) * 1e6 - self._timed_copies(inputs, flush=True)
-            out_ns = self._timed_copies([(s, g) for g, s in output_pairs]) if output_pairs else 0
-            window_ns += max(early_ns, 0.0) - 2 * out_ns
         result = {"worker_ns": float(done.get("worker_ns", 0.0)), "checker_ns": window_ns,
                   "host_ns": float(host_ns), "passed": True, "message": "", "sealed": sealing}
         if empty:
@@ -395,6 +389,14 @@ class Checker:
             except Exception as e:
                 passed, message = False, "the task's check raised " + _error_text(e)
             result["passed"], result["message"] = passed, message
+        if sealing:
+            # A timed call: what the copy-in (with the flush) and the output copies cost alone,
+            # done again now that the output is checked (they write the shared buffers, so not
+            # before). The window keeps only what is neither, and the copy-in's excess (the
+            # worker's work racing it) is added back.
+            early_ns = start.elapsed_time(staged) * 1e6 - self._timed_copies(inputs, flush=True)
+            out_ns = self._timed_copies([(s, g) for g, s in output_pairs]) if output_pairs else 0
+            result["checker_ns"] = window_ns + max(early_ns, 0.0) - 2 * out_ns
         self.keep((data, shared), [g for g, _ in output_pairs] + list(buffers))
         return result
 
