@@ -11,20 +11,29 @@ submission would want to reach and starts the submission in a process of its own
   the worker planted. The cases file, with the seeds (a ranked run's combined with the
   secret), is read and deleted before the worker starts; the seeds of the timed repetitions
   are salted with a secret drawn here. The worker never sees a seed.
-- Every call: fresh inputs made here by generate_input, in a memory pool of their own (the
-  worker can reach a whole cudaMalloc segment through an IPC handle, so that pool holds nothing
-  but what the worker is handed); a copy for the check in this process's own memory; the inputs
-  shared with the worker through CUDA IPC (torch.multiprocessing's reductions, pickled one
-  way: checker to worker); the L2 flushed (persisting L2 taken back, then twice its size
-  written); this process's start event and an interprocess event the worker's stream waits on;
-  the worker's own events around custom_kernel; an interprocess event the worker records after
-  them, which this stream waits on before its stop event; then the output copied by the worker
-  into buffers made here and checked, here, by the task's own check on the untouched copy.
-  Every timed call is checked.
+- Every call: fresh inputs made here by generate_input, in this process's own memory (they are
+  also the untouched copy the task's check reads); buffers of the same shapes in a memory pool
+  of their own (the worker can reach a whole cudaMalloc segment through an IPC handle, so that
+  pool holds nothing but what the worker is handed), shared with the worker through CUDA IPC
+  (torch.multiprocessing's reductions, pickled one way: checker to worker) while still empty.
+- The sealed window (on this process's stream, which the worker cannot touch): the inputs
+  copied into the shared buffers, the L2 flushed (persisting L2 taken back, then twice its size
+  written), `staged`, then an interprocess event the worker's stream waits on. So the worker
+  sees the inputs only once the window is open: work it starts on them earlier (on "prepare",
+  from a wrapped unpickler) reads empty buffers. It calls custom_kernel between its own events,
+  copies what it returned into buffers this process handed it for that (from the second call
+  of a case on, when the output's shapes are known), and records an interprocess event this
+  stream waits on; then `sealed`, the output copied at once into this process's own memory,
+  and `stop`. What the check reads is that copy: work the worker does after the window (when
+  it is next asked to synchronize, say) comes too late to be in it. The GPU runs one process's
+  work at a time, so the worker's work on any stream of its own before `sealed` delays
+  `sealed`.
 - The times scored are the worker's events (what GPU MODE's eval.py measures: events on the
-  calling process's stream around custom_kernel); this process's events around the same call,
-  which the worker cannot touch, minus the crossing measured on 20 empty calls, hold them to
-  account (the judge's isolated_time flag, src/task/run.cpp).
+  calling process's stream around custom_kernel); this process's window (staged to stop, less
+  the two output copies timed again alone, plus any time the copy-in took beyond the same copy
+  timed alone: the worker's work racing it), minus the crossing measured on 20 empty calls,
+  holds them to account (the judge's isolated_time flag, src/task/run.cpp). Every timed call is
+  checked.
 """
 
 import base64
@@ -136,6 +145,7 @@ class Checker:
         import torch.multiprocessing  # noqa: F401  (registers the CUDA tensor reductions)
         self.dumps = lambda obj: bytes(ForkingPickler.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
         self.kept = []
+        self.outputs = {}  # a case's arguments less the seed -> the output's description
         self.worker = None
         self.dead = ""
         self.crossing_ns = -1.0
@@ -259,48 +269,110 @@ class Checker:
         n = int(bad.sum().item())
         return n == 0, "" if n == 0 else "%d values differ from the reference" % n
 
+    def _shared_like(self, data, pairs):
+        """Empty buffers shaped as data's tensors, in the worker's pool; (source, buffer) pairs
+        appended to `pairs`, for the copy that opens the window."""
+        torch = self.torch
+        if isinstance(data, (tuple, list)):
+            out = [self._shared_like(x, pairs) for x in data]
+            return tuple(out) if isinstance(data, tuple) else out
+        if isinstance(data, dict):
+            return {k: self._shared_like(v, pairs) for k, v in data.items()}
+        if isinstance(data, torch.Tensor):
+            with torch.cuda.use_mem_pool(self.pool):
+                buf = torch.empty_like(data)
+            pairs.append((data, buf))
+            return buf
+        return data
+
+    @staticmethod
+    def _case_key(args):
+        return tuple(sorted((k, str(v)) for k, v in args.items() if k != "seed"))
+
+    def _copies(self, pairs):
+        for src, dst in pairs:
+            dst.copy_(src)
+
+    def _timed_copies(self, pairs, flush=False):
+        """The same copies (and flush) alone, between events: what they cost without the
+        worker's work beside them."""
+        a, b = self.event(enable_timing=True), self.event(enable_timing=True)
+        a.record()
+        self._copies(pairs)
+        if flush:
+            self.flush_l2()
+        b.record()
+        b.synchronize()
+        return a.elapsed_time(b) * 1e6
+
     def call(self, args, seed, check, timed_range=False, empty=False):
         """One call; returns {worker_ns, checker_ns, host_ns, passed, message}."""
         torch = self.torch
         if self.dead:
             raise CallFailed(self.dead)
-        copy = None
+        data, inputs, sealing = None, [], False
+        output_pairs = []  # (the buffer the worker fills, this process's copy of it)
+        key = self._case_key(args)
         if not empty:
             try:
-                with torch.cuda.use_mem_pool(self.pool):
-                    data = self.generate_input(**with_seed(args, seed))
-                self.synchronize()
-                if check:
-                    copy = self._clone(data)
+                data = self.generate_input(**with_seed(args, seed))
                 self.synchronize()
             except Exception as e:
                 raise TaskError("generate_input raised " + _error_text(e))
-            self.send({"op": "prepare"}, self.dumps(data))
+            shared = self._shared_like(data, inputs)
+            known = self.outputs.get(key)
+            if known is not None:
+                sealing = True
+                limit = max(4 * self._bytes(data), 256 << 20)
+                try:
+                    _, given_bufs = rebuild(known, self.dtypes, self._allocate_shared, limit)
+                    _, snap_bufs = rebuild(known, self.dtypes, self._allocate, limit)
+                except ShapeError as e:
+                    raise CallFailed(str(e))
+                output_pairs = list(zip(given_bufs, snap_bufs))
+            self.send({"op": "prepare", "sealed": sealing},
+                      self.dumps((shared, [g for g, _ in output_pairs] if sealing else None)))
             ready = self.receive("ready")
             if ready.get("error"):
                 raise CallFailed(ready["error"])
-            self.flush_l2()
             self.synchronize()
-        start, stop = self.event(enable_timing=True), self.event(enable_timing=True)
+        start, staged = self.event(enable_timing=True), self.event(enable_timing=True)
+        sealed, stop = self.event(enable_timing=True), self.event(enable_timing=True)
         t0 = self.clock()
         start.record()
+        if not empty:
+            self._copies(inputs)
+            self.flush_l2()
+        staged.record()
         self.go.record()
         self.send({"op": "go", "empty": bool(empty), "range": bool(timed_range)})
         self.receive("queued")
         torch.cuda.current_stream().wait_event(self.queued)
+        sealed.record()
+        for given_buf, snap_buf in output_pairs:
+            snap_buf.copy_(given_buf)
         stop.record()
         self.synchronize()
         done = self.receive("done")
         host_ns = self.clock() - t0
         if done.get("error"):
             raise CallFailed(done["error"])
-        result = {"worker_ns": float(done.get("worker_ns", 0.0)),
-                  "checker_ns": start.elapsed_time(stop) * 1e6, "host_ns": float(host_ns),
-                  "passed": True, "message": ""}
+        window_ns = staged.elapsed_time(stop) * 1e6
+        result = {"worker_ns": float(done.get("worker_ns", 0.0)), "checker_ns": window_ns,
+                  "host_ns": float(host_ns), "passed": True, "message": "", "sealed": sealing}
         if empty:
             return result
+        if not sealing and done.get("output") is not None:
+            self.outputs[key] = done.get("output")
         buffers = []
-        if check:
+        output = None
+        if sealing:
+            if not done.get("sealed"):
+                raise CallFailed("custom_kernel's output changed between calls of one case "
+                                 "(the same arguments, another seed): " +
+                                 str(done.get("unsealed", "")))
+            output, buffers = self._sealed_output(done.get("output"), output_pairs)
+        elif check:
             try:
                 output, buffers = rebuild(done.get("output"), self.dtypes,
                                           self._allocate_shared,
@@ -311,13 +383,42 @@ class Checker:
             copied = self.receive("copied")
             if copied.get("error"):
                 raise CallFailed(copied["error"])
+        if check:
             try:
-                passed, message = self._check(copy, output)
+                passed, message = self._check(data, output)
             except Exception as e:
                 passed, message = False, "the task's check raised " + _error_text(e)
             result["passed"], result["message"] = passed, message
-        self.keep(data, buffers)
+        if sealing:
+            # A timed call: what the copy-in (with the flush) and the output copies cost alone,
+            # done again now that the output is checked (they write the shared buffers, so not
+            # before). The window keeps only what is neither, and the copy-in's excess (the
+            # worker's work racing it) is added back.
+            early_ns = start.elapsed_time(staged) * 1e6 - self._timed_copies(inputs, flush=True)
+            out_ns = self._timed_copies([(s, g) for g, s in output_pairs]) if output_pairs else 0
+            result["checker_ns"] = window_ns + max(early_ns, 0.0) - 2 * out_ns
+        self.keep((data, shared), [g for g, _ in output_pairs] + list(buffers))
         return result
+
+    def _sealed_output(self, desc, output_pairs):
+        """The output as the task's check sees it: this call's description (its plain values
+        are this call's) around this process's copies of the tensors, taken when the window
+        closed, in order; a description whose tensors are not those copies is refused."""
+        copies = iter([b for _, b in output_pairs])
+
+        def take(dtype, shape):
+            t = next(copies, None)
+            if t is None or t.dtype != dtype or list(t.shape) != list(shape):
+                raise ShapeError("the worker described an output other than the one it handed "
+                                 "over")
+            return t
+        try:
+            output, buffers = rebuild(desc, self.dtypes, take, 1 << 62)
+        except ShapeError as e:
+            raise CallFailed(str(e))
+        if len(buffers) != len(output_pairs):
+            raise CallFailed("the worker described an output other than the one it handed over")
+        return output, buffers
 
     def _allocate_shared(self, dtype, shape):
         with self.torch.cuda.use_mem_pool(self.pool):

@@ -1,9 +1,13 @@
 """The worker: the process the submission runs in. It imports the submission's module, and on
-the checker's word opens the inputs the checker shared (CUDA IPC), calls custom_kernel between
-its own CUDA events, and copies what it returned into the checker's buffers. It has no result
-channel, no nonce, no reference, no seeds: the checker keeps all of them (checker.py). What it
-says back is JSON alone (wire.py), which the checker checks against its own view: its time is
-held to account by the checker's events around the same call."""
+the checker's word opens the input buffers the checker shared (CUDA IPC; the checker fills them
+only once the call's window is open), calls custom_kernel between its own CUDA events, and
+copies what it returned into the checker's buffers: inside the window, before the event the
+checker waits on, when the checker handed buffers for it (the output's shapes known from an
+earlier call of the case), else afterwards on "fetch". It has no result channel, no nonce, no
+reference, no seeds: the checker keeps all of them (checker.py). What it says back is JSON alone
+(wire.py), which the checker checks against its own view: its time is held to account by the
+checker's events around the same call, and the output the checker checks is the checker's own
+copy, taken when the window closes."""
 
 import base64
 import importlib
@@ -19,6 +23,28 @@ from .wire import receive, send
 
 def _error_text(e):
     return "%s: %s" % (type(e).__name__, e)
+
+
+def _hand_over(out, given, torch):
+    """Copies out's tensors into the checker's buffers on this stream; '' when done, else why
+    not (the output's tensors are not the ones the checker expected)."""
+    tensors = []
+    try:
+        describe(out, lambda x: isinstance(x, torch.Tensor), tensors)
+    except ShapeError as e:
+        return str(e)
+    if len(tensors) != len(given):
+        return "%d tensors where %d were expected" % (len(tensors), len(given))
+    for i, (src, dst) in enumerate(zip(tensors, given)):
+        if src.dtype != dst.dtype or tuple(src.shape) != tuple(dst.shape):
+            return "tensor %d is %s %s where %s %s was expected" % (
+                i, src.dtype, tuple(src.shape), dst.dtype, tuple(dst.shape))
+    try:
+        for src, dst in zip(tensors, given):
+            dst.copy_(src)
+    except RuntimeError as e:
+        return "the output could not be handed over: " + _error_text(e)
+    return ""
 
 
 def main(argv, runner):
@@ -53,6 +79,7 @@ def main(argv, runner):
     go = None
     data = None
     out = None
+    given = None
     start, stop = Event(enable_timing=True), Event(enable_timing=True)
     while True:
         msg, payload = receive(rfd)
@@ -63,9 +90,9 @@ def main(argv, runner):
             go = Event.from_ipc_handle(device, base64.b64decode(msg["event"]))
             send(wfd, {"op": "ready"})
         elif op == "prepare":
-            data, out = None, None
+            data, out, given = None, None, None
             try:
-                data = pickle.loads(payload)
+                data, given = pickle.loads(payload)
                 synchronize()
                 send(wfd, {"op": "ready"})
             except Exception as e:
@@ -87,6 +114,10 @@ def main(argv, runner):
                 if msg.get("range"):
                     torch.cuda.nvtx.range_pop()
             stop.record()
+            unsealed = ""
+            sealing = given is not None and not msg.get("empty")
+            if sealing and not error:
+                unsealed = _hand_over(out, given, torch)
             queued.record()
             send(wfd, {"op": "queued"})
             try:
@@ -104,6 +135,10 @@ def main(argv, runner):
                         tensors = []
                         reply["output"] = describe(out, lambda x: isinstance(x, torch.Tensor),
                                                    tensors)
+                    if sealing:
+                        reply["sealed"] = not unsealed
+                        if unsealed:
+                            reply["unsealed"] = unsealed
                 except (ShapeError, RuntimeError) as e:
                     reply["error"] = str(e)
             send(wfd, reply)

@@ -7,6 +7,7 @@
 #include "run/cloexec_file.h"
 #include "run/result_channel.h"
 #include "task/mode_cases.h"
+#include "task/python_step.h"
 #include "task/stage.h"
 #include "task/step_failure.h"
 
@@ -159,6 +160,7 @@ ModeRun run_own_harness_mode(const TaskSpec& task, const TaskBuild& build, const
   if (build.harness == HarnessKind::task_python) {
     extras.ro_paths = opt.python_paths;
     extras.env.push_back("PYTHONDONTWRITEBYTECODE=1");
+    add_python_task_env(extras, opt.python, build.workspace);
   }
   extras.argv = own_harness_argv(task, build.harness, opt.python, mode, cases_name);
   std::string command;

@@ -17,6 +17,7 @@
 #include "run/result_channel.h"
 #include "task/mode_cases.h"
 #include "task/own_harness.h"
+#include "task/python_step.h"
 #include "task/step_failure.h"
 
 namespace kjudge::task {
@@ -274,6 +275,7 @@ ModeRun run_task_mode(const TaskSpec& task, const TaskBuild& build, const std::s
             "submission=" + task.submission_file()->name};
     extras.ro_paths.insert(extras.ro_paths.end(), opt.python_paths.begin(), opt.python_paths.end());
     extras.ro_paths.push_back(opt.python_runner.parent_path());
+    add_python_task_env(extras, opt.python, build.workspace);
   } else {
     argv = {run.isolated ? "./kjudge_checker" : "./kjudge_task", mode,
             cases_file.filename().string()};

@@ -124,6 +124,28 @@ TEST(OwnHarness, RankedRunsGetTheSecretAsPopcornSeedAndScore) {
   EXPECT_DOUBLE_EQ(j["score_us"].get<double>(), 4.0);
 }
 
+// load_inline in a submission runs ninja, which torch finds on PATH: the venv's bin/ comes first
+// (its python is a link, so the folder as named, not the link's target), and extensions build
+// in the run's own workspace.
+TEST(OwnHarness, TheInterpretersFolderIsFirstOnPathAndExtensionsBuildInTheWorkspace) {
+  GpuModeFolder f(
+      "echo \"$PATH\" > path.txt\necho \"$TORCH_EXTENSIONS_DIR\" > ext.txt\n"
+      "echo 'test-count: 0' >> /proc/self/fd/$POPCORN_FD\n"
+      "echo 'check: pass' >> /proc/self/fd/$POPCORN_FD\n");
+  TempDir venv, ws;
+  fs::create_directories(venv / "bin");
+  fs::create_symlink("/bin/sh", venv / "bin/python");
+  const TaskBuild b = staged(f, ws / "build");
+  TaskRunOptions o = plain();
+  o.python = (venv / "bin/python").string();
+  const ModeRun r = run_own_harness_mode(f.task, b, "test", o);
+  ASSERT_TRUE(r.completed) << r.failure << r.log;
+  EXPECT_EQ(read_input_file(ws / "build/path.txt").rfind((venv / "bin").string() + ":", 0), 0u)
+      << read_input_file(ws / "build/path.txt");
+  EXPECT_EQ(read_input_file(ws / "build/ext.txt"),
+            (b.workspace / ".torch_extensions").string() + "\n");
+}
+
 TEST(OwnHarness, AHarnessThatDiesWithoutACheckLineFails) {
   GpuModeFolder f("echo 'Traceback: boom' >&2\nexit 1\n");
   TempDir ws;
