@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool is_source(const std::string& path) {
+bool is_c_family_file(const std::string& path) {
   static const char* kExts[] = {".cu", ".cuh", ".h", ".hpp", ".hh", ".cpp", ".cc", ".cxx", ".c"};
   for (const char* e : kExts)
     if (fs::path(path).extension() == e) return true;
@@ -79,7 +79,7 @@ std::map<std::string, HeaderUse> headers_from_machine(const std::vector<const Pr
     };
     std::set<std::string> mine;
     for (const SourceFile* f : files) {
-      if (!is_source(f->path)) continue;
+      if (!is_c_family_file(f->path)) continue;
       for (const std::string& h : unconditional_includes(f->content))
         if (h.find("..") == std::string::npos && !shipped(h)) mine.insert(h);
     }
