@@ -61,6 +61,11 @@ void add_kernelbench_run_options(CLI::App* r, KernelBenchRunArgs& k) {
   r->get_option("--level")->group(kGroup);
   // kjudge run's own --profiler names the same library.
   add_kernelbench_judge_options(r, k.judge, kGroup, /*with_profiler=*/false);
+  r->footer(
+      "With --kernelbench DIR: --workers is the solutions judged at once (default 4), --gpus one "
+      "GPU index, --cache-dir and --no-cache the extension cache, --task a KernelBench problem "
+      "(L1/19); ComputeEval's options (-k, --benchmark, --repeat, --sanitize, --executor ...) "
+      "are refused (docs/kernelbench.md)");
 }
 
 bool run_kernelbench_if_asked(CLI::App* r, const plan::RunOptions& rn, KernelBenchRunArgs& k,
