@@ -1,6 +1,7 @@
-// kjudge generate: its options; the run (a ComputeEval solutions pack, or with --tritonbench a
-// Triton solutions file) is plan/generate.h's.
+// kjudge generate: its options; the run (a ComputeEval solutions pack, with --tritonbench a
+// Triton solutions file, with --kernelbench a KernelBench solutions file) is plan/generate.h's.
 #include "cli/commands.h"
+#include "cli/generate_kernelbench.h"
 #include "cli/generate_triton.h"
 #include "cli/generation_session.h"
 #include "cli/load.h"
@@ -11,12 +12,15 @@ namespace kjudge {
 void add_generate_command(CLI::App& app, int& rc) {
   auto a = std::make_shared<GenArgs>();
   auto t = std::make_shared<TritonGenArgs>();
+  auto k = std::make_shared<KernelBenchGenArgs>();
   auto* g = app.add_subcommand("generate",
                                "Ask a language model for solutions; writes a ComputeEval "
                                "solutions pack (OpenAI-compatible or Anthropic API)");
   g->add_option("--problems", a->problems,
-                "Problems pack, problems.jsonl or problem directories (or --tritonbench DIR)");
+                "Problems pack, problems.jsonl or problem directories (or --tritonbench DIR, "
+                "--kernelbench DIR)");
   add_triton_generate_options(g, *t);
+  add_kernelbench_generate_options(g, *k, "writes kernelbench-solutions.jsonl");
   g->add_option("--out", a->out,
                 "Run directory: generation.jsonl, answers/, <model>-solutions.tar.gz, "
                 "summary.json (default kjudge-gen/<model>)");
@@ -28,7 +32,7 @@ void add_generate_command(CLI::App& app, int& rc) {
                 "~/.cache/kjudge)");
   g->add_flag("-q,--quiet", a->quiet, "No progress on stderr");
   g->add_flag("--json", a->json, "Print the summary JSON on stdout");
-  g->callback([a, t, &rc] { rc = plan::run_generate(*a, *t); });
+  g->callback([a, t, k, &rc] { rc = plan::run_generate(*a, *t, *k); });
 }
 
 }  // namespace kjudge

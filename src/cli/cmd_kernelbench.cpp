@@ -6,8 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/kernelbench_options.h"
+#include "cli/kernelbench_table.h"
 #include "cli/step_options.h"
-#include "core/byte_size.h"
 #include "core/error.h"
 #include "core/input_error.h"
 #include "kernelbench/data/problems.h"
@@ -22,10 +23,8 @@ struct KernelbenchListArgs {
   bool json = false;
 };
 
-struct EvalArgs : kernelbench::EvalOptions {
+struct EvalArgs : KernelBenchJudgeArgs {
   StepArgs steps;
-  std::string hacks = "fail";
-  std::string gpu_memory = "none";
   bool json = false;
   std::size_t log_cap = 16 * 1024;
 };
@@ -67,53 +66,10 @@ void cmd_kernelbench_list(const KernelbenchListArgs& a, int& rc) {
   rc = exit_code::ok;
 }
 
-std::string rate(const nlohmann::ordered_json& v) {
-  return v.is_null() ? "-" : fmt::format("{:.1f}%", 100 * v.get<double>());
-}
-
-std::string geo(const nlohmann::ordered_json& s) {
-  return s.is_null()
-             ? "-"
-             : fmt::format("{:.3f} ({})", s["geomean"].get<double>(), s["n"].get<std::size_t>());
-}
-
-void print_table(const nlohmann::ordered_json& summary) {
-  fmt::print("{:<8} {:>5} {:>8} {:>8} {:>14} {:>14} {:>7} {:>7} {:>7} {:>7}\n", "LEVEL", "SOLS",
-             "COMPILED", "CORRECT", "SPEEDUP", "VS COMPILE", "FAST_1", "FAST_1C", "FAST_2",
-             "HACKS");
-  auto row = [](const std::string& name, const nlohmann::ordered_json& t) {
-    fmt::print("{:<8} {:>5} {:>8} {:>8} {:>14} {:>14} {:>7} {:>7} {:>7} {:>7}\n", name,
-               t["solutions"].get<std::size_t>(), rate(t["compiled_rate"]), rate(t["correct_rate"]),
-               geo(t["speedup_eager"]), geo(t["speedup_compile"]), rate(t["fast_p"]["1"]),
-               rate(t["fast_p_confident"]["1"]), rate(t["fast_p"]["2"]),
-               t["hacks_found"].get<std::size_t>());
-  };
-  for (auto it = summary["levels"].begin(); it != summary["levels"].end(); ++it)
-    row(it.key(), it.value());
-  if (summary["levels"].size() > 1) row("all", summary["all"]);
-  std::string verdicts;
-  for (auto it = summary["all"]["verdicts"].begin(); it != summary["all"]["verdicts"].end(); ++it)
-    verdicts += fmt::format("{}{} {}", verdicts.empty() ? "" : ", ", it.value().get<std::size_t>(),
-                            it.key());
-  fmt::print("verdicts: {}\n", verdicts);
-  fmt::print(
-      "rates over one sample per problem (sample 0), charged results only; speedup = geometric "
-      "mean (count) of the correct ones; FAST_1C = faster than 1x with the interval's lower "
-      "bound; HACKS = solutions with a hack finding\n");
-}
-
 void cmd_eval(EvalArgs& a, int& rc) {
   if (a.self == !a.solutions.empty())
     throw Error(exit_code::usage, "give exactly one of --solutions F and --self");
-  a.EvalOptions::hacks =
-      a.hacks == "flag" ? kernelbench::HackPolicy::flag : kernelbench::HackPolicy::fail;
-  if (a.gpu_memory != "none") {
-    auto b = parse_byte_size(a.gpu_memory);
-    if (!b || *b == 0)
-      throw Error(exit_code::usage,
-                  "--gpu-memory: '" + a.gpu_memory + "' is not a size (e.g. 16GiB) or none");
-    a.gpu_memory_bytes = *b;
-  }
+  apply_kernelbench_judge_options(a);
   const ResolvedSteps steps = resolve_step_options(a.steps, a.log_cap);
   const kernelbench::Note note = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
   kernelbench::EvalStop stop;
@@ -127,7 +83,7 @@ void cmd_eval(EvalArgs& a, int& rc) {
   if (a.json) {
     fmt::print("{}\n", done.summary.dump(2));
   } else if (!a.quiet) {
-    print_table(done.summary);
+    print_kernelbench_table(done.summary);
     fmt::print("results: {}\n", done.results.string());
   }
   rc = done.judge_errors ? exit_code::judge_error
@@ -175,67 +131,16 @@ void add_kernelbench_commands(CLI::App& app, int& rc) {
                 "default 4)")
       ->check(CLI::Range(1, 256));
   e->add_option("--gpu", ev->gpu, "CUDA_VISIBLE_DEVICES for every run (default: not set)");
-  e->add_option("--timeout", ev->timeout_s,
-                "A run's own wall-clock limit in seconds, its waits for the GPU not counted "
-                "(default 300)")
-      ->check(CLI::Range(1.0, 86400.0));
-  e->add_option("--trials", ev->trials,
-                "Correctness trials, each on inputs of its own (KernelBench's num_correct_trials; "
-                "default 5)")
-      ->check(CLI::Range(1, 100));
-  e->add_option("--atol", ev->atol, "Absolute tolerance (default 1e-2, as KernelBench v0.1)")
-      ->check(CLI::Range(0.0, 1e6));
-  e->add_option("--rtol", ev->rtol, "Relative tolerance (default 1e-2)")
-      ->check(CLI::Range(0.0, 1e6));
   e->add_option(
       "--seed", ev->seed,
       "The seed the trials' inputs come from (default: a fresh secret, kept in run.json)");
-  e->add_option("--weights-seed", ev->weights_seed,
-                "The seed Model and ModelNew are built under (KernelBench's 42)");
-  e->add_flag_callback(
-      "--no-speedup", [ev] { ev->speedup = false; }, "Check correctness only; time nothing");
-  e->add_flag_callback(
-      "--no-compile", [ev] { ev->compile = false; },
-      "Do not time the reference under torch.compile");
-  e->add_option("--perf-trials", ev->timing.trials,
-                "Timed pairs at most (KernelBench's num_perf_trials; default 100)")
-      ->check(CLI::Range(1, 2000));
-  e->add_option("--min-perf-trials", ev->timing.min_trials,
-                "Timed pairs at least, whatever the budget (default 10)")
-      ->check(CLI::Range(1, 2000));
-  e->add_option("--warmup", ev->timing.warmup, "Untimed calls per side first (default 3)")
-      ->check(CLI::Range(0, 1000));
-  e->add_option("--max-timing-s", ev->timing.budget_s,
-                "Wall budget of one solution's timed pairs (default 10)")
-      ->check(CLI::Range(0.01, 3600.0));
-  e->add_option("--hacks", ev->hacks,
-                "fail (default): a correct solution with a hack finding is judged `hack`; "
-                "flag: it stays correct, its findings listed")
-      ->check(CLI::IsMember({"fail", "flag"}));
-  e->add_option("--python", ev->python, "The interpreter with torch (default python3)");
-  e->add_option("--runner", ev->runner,
-                "kjudge_kernelbench_runner.py (default: python/ beside kjudge or one folder up)");
-  auto* cupti = e->add_flag("--cupti", ev->cupti,
-                            "Require the CUPTI profiler in every run (used by default where "
-                            "found): which kernels each call ran");
-  e->add_flag("--no-cupti", ev->no_cupti, "Time without the CUPTI profiler")->excludes(cupti);
-  e->add_option("--profiler", ev->profiler,
-                "The CUPTI profiler library (default: $KJUDGE_PROFILER, or beside kjudge)");
   e->add_option("--cache-dir", ev->cache_dir,
                 "Where the extensions solutions build are kept, one folder per source (default "
                 "~/.cache/kjudge/kernelbench)");
   e->add_flag("--no-cache", ev->no_cache, "Build every extension afresh, in the run's own folder");
-  e->add_option("--bytecode-cache", ev->bytecode_cache,
-                "Where the judge compiles torch's bytecode once for every run");
-  e->add_flag("--no-bytecode-cache", ev->no_bytecode_cache,
-              "Let every run compile what it imports");
-  e->add_option("--gpu-memory", ev->gpu_memory,
-                "The cap on each run's GPU memory (torch's allocator), e.g. 16GiB (default none; "
-                "a run that runs out beside others is judged again alone)");
-  e->add_option("--hf-home", ev->hf_home,
-                "Level 4's local Hugging Face cache (default $HF_HOME); offline mode is forced");
   e->add_flag("--json", ev->json, "summary.json on stdout instead of the table");
   e->add_flag("-q,--quiet", ev->quiet, "No progress lines");
+  add_kernelbench_judge_options(e, *ev, "", /*with_profiler=*/true);
   add_step_options(e, ev->steps);
   e->callback([ev, &rc] { cmd_eval(*ev, rc); });
 }

@@ -10,6 +10,7 @@
 #include "cli/load.h"
 #include "cli/option_ranges.h"
 #include "cli/release_options.h"
+#include "cli/run_kernelbench.h"
 #include "cli/sanitizer_options.h"
 #include "cli/slurm_options.h"
 #include "cli/step_options.h"
@@ -153,14 +154,18 @@ void add_run_commands(CLI::App& app, int& rc) {
   rn->gen = std::make_shared<plan::GenArgs>();
   auto* r = app.add_subcommand("run",
                                "Generate solutions with a model and grade each answer as it "
-                               "arrives (generate + evaluate in one pipeline)");
+                               "arrives (generate + evaluate in one pipeline; a ComputeEval "
+                               "pack, or KernelBench with --kernelbench)");
   auto rrel = std::make_shared<ReleaseArgs>();
   r->add_option("--problems", rn->problems,
                 "Problems pack, problems.jsonl or problem directories (or --release)");
   add_release_options(r, *rrel);
   add_model_options(r, *rn->gen, /*standalone=*/false);
   add_run_options(r, *rn);
-  r->callback([rn, rrel, &rc] {
+  auto kb = std::make_shared<KernelBenchRunArgs>();
+  add_kernelbench_run_options(r, *kb);
+  r->callback([rn, rrel, kb, r, &rc] {
+    if (run_kernelbench_if_asked(r, *rn, *kb, rc)) return;
     apply_release(*rrel, rn->problems, "--problems");
     rc = run_command("run", *rn);
   });

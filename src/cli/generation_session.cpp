@@ -19,7 +19,7 @@ void add_model_options(CLI::App* g, GenArgs& a, bool standalone) {
   g->add_option("--max-tokens", a.max_tokens, "Most tokens per answer");
   g->add_option("--reasoning-effort", a.reasoning_effort, "Reasoning effort (low|medium|high)");
   g->add_option("--seed", a.seed, "Sampling seed, where the API supports one");
-  g->add_option("--samples", a.samples, "Answers per problem (default 1)")
+  g->add_option("-n,--samples", a.samples, "Answers per problem (default 1)")
       ->check(CLI::Range(1, 1000));
   g->add_option("--turns", a.turns,
                 "Answers per sample: after a failing one, the build errors or test output "

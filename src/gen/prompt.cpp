@@ -125,6 +125,14 @@ Rules
 
 constexpr const char* kTritonUser = "{{prompt}}";
 
+// KernelBench problems (problem type "kernelbench", kernelbench/generation/prompt.h). KernelBench
+// puts its whole prompt (task, one-shot example, instruction) in one user message; the system
+// message only names the role, so the words the model is judged on are the benchmark's shape.
+constexpr const char* kKernelBenchSystem =
+    R"(You are an expert in writing fast GPU kernels. You rewrite PyTorch models with custom CUDA kernels, embedded in Python with torch.utils.cpp_extension.load_inline, and answer with the complete new model in one Python code block.)";
+
+constexpr const char* kKernelBenchUser = "{{prompt}}";
+
 std::string language_tag(const std::string& path) {
   std::string ext = fs::path(path).extension().string();
   if (ext == ".cu" || ext == ".cuh") return "cuda";
@@ -223,8 +231,9 @@ PromptTemplates default_templates(const std::string& problem_type) {
   if (problem_type == "cuda_cpp") return {kCudaCppSystem, kCudaCppUser};
   if (problem_type == "cuda_python") return {kCudaPythonSystem, kCudaPythonUser};
   if (problem_type == "triton") return {kTritonSystem, kTritonUser};
+  if (problem_type == "kernelbench") return {kKernelBenchSystem, kKernelBenchUser};
   throw std::invalid_argument("no prompt for problem type '" + problem_type +
-                              "' (known: cuda_cpp, cuda_python, triton)");
+                              "' (known: cuda_cpp, cuda_python, triton, kernelbench)");
 }
 
 std::string render_template(const std::string& tmpl, const Problem& problem) {

@@ -19,7 +19,8 @@ struct PromptTemplates {
 
 // The project's own prompts, with the structure of ComputeEval's: "cuda_cpp" (path comments
 // `// file: <path>`) and "cuda_python" (`# file: <path>`); "triton" for TritonBench operators
-// (triton/candidates/prompt.h). Any other type throws std::invalid_argument naming it.
+// (triton/candidates/prompt.h); "kernelbench" for KernelBench problems
+// (kernelbench/generation/prompt.h). Any other type throws std::invalid_argument naming it.
 PromptTemplates default_templates(const std::string& problem_type);
 
 // Replaces {{prompt}}, {{build_command}}, {{context_files}}, {{task_id}}, {{group}} and

@@ -13,7 +13,8 @@
 #include "core/input_error.h"
 #include "core/run_identity.h"
 #include "eval/build_cache.h"
-#include "plan/interrupts.h"
+#include "plan/ask_model.h"
+#include "plan/generate_kernelbench.h"
 #include "plan/load.h"
 #include "plan/turn_judge.h"
 #include "run/machine.h"
@@ -28,23 +29,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-// Asks for every answer, Ctrl-C stopping the session with what it has journalled.
-void run_session(GenerationSession& session, const std::vector<Problem>& problems) {
-  const RunInterrupts in = run_interrupts();
-  in.session->store(&session);
-  {
-    InterruptScope scope;
-    session.run(problems, nullptr);
-  }
-  in.session->store(nullptr);
-}
-
-std::string default_dir(const std::string& model) {
-  std::string s;
-  for (char c : model) s += (std::isalnum(static_cast<unsigned char>(c)) || c == '.') ? c : '-';
-  return "kjudge-gen/" + (s.empty() ? std::string("model") : s);
-}
 
 int run_triton_generate(const GenArgs& args, const TritonGenOptions& t, const fs::path& out) {
   auto t0 = std::chrono::steady_clock::now();
@@ -103,7 +87,7 @@ int run_triton_generate(const GenArgs& args, const TritonGenOptions& t, const fs
   write_json_atomically(settings_file, settings);
   if (!one_shot.empty()) write_json_atomically(out / "one-shot.json", one_shot);
 
-  run_session(session, problems);
+  ask_model(session, problems);
 
   // The solutions: the code of every answer, re-read from the raw text by the Triton rule
   // (extract_triton_code), so generated and published (LLM_generated) answers are read alike.
@@ -163,13 +147,23 @@ int run_triton_generate(const GenArgs& args, const TritonGenOptions& t, const fs
 
 }  // namespace
 
-int run_generate(const GenArgs& a, const TritonGenOptions& t) {
+int run_generate(const GenArgs& a, const TritonGenOptions& t, const KernelBenchGenOptions& k) {
   auto t0 = std::chrono::steady_clock::now();
+  // KernelBench problems: its own prompt shape and a solutions JSONL for kernelbench eval.
+  if (!k.dir.empty()) {
+    if (!a.problems.empty() || !t.tritonbench.empty())
+      throw InputError("--kernelbench", 0, "",
+                       "give one of --problems, --tritonbench and --kernelbench");
+    return run_kernelbench_generate(
+        a, k, fs::path(a.out.empty() ? default_generation_dir(a.model) : a.out));
+  }
+  if (k.level > 0) throw InputError("--level", 0, "", "is an option of --kernelbench");
   // TritonBench operators have their own prompts and a solutions JSONL instead of a pack.
   if (!t.tritonbench.empty()) {
     if (!a.problems.empty())
       throw InputError("--tritonbench", 0, "", "give either --problems or --tritonbench");
-    return run_triton_generate(a, t, fs::path(a.out.empty() ? default_dir(a.model) : a.out));
+    return run_triton_generate(a, t,
+                               fs::path(a.out.empty() ? default_generation_dir(a.model) : a.out));
   }
   if (a.problems.empty())
     throw InputError("--problems", 0, "",
@@ -180,7 +174,7 @@ int run_generate(const GenArgs& a, const TritonGenOptions& t) {
   if (problems.empty())
     throw InputError(a.problems, 0, "", "no problems to ask for (after filters)");
 
-  const fs::path out = a.out.empty() ? fs::path(default_dir(a.model)) : fs::path(a.out);
+  const fs::path out = a.out.empty() ? fs::path(default_generation_dir(a.model)) : fs::path(a.out);
   GenerationSession session(a, out);
   session.open();
 
@@ -203,7 +197,7 @@ int run_generate(const GenArgs& a, const TritonGenOptions& t) {
     judge = std::make_unique<plan::TurnJudge>(eo, probe_machine());
     session.set_judge([&judge](const Problem& p, const Solution& s) { return judge->judge(p, s); });
   }
-  run_session(session, problems);
+  ask_model(session, problems);
 
   nlohmann::json summary =
       session.finish(problems, "summary.json",

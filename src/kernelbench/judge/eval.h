@@ -4,7 +4,9 @@
 // the run folder (run.json, results.jsonl as each solution is judged, summary.json), one
 // sandboxed runner process per solution, `workers` at a time, sharing the GPU through one gate
 // (kernelbench/runner/gpu_gate.h: correctness among others, timing alone). It prints nothing:
-// notes and progress go to a callback, and the command prints the table or the JSON.
+// notes and progress go to a callback, and the command prints the table or the JSON. The
+// judging itself is the stream's (kernelbench/judge/eval_stream.h), given every selected
+// solution at once; `kjudge run --kernelbench` feeds the same stream answer by answer.
 #include <cstdint>
 #include <filesystem>
 #include <functional>

@@ -10,10 +10,21 @@
 
 namespace kjudge::kernelbench {
 
-Journal::Journal(const std::filesystem::path& run_dir, const std::vector<Solution>& solutions)
-    : path_(run_dir / "results.jsonl") {
+namespace {
+
+std::set<std::string> keys_of(const std::vector<Solution>& solutions) {
   std::set<std::string> keys;
   for (const Solution& s : solutions) keys.insert(s.key());
+  return keys;
+}
+
+}  // namespace
+
+Journal::Journal(const std::filesystem::path& run_dir, const std::vector<Solution>& solutions)
+    : Journal(run_dir, keys_of(solutions)) {}
+
+Journal::Journal(const std::filesystem::path& run_dir, const std::set<std::string>& keys)
+    : path_(run_dir / "results.jsonl") {
   std::vector<std::pair<int, nlohmann::ordered_json>> lines;
   journal_ = std::make_unique<JsonLinesJournal>(path_, [&](const std::string& line, int lineno) {
     auto j = nlohmann::ordered_json::parse(line);

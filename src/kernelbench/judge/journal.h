@@ -21,8 +21,12 @@ class Journal {
   // there are an earlier run's of these `solutions` (every solution the run selects): a line
   // whose key is none of them, or given twice, is an InputError naming the file and line.
   Journal(const std::filesystem::path& run_dir, const std::vector<Solution>& solutions);
+  // The same for a run whose solutions arrive while it runs (kjudge run --kernelbench): `keys`
+  // are those it may be given ("L1/19#0").
+  Journal(const std::filesystem::path& run_dir, const std::set<std::string>& keys);
 
   std::vector<const Solution*> todo(const std::vector<Solution>& solutions) const;
+  bool done(const std::string& key) const { return done_.count(key) > 0; }
   const std::vector<Graded>& earlier() const { return earlier_; }
   const std::filesystem::path& path() const { return path_; }
 
