@@ -3,6 +3,8 @@
 #include <cctype>
 #include <sstream>
 
+#include "core/text.h"
+
 namespace kjudge {
 
 namespace {
@@ -11,11 +13,6 @@ std::string trim(const std::string& s) {
   const std::size_t a = s.find_first_not_of(" \t\r");
   if (a == std::string::npos) return "";
   return s.substr(a, s.find_last_not_of(" \t\r") - a + 1);
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include "core/input_bounds.h"
 #include "core/input_error.h"
+#include "core/text.h"
 #include "core/yaml_load.h"
 
 namespace kjudge {
@@ -32,9 +33,9 @@ const std::set<std::string>& known_keys() {
   return keys;
 }
 
-class Reader {
+class TaskYamlReader {
  public:
-  explicit Reader(fs::path yml) : yml_(std::move(yml)) {}
+  explicit TaskYamlReader(fs::path yml) : yml_(std::move(yml)) {}
 
   [[noreturn]] void fail(const YAML::Node& at, const std::string& field,
                          const std::string& why) const {
@@ -169,7 +170,7 @@ TaskSpec load_task(const fs::path& folder_or_yml) {
   if (!fs::exists(t.yml, ec))
     throw InputError(t.yml.string(), 0, "", "no task.yml here: a task folder holds task.yml");
   const YAML::Node root = load_yaml_file(t.yml);
-  Reader r(t.yml);
+  TaskYamlReader r(t.yml);
   if (!root.IsMap()) r.fail(root, "", "task.yml must be a map of keys (files, lang, tests, ...)");
   for (const auto& kv : root) {
     const std::string key = kv.first.Scalar();
@@ -197,7 +198,7 @@ TaskSpec load_task(const fs::path& folder_or_yml) {
       r.fail(e, f, "must be a map with name and source");
     TaskFile tf;
     tf.name = r.scalar(e["name"], f + ".name");
-    if (!Reader::plain_relative(tf.name))
+    if (!TaskYamlReader::plain_relative(tf.name))
       r.fail(e["name"], f + ".name",
              "'" + tf.name + "' must be a relative path inside the build directory");
     if (!names.insert(tf.name).second)
@@ -313,11 +314,6 @@ bool TaskSpec::brings_eval_cu() const {
 }
 
 namespace {
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 bool is_amd_gpu(const std::string& g) {
   const std::string l = lower(g);

@@ -1,5 +1,7 @@
 #include "core/text.h"
 
+#include <cctype>
+
 namespace kjudge {
 
 namespace {
@@ -15,5 +17,10 @@ std::string trim_set(std::string_view s, std::string_view set) {
 std::string trim(std::string_view s) { return trim_set(s, " \t\n\v\f\r"); }
 
 std::string trim_blanks(std::string_view s) { return trim_set(s, " \t"); }
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
 
 }  // namespace kjudge

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 
+#include "core/text.h"
 #include "eval/python_imports.h"
 #include "eval/python_modules.h"
 #include "eval/source_kinds.h"
@@ -37,11 +38,6 @@ std::string join(const std::string& dir, const std::string& name) {
 bool under(const std::string& path, const std::string& dir) {
   return dir.empty() || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 &&
                          path[dir.size()] == '/');
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 std::string file_name(const std::string& path) { return path.substr(path.rfind('/') + 1); }
