@@ -112,7 +112,10 @@ class Run:
         self.tensors = Tensors(torch)
         timing = req.get("timing") or {}
         self.marks = CallMarks() if timing.get("cupti") else None
-        self.timer = Timer(torch, timing, self.marks)
+        try:
+            self.timer = Timer(torch, timing, self.marks)
+        except (OSError, AttributeError, TypeError, ValueError) as e:
+            raise StageError("setup", e) from None
         self.no_grad = torch.no_grad
         self.sync = torch.cuda.synchronize
         self.empty_cache = torch.cuda.empty_cache

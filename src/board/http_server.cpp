@@ -79,14 +79,16 @@ void parse_query(const std::string& text, std::multimap<std::string, std::string
   }
 }
 
-namespace {
-
-struct Route {
+// Outside the anonymous namespace: HttpServer::Impl holds routes, and a unity build (where this
+// file is included, not compiled alone) warns of a member whose type has internal linkage.
+struct HttpRoute {
   std::string method;
   std::regex pattern;
   HttpHandler plain;
   HttpDeferredHandler deferred;
 };
+
+namespace {
 
 // The transport's own answers (busy, too large, no route) are JSON like the API's.
 HttpResponse plain_error(int status, const std::string& why) {
@@ -112,7 +114,7 @@ struct HttpServer::Impl {
   asio::io_context ioc{1};
   tcp::acceptor acceptor{ioc};
   asio::steady_timer accept_retry{ioc};
-  std::vector<Route> routes;
+  std::vector<HttpRoute> routes;
   std::vector<std::pair<std::string, std::string>> default_headers;
   WorkPool pool;
   std::thread thread;
@@ -224,7 +226,7 @@ class Session : public std::enable_shared_from_this<Session> {
       parse_query(req.body, req.params);
 
     bool path_known = false;
-    for (const Route& r : server_.routes) {
+    for (const HttpRoute& r : server_.routes) {
       std::smatch m;
       if (!std::regex_match(req.path, m, r.pattern)) continue;
       path_known = true;
@@ -235,7 +237,7 @@ class Session : public std::enable_shared_from_this<Session> {
     write(plain_error(path_known ? 405 : 404, path_known ? "method not allowed" : "not found"));
   }
 
-  void run(const Route& route, HttpRequest req) {
+  void run(const HttpRoute& route, HttpRequest req) {
     // The answer comes back to the network thread, whichever thread gives it.
     auto gone = std::make_shared<std::atomic<bool>>(false);
     HttpResponder respond(

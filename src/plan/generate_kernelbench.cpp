@@ -54,6 +54,36 @@ std::vector<Problem> kernelbench_prompts(const kernelbench::Dataset& dataset,
   return out;
 }
 
+nlohmann::ordered_json kernelbench_generation_fields(const GenArgs& args, std::size_t problems,
+                                                     const kernelbench::KernelBenchAnswers& answers,
+                                                     std::size_t failed_requests,
+                                                     const fs::path& out,
+                                                     std::chrono::steady_clock::time_point t0) {
+  const std::size_t total = problems * static_cast<std::size_t>(args.samples);
+  const std::size_t got = answers.solutions.size();
+  nlohmann::ordered_json fields = {
+      {"model", args.model},
+      {"provider", args.provider},
+      {"problems", problems},
+      {"samples_per_problem", args.samples},
+      {"answers", got},
+      {"missing", total > got ? total - got : 0},
+      {"unusable_answers", answers.unusable.size()},
+      {"unusable", answers.unusable},
+      {"truncated_answers", answers.truncated},
+      {"failed_requests", failed_requests},
+      {"usage", {{"input_tokens", answers.in_tokens}, {"output_tokens", answers.out_tokens}}},
+      {"solutions", (out / "kernelbench-solutions.jsonl").string()},
+      {"journal", (out / "generation.jsonl").string()},
+      {"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}};
+  if (args.price_in && args.price_out)
+    fields["estimated_cost_usd"] =
+        (answers.in_tokens * *args.price_in + answers.out_tokens * *args.price_out) / 1e6;
+  else
+    fields["estimated_cost_usd"] = nullptr;
+  return fields;
+}
+
 int run_kernelbench_generate(const GenArgs& args, const KernelBenchGenOptions& kb,
                              const fs::path& out) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -92,30 +122,12 @@ int run_kernelbench_generate(const GenArgs& args, const KernelBenchGenOptions& k
   kernelbench::write_kernelbench_solutions(solutions, answers.solutions);
   const std::size_t total = problems.size() * static_cast<std::size_t>(args.samples);
   const std::size_t got = answers.solutions.size();
-  json summary = {
-      {"schema_version", 1},
-      {"kind", "kjudge-kernelbench-generation-summary"},
-      {"model", args.model},
-      {"provider", args.provider},
-      {"kernelbench", kb.dir},
-      {"level", kb.level == 0 ? json(nullptr) : json(kb.level)},
-      {"problems", problems.size()},
-      {"samples_per_problem", args.samples},
-      {"answers", got},
-      {"missing", total > got ? total - got : 0},
-      {"unusable_answers", answers.unusable.size()},
-      {"unusable", answers.unusable},
-      {"truncated_answers", answers.truncated},
-      {"failed_requests", session.failed_requests()},
-      {"usage", {{"input_tokens", answers.in_tokens}, {"output_tokens", answers.out_tokens}}},
-      {"solutions", solutions.string()},
-      {"journal", (out / "generation.jsonl").string()},
-      {"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}};
-  if (args.price_in && args.price_out)
-    summary["estimated_cost_usd"] =
-        (answers.in_tokens * *args.price_in + answers.out_tokens * *args.price_out) / 1e6;
-  else
-    summary["estimated_cost_usd"] = nullptr;  // no price given: no made-up figure
+  nlohmann::ordered_json summary = {{"schema_version", 1},
+                                    {"kind", "kjudge-kernelbench-generation-summary"},
+                                    {"kernelbench", kb.dir},
+                                    {"level", kb.level == 0 ? json(nullptr) : json(kb.level)}};
+  summary.update(kernelbench_generation_fields(args, problems.size(), answers,
+                                               session.failed_requests(), out, t0));
   write_json_atomically(out / "summary.json", summary);
   if (args.json) fmt::print("{}\n", summary.dump(2));
   if (!args.quiet)

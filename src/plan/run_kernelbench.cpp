@@ -116,26 +116,8 @@ KernelBenchRunDone run_kernelbench(const KernelBenchRunOptions& o, const kernelb
   kernelbench::write_kernelbench_solutions(solutions, answers.solutions);
   const std::size_t total = asked.size() * static_cast<std::size_t>(o.gen.samples);
   const std::size_t got = answers.solutions.size();
-  ordered_json generation = {
-      {"model", o.gen.model},
-      {"provider", o.gen.provider},
-      {"problems", asked.size()},
-      {"samples_per_problem", o.gen.samples},
-      {"answers", got},
-      {"missing", total > got ? total - got : 0},
-      {"unusable_answers", answers.unusable.size()},
-      {"unusable", answers.unusable},
-      {"truncated_answers", answers.truncated},
-      {"failed_requests", session.failed_requests()},
-      {"usage", {{"input_tokens", answers.in_tokens}, {"output_tokens", answers.out_tokens}}},
-      {"solutions", solutions.string()},
-      {"journal", (out / "generation.jsonl").string()},
-      {"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}};
-  if (o.gen.price_in && o.gen.price_out)
-    generation["estimated_cost_usd"] =
-        (answers.in_tokens * *o.gen.price_in + answers.out_tokens * *o.gen.price_out) / 1e6;
-  else
-    generation["estimated_cost_usd"] = nullptr;  // no price given: no made-up figure
+  const ordered_json generation = kernelbench_generation_fields(o.gen, asked.size(), answers,
+                                                                session.failed_requests(), out, t0);
   ordered_json gen_summary = {{"schema_version", 1},
                               {"kind", "kjudge-kernelbench-generation-summary"}};
   gen_summary.update(generation);

@@ -25,7 +25,7 @@ size=$(stat -c %s "$deb")
 
 root=$work/root
 dpkg-deb -x "$deb" "$root"
-for f in usr/bin/kjudge usr/lib/kjudge/libkjudge_main_guard.so \
+for f in usr/bin/kjudge usr/lib/kjudge/libkjudge_main_guard.so usr/lib/kjudge/libkjudge_end_clock.so \
          usr/share/kjudge/python/kjudge_triton_runner.py usr/share/kjudge/python/kjudge_triton/main.py \
          usr/share/kjudge/python/kjudge_kernelbench_runner.py \
          usr/share/doc/kjudge/README.md usr/share/doc/kjudge/docs/formats.md \

@@ -42,6 +42,24 @@ class ModelNew(nn.Module):
         return self.out
 """
 PATCH = HONEST + "\n_mm = torch.relu\ntorch.relu = lambda x: _mm(x)\n"
+# Leaves ~30 ms of work on a side stream, and a timer whose handler sleeps until it is done: run
+# between the end event's wait and the first clock, the handler would hide that tail.
+SIDE_WITH_HANDLER = """import signal, time
+import torch
+import torch.nn as nn
+signal.signal(signal.SIGALRM, lambda s, f: time.sleep(0.06))
+class ModelNew(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.lin = nn.Linear(n, n)
+        self.side = torch.cuda.Stream()
+    def forward(self, x):
+        out = torch.relu(self.lin(x))
+        with torch.cuda.stream(self.side):
+            torch.cuda._sleep(50_000_000)
+        signal.setitimer(signal.ITIMER_REAL, 0.0003)
+        return out
+"""
 
 
 def judge(solution, time=True):
@@ -55,6 +73,8 @@ def judge(solution, time=True):
                    "trial_seeds": [11, 12, 13], "atol": 1e-2, "rtol": 1e-2, "time": time,
                    "compile": False,
                    "timing": {"warmup": 1, "trials": 6, "min_trials": 6, "budget_s": 5}}
+        if os.environ.get("KJUDGE_END_CLOCK"):
+            request["timing"]["end_clock"] = os.environ["KJUDGE_END_CLOCK"]
         control = LocalControl(5)
         return run(request, control, Tamper()), control
 
@@ -83,6 +103,14 @@ class RunTest(unittest.TestCase):
         rec, _ = judge(CACHED, time=False)
         self.assertTrue(rec["trials"][0]["ok"] or True)
         self.assertTrue(any(t["alias_earlier"] for t in rec["trials"][1:]))
+
+    @unittest.skipUnless(os.environ.get("KJUDGE_END_CLOCK"), "needs the built end clock")
+    def test_side_work_a_handler_waits_out_is_still_a_tail(self):
+        rec, _ = judge(SIDE_WITH_HANDLER)
+        self.assertEqual(rec["status"], "ok", rec.get("error"))
+        self.assertEqual(rec["timing"]["end_clock"], "native")
+        tails = [p["sol_dev_ms"] - p["sol_ms"] for p in rec["timing"]["pairs"]]
+        self.assertGreater(min(tails), 10.0, tails)
 
     def test_patched(self):
         rec, _ = judge(PATCH, time=False)

@@ -2,8 +2,10 @@
 past it read on the host between waiting for the end event and waiting for the whole device.
 A stand-in torch scripts what the device does: work left on another stream makes the device's
 synchronize wait; a call that leaves work only to the host (Python objects to free, a slow
-return) must not read as a tail."""
+return) must not read as a tail. The end clock (libkjudge_end_clock.so, built by CMake; ctest
+names it in KJUDGE_END_CLOCK) is driven through C stand-ins for the driver's functions."""
 
+import ctypes
 import os
 import signal
 import sys
@@ -13,7 +15,7 @@ import unittest
 
 import helpers  # noqa: F401  (puts python/ on the path)
 
-from kjudge_kernelbench.timing import Timer
+from kjudge_kernelbench.timing import EndClock, Timer
 
 
 class _Device:
@@ -75,29 +77,120 @@ class TimerTail(unittest.TestCase):
         self.assertLess(device_ms - stream_ms, 5.0)
 
 
-class TimerWindow(unittest.TestCase):
+def _end_clock_library():
+    """The built libkjudge_end_clock.so (ctest sets KJUDGE_END_CLOCK: CMakeLists.txt)."""
+    path = os.environ.get("KJUDGE_END_CLOCK", "")
+    return path if path and os.path.isfile(path) else None
+
+
+class _Driver:
+    """cuEventRecord, cuEventSynchronize and cuCtxSynchronize for the end clock: C functions
+    (ctypes callbacks, or libc's raise as a wait that takes a signal) in place of libcuda's."""
+
+    def __init__(self, device, wait=None):
+        self.recorded = []
+        record_t = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_size_t, ctypes.c_size_t)
+        wait_t = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_size_t)
+        sync_t = ctypes.CFUNCTYPE(ctypes.c_int)
+
+        def record(event, stream):
+            self.recorded.append((event, stream))
+            return 0
+
+        def sync():
+            device.synchronize()
+            return 0
+        self.cuEventRecord = record_t(record)
+        self.cuEventSynchronize = wait if wait is not None else wait_t(lambda e: 0)
+        self.cuCtxSynchronize = sync_t(sync)
+
+
+def _native_torch(device, streams):
+    """A stand-in torch whose events have CUDA handles and whose current stream can change."""
+    torch = _torch(device)
+
+    class Event:
+        count = 0
+
+        def __init__(self, enable_timing=False):
+            Event.count += 1
+            self.cuda_event = 0x1000 + Event.count
+            self.t = time.perf_counter()
+
+        def record(self, stream=None):
+            self.t = time.perf_counter()
+
+        def elapsed_time(self, other):
+            return 1.0
+
+        def synchronize(self):
+            pass
+
+    torch.cuda.Event = Event
+    torch.cuda.current_stream = lambda: streams[-1]
+    return torch
+
+
+@unittest.skipUnless(_end_clock_library(), "KJUDGE_END_CLOCK names no built libkjudge_end_clock.so")
+class EndClockWindow(unittest.TestCase):
+    def timer(self, device, driver, streams):
+        clock = EndClock(_end_clock_library(), driver)
+        timer = Timer(_native_torch(device, streams), {}, end_clock=clock)
+        timer.flush = object()
+        timer.persisting_l2 = lambda: None
+        return timer
+
     def test_a_signal_handler_cannot_run_between_the_wait_and_the_clock(self):
         # The solution's handler sleeps while its side work finishes, then says nothing is left:
-        # run between the end event's wait and the first clock, it would hide the tail.
+        # run between the end event's wait and the first clock, it would hide the tail. The wait
+        # takes the signal (libc's raise): Python runs the handler no sooner than the end
+        # clock's next callback, the device's synchronize, whose time is the tail's.
         device = _Device()
 
         def handler(signum, frame):
             time.sleep(0.06)
             device.pending = 0.0
 
+        libc = ctypes.CDLL(None)
+        driver = _Driver(device, wait=libc["raise"])
         old = signal.signal(signal.SIGUSR1, handler)
         try:
-            timer = Timer(_torch(device, lambda: os.kill(os.getpid(), signal.SIGUSR1)), {})
-            timer.flush = object()
-            timer.persisting_l2 = lambda: None
+            timer = self.timer(device, driver, [types.SimpleNamespace(cuda_stream=7)])
 
             def call():
                 device.pending = 0.05
                 return 1
+            # The event's handle is what the wait gets: here, the signal libc's raise takes.
+            timer._events = (timer._event(), types.SimpleNamespace(cuda_event=signal.SIGUSR1))
             _, stream_ms, device_ms = timer.call(call, (), "s", 0, 0)
         finally:
             signal.signal(signal.SIGUSR1, old)
         self.assertGreaterEqual(device_ms - stream_ms, 45.0)
+
+    def test_the_end_event_goes_on_the_stream_the_call_started_on(self):
+        device = _Device()
+        driver = _Driver(device)
+        streams = [types.SimpleNamespace(cuda_stream=7)]
+        timer = self.timer(device, driver, streams)
+
+        def call():
+            streams.append(types.SimpleNamespace(cuda_stream=99))  # left switched
+            device.pending = 0.03
+            return 2
+        out, stream_ms, device_ms = timer.call(call, (), "s", 0, 0)
+        self.assertEqual(out, 2)
+        end = timer._events[1].cuda_event
+        self.assertEqual(driver.recorded, [(end, 7)])
+        self.assertGreaterEqual(device_ms - stream_ms, 25.0)
+        self.assertIsNotNone(timer.end_clock)
+
+    def test_a_failing_step_is_named_with_the_drivers_code(self):
+        device = _Device()
+        wait_t = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_size_t)
+        driver = _Driver(device, wait=wait_t(lambda e: 700))  # CUDA_ERROR_ILLEGAL_ADDRESS
+        timer = self.timer(device, driver, [types.SimpleNamespace(cuda_stream=0)])
+        with self.assertRaisesRegex(RuntimeError, "wait for the end event: CUDA error 700"):
+            timer.call(lambda: None, (), "s", 0, 0)
 
 
 if __name__ == "__main__":

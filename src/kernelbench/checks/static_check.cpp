@@ -63,7 +63,7 @@ const std::vector<Rule>& rules() {
        "ModelNew inherits the reference Model: what it does not override is the reference "
        "itself"},
       {"runner_reach", Severity::hack, Where::code,
-       R"(\bkjudge\w*|\bgc\.|\bimport[ \t]+gc\b|\bsys\.(_getframe|modules|settrace|setprofile|_current_frames)\b|\binspect\.(currentframe|stack|getouterframes|getmembers|trace)\b|\b(f_back|f_locals|f_globals|tb_frame|gi_frame|cr_frame|__globals__|__closure__|__code__|__builtins__)\b|\bimport[ \t]+builtins\b|\bbuiltins\.|\bos\.(write|writev|pwrite|fdopen|dup2?|_exit|kill|killpg|lseek|ftruncate|sendfile)\b|\bset_per_process_memory_fraction\b|\bsignal\.)",
+       R"(\bkjudge\w*|\bgc\.|\bimport[ \t]+gc\b|\bsys\.(_getframe|modules|settrace|setprofile|_current_frames)\b|\binspect\.(currentframe|stack|getouterframes|getmembers|trace)\b|\b(f_back|f_locals|f_globals|tb_frame|gi_frame|cr_frame|__globals__|__closure__|__code__|__builtins__)\b|\bimport[ \t]+builtins\b|\bbuiltins\.|\bos\.(write|writev|pwrite|fdopen|dup2?|_exit|kill|killpg|lseek|ftruncate|sendfile)\b|\bset_per_process_memory_fraction\b|\bsignal\.|\b(import|from)[ \t]+_?signal\b)",
        "reaches into the judge's runner (its frames, modules, descriptors or limits): the process "
        "the verdict comes from"},
       {"runner_reach", Severity::hack, Where::literals, R"(^/proc(/|$)|^/dev/fd\b)",

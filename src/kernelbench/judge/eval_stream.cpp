@@ -360,6 +360,7 @@ bool EvalStream::open(EvalStop* why) {
   try {
     runner.python = triton::probe_python(a.python.empty() ? "python3" : a.python);
     runner.script = locate_kernelbench_runner(a.runner);
+    runner.end_clock = locate_end_clock();
   } catch (const std::runtime_error& e) {
     return stopped(EvalStop::Kind::environment, e.what());
   }

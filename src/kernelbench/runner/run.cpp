@@ -369,6 +369,17 @@ fs::path locate_kernelbench_runner(const std::string& preferred) {
                              "the KernelBench runner", preferred);
 }
 
+fs::path locate_end_clock() {
+  const fs::path lib = locate_beside_binary("KJUDGE_END_CLOCK", "libkjudge_end_clock.so");
+  std::error_code ec;
+  if (!lib.empty() && fs::is_regular_file(lib, ec)) return fs::absolute(lib);
+  throw std::runtime_error(
+      "the KernelBench runner's end clock, libkjudge_end_clock.so, was not found " +
+      (lib.empty() ? std::string("beside kjudge (its lib/ folder, or ../lib/kjudge)")
+                   : "at $KJUDGE_END_CLOCK (" + lib.string() + ")") +
+      ": it is built with kjudge (ninja -C build kjudge_end_clock); or set KJUDGE_END_CLOCK");
+}
+
 RunOutcome run_kernelbench(const Runner& runner, const Request& req, const fs::path& workspace,
                            GpuGate& gate) {
   RunOutcome out;
@@ -384,8 +395,10 @@ RunOutcome run_kernelbench(const Runner& runner, const Request& req, const fs::p
     fs::create_directories(ws / "ext");
     write_file_cloexec(files / "reference.py", req.reference_code);
     write_file_cloexec(files / "solution.py", req.solution_code);
-    const std::string body =
-        request_json(req, files / "reference.py", files / "solution.py", result->nonce()).dump();
+    json body_json =
+        request_json(req, files / "reference.py", files / "solution.py", result->nonce());
+    if (!runner.end_clock.empty()) body_json["timing"]["end_clock"] = runner.end_clock.string();
+    const std::string body = body_json.dump();
     if (pwrite(request->fd(), body.data(), body.size(), 0) != static_cast<ssize_t>(body.size()))
       throw std::runtime_error("cannot write the request");
     control.emplace(gate, req.secret, req.time, runner.timeout_s);
@@ -406,6 +419,7 @@ RunOutcome run_kernelbench(const Runner& runner, const Request& req, const fs::p
   extras.inherit_fds = {request->fd(), result->fd(), control->child_fd()};
   extras.ro_paths = runner.python.ro_paths;
   extras.ro_paths.push_back(runner.script.parent_path());
+  if (!runner.end_clock.empty()) extras.ro_paths.push_back(runner.end_clock);
   if (!runner.python.bytecode_cache.empty())
     extras.ro_paths.push_back(runner.python.bytecode_cache);
   // The interpreter's own bin/ first: torch's extension builds run the venv's ninja.

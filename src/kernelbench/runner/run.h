@@ -175,8 +175,11 @@ struct Runner {
   double wait_allowance_s = 3600;
   int gpu = -1;                    // CUDA_VISIBLE_DEVICES when >= 0
   std::filesystem::path profiler;  // libkjudge_profiler.so, preloaded; empty: none
-  std::filesystem::path hf_home;   // level 4's model cache, bound read-only; empty: none
-  int max_jobs = 4;                // MAX_JOBS for torch's extension builds (ninja)
+  // libkjudge_end_clock.so, the end of every timed call outside Python (timing.py); empty: the
+  // runner's Python stand-in, for the CPU tests' stand-in torch only (eval_stream requires it).
+  std::filesystem::path end_clock;
+  std::filesystem::path hf_home;  // level 4's model cache, bound read-only; empty: none
+  int max_jobs = 4;               // MAX_JOBS for torch's extension builds (ninja)
 };
 
 // Runs one solution. `workspace` is the sandbox's writable folder (created), where the
@@ -191,5 +194,9 @@ RunOutcome run_kernelbench(const Runner& runner, const Request& req,
 // python/kjudge_kernelbench_runner.py beside the kjudge binary or one folder up. Throws
 // std::runtime_error listing where it looked.
 std::filesystem::path locate_kernelbench_runner(const std::string& preferred = "");
+
+// libkjudge_end_clock.so: $KJUDGE_END_CLOCK, else beside the binary (locate_beside_binary).
+// Throws std::runtime_error saying where it looked when it is not a file.
+std::filesystem::path locate_end_clock();
 
 }  // namespace kjudge::kernelbench

@@ -95,6 +95,10 @@ TEST(KernelBenchStaticCheck, WhatKernelBenchsCheckerMissesIsCaughtToo) {
   EXPECT_TRUE(hacks_of("import kjudge_kernelbench\n").count("runner_reach"));
   EXPECT_TRUE(hacks_of("open('/proc/self/fd/3')\n").count("runner_reach"));
   EXPECT_TRUE(hacks_of("torch.cuda.set_per_process_memory_fraction(1.0)\n").count("runner_reach"));
+  // A signal handler runs in the runner's main thread between any two of its steps.
+  EXPECT_TRUE(hacks_of("from signal import setitimer\n").count("runner_reach"));
+  EXPECT_TRUE(hacks_of("import _signal as s\n").count("runner_reach"));
+  EXPECT_FALSE(hacks_of("import signalling\n").count("runner_reach"));
   // torch rebound: the reference runs it too.
   EXPECT_TRUE(hacks_of("torch.matmul = slow_matmul\n").count("torch_patch"));
   EXPECT_TRUE(
