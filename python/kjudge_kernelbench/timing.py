@@ -69,6 +69,15 @@ class PersistingL2:
         self.resets += 1
 
 
+def _c_getter(torch, base, name):
+    """The getter of `name` on torch._C's `base` type (whose attributes no Python code can
+    rebind); plain attribute access where there is none (the CPU tests' stand-ins)."""
+    descriptor = getattr(getattr(torch, "_C", None), base, type).__dict__.get(name)
+    if descriptor is not None and hasattr(descriptor, "__get__"):
+        return lambda obj: descriptor.__get__(obj, type(obj))
+    return lambda obj: getattr(obj, name)
+
+
 class EndClock:
     """One call's end in one foreign call of libkjudge_end_clock.so
     (src/kernelbench/end_clock/end_clock.cpp): the end event recorded on the call's stream, its
@@ -115,6 +124,11 @@ class Timer:
         self._wait = torch.cuda.Event.synchronize
         self._clock = time.perf_counter
         self._current_stream = getattr(torch.cuda, "current_stream", None)  # stand-ins lack it
+        # Handles through the C types' own getters: torch.cuda.Stream and Event are Python
+        # subclasses whose properties a solution could rebind to hand the end clock another
+        # stream or event.
+        self._stream_handle = _c_getter(torch, "_CudaStreamBase", "cuda_stream")
+        self._event_handle = _c_getter(torch, "_CudaEventBase", "cuda_event")
         # The request names the library (the judge always does: eval_stream.cpp); without one,
         # the CPU tests' stand-in torch ends calls in Python, signals held back and the
         # collector paused, which a handler run for another thread's signal gets past.
@@ -149,6 +163,17 @@ class Timer:
         self.flush_bytes = size
         self.flush = self._empty(size // 4, dtype=self._int32, device="cuda")
         self.persisting_l2 = PersistingL2()
+        if self.end_clock is not None:
+            self._make_events()
+
+    def _make_events(self):
+        # torch makes an event's CUDA handle at its first record: both are recorded once, before
+        # the solution runs, and the end event's handle is taken then.
+        start, end = self._event(enable_timing=True), self._event(enable_timing=True)
+        for e in (start, end):
+            self._record(e)
+        self._sync()
+        self._events = (start, end, int(self._event_handle(end)))
 
     def call(self, fn, args, side, phase, index):
         """(output, ms to the stream's end, ms to the device's end) of fn(*args)."""
@@ -186,14 +211,10 @@ class Timer:
 
     def _call_native(self, fn, args, side, phase, index):
         if self._events is None:
-            # torch makes an event's CUDA handle at its first record: both are recorded once
-            # here, before any call is timed, so the end clock gets a handle to record.
-            self._events = (self._event(enable_timing=True), self._event(enable_timing=True))
-            for e in self._events:
-                self._record(e)
-        start, end = self._events
+            self._make_events()
+        start, end, end_handle = self._events
         stream = self._current_stream()
-        handle = int(stream.cuda_stream)
+        handle = int(self._stream_handle(stream))
         self._sync()
         self.persisting_l2()
         self._zero(self.flush)
@@ -203,7 +224,7 @@ class Timer:
         out = fn(*args)
         # The end event goes on the stream the call started on: a solution that switched the
         # current stream and left it switched does not move the end to its own stream.
-        h1, h2 = self.end_clock(int(end.cuda_event), handle)
+        h1, h2 = self.end_clock(end_handle, handle)
         t1 = marks.now() if marks is not None else 0
         if marks is not None:
             marks.add(side, phase, index, t0, t1)

@@ -15,6 +15,7 @@ import unittest
 
 import helpers  # noqa: F401  (puts python/ on the path)
 
+from kjudge_kernelbench import timing
 from kjudge_kernelbench.timing import EndClock, Timer
 
 
@@ -161,7 +162,7 @@ class EndClockWindow(unittest.TestCase):
                 device.pending = 0.05
                 return 1
             # The event's handle is what the wait gets: here, the signal libc's raise takes.
-            timer._events = (timer._event(), types.SimpleNamespace(cuda_event=signal.SIGUSR1))
+            timer._events = (timer._event(), timer._event(), signal.SIGUSR1)
             _, stream_ms, device_ms = timer.call(call, (), "s", 0, 0)
         finally:
             signal.signal(signal.SIGUSR1, old)
@@ -180,9 +181,39 @@ class EndClockWindow(unittest.TestCase):
         out, stream_ms, device_ms = timer.call(call, (), "s", 0, 0)
         self.assertEqual(out, 2)
         end = timer._events[1].cuda_event
+        self.assertEqual(timer._events[2], end)
         self.assertEqual(driver.recorded, [(end, 7)])
         self.assertGreaterEqual(device_ms - stream_ms, 25.0)
         self.assertIsNotNone(timer.end_clock)
+
+    def test_the_drivers_functions_are_found_by_their_names_in_libcuda(self):
+        # The toolkit's stub libcuda exports what the driver does and answers every call with
+        # CUDA_ERROR_STUB_LIBRARY (34): the names resolve, and the failing step is named.
+        stub = next((p for p in ("/usr/local/cuda/lib64/stubs/libcuda.so",
+                                 "/usr/local/cuda/targets/x86_64-linux/lib/stubs/libcuda.so")
+                     if os.path.isfile(p)), None)
+        if stub is None:
+            self.skipTest("no CUDA toolkit stub libcuda.so here")
+        clock = EndClock(_end_clock_library(), ctypes.CDLL(stub))
+        with self.assertRaisesRegex(RuntimeError, "record the end event: CUDA error 34"):
+            clock(0, 0)
+
+    def test_a_stream_property_rebound_on_the_subclass_is_not_read(self):
+        # torch.cuda.Stream is a Python subclass of torch._C._CudaStreamBase: the handle comes
+        # from the base's own getter, whatever the solution rebinds on the subclass.
+        class Base:
+            cuda_stream = property(lambda s: 7)
+
+        class Stream(Base):
+            pass
+        device = _Device()
+        driver = _Driver(device)
+        timer = self.timer(device, driver, [Stream()])
+        Stream.cuda_stream = property(lambda s: 99)
+        timer._stream_handle = timing._c_getter(types.SimpleNamespace(
+            _C=types.SimpleNamespace(_CudaStreamBase=Base)), "_CudaStreamBase", "cuda_stream")
+        timer.call(lambda: 1, (), "s", 0, 0)
+        self.assertEqual(driver.recorded[0][1], 7)
 
     def test_a_failing_step_is_named_with_the_drivers_code(self):
         device = _Device()
