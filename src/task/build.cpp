@@ -47,8 +47,10 @@ std::string task_arch(const MachineInfo& machine, const std::string& requested) 
   return "sm_90a";
 }
 
-std::string task_build_command(const TaskSpec& task, const std::string& arch,
-                               const std::string& nvcc, bool isolate) {
+namespace {
+
+// nvcc with the task's flags, as every compile and link of a task build runs it.
+std::string task_nvcc(const TaskSpec& task, const std::string& arch, const std::string& nvcc) {
   std::string compute = arch;
   if (compute.rfind("sm_", 0) == 0) compute = "compute_" + compute.substr(3);
   std::string flags = "-std=c++20 -O3 -lineinfo -gencode arch=" + shell_quote(compute) +
@@ -57,19 +59,34 @@ std::string task_build_command(const TaskSpec& task, const std::string& arch,
   for (const auto& [name, value] : task.defines)
     flags += " " + shell_quote("-D" + name + (value.empty() ? "" : "=" + value));
   for (const auto& f : task.compile_flags) flags += " " + shell_quote(f);
-  const std::string cc = shell_quote(nvcc) + " " + flags;
+  return shell_quote(nvcc) + " " + flags;
+}
+
+// The harness's objects, each compiled in the background (`$harness`, `$checker`, `$worker`).
+// The isolated run's two programs: the checker is the harness built without the submission (and
+// without the task's sources, which may call into it: its reference must be in its headers, as
+// every example task's is); the worker is the submission with the worker loop.
+std::string harness_compiles(const std::string& cc, bool isolate) {
+  std::string cmd = cc + " -c kjudge_harness.cu -o kjudge_harness.o &\nharness=$!\n";
+  if (isolate)
+    cmd += cc + " -DKJ_CHECKER -c kjudge_harness.cu -o kjudge_checker.o &\nchecker=$!\n" + cc +
+           " -c kjudge_worker.cu -o kjudge_worker.o &\nworker=$!\n";
+  return cmd;
+}
+
+std::string task_command(const TaskSpec& task, const std::string& arch, const std::string& nvcc,
+                         bool isolate, bool harness_built) {
+  const std::string cc = task_nvcc(task, arch, nvcc);
   const std::string submission = task.submission_file()->name;
   bool submission_compiled = false;
   for (const auto& s : task.sources) submission_compiled |= s == submission;
 
   // The harness compiles in the background while the task's own sources and the submission do.
-  std::string cmd = "set -e\n" + cc + " -c kjudge_harness.cu -o kjudge_harness.o &\nharness=$!\n";
-  // The isolated run's two programs: the checker is the harness built without the submission
-  // (and without the task's sources, which may call into it: its reference must be in its
-  // headers, as every example task's is); the worker is the submission with the worker loop.
-  if (isolate)
-    cmd += cc + " -DKJ_CHECKER -c kjudge_harness.cu -o kjudge_checker.o &\nchecker=$!\n" + cc +
-           " -c kjudge_worker.cu -o kjudge_worker.o &\nworker=$!\n";
+  std::string cmd = "set -e\n";
+  if (!harness_built) cmd += harness_compiles(cc, isolate);
+  const auto wait_for = [&](const char* job) {
+    return harness_built ? std::string() : std::string("wait $") + job + "\n";
+  };
   std::string objects;
   for (const auto& s : task.sources) {
     const bool report = s == submission || !submission_compiled;
@@ -79,9 +96,9 @@ std::string task_build_command(const TaskSpec& task, const std::string& arch,
   }
   std::string libs;
   for (const auto& l : task.libraries) libs += " -l" + shell_quote(l);
-  cmd += "wait $harness\n" + cc + " kjudge_harness.o" + objects + " -o kjudge_task" + libs + "\n";
+  cmd += wait_for("harness") + cc + " kjudge_harness.o" + objects + " -o kjudge_task" + libs + "\n";
   if (isolate) {
-    cmd += "wait $checker\n" + cc + " kjudge_checker.o -o kjudge_checker" + libs;
+    cmd += wait_for("checker") + cc + " kjudge_checker.o -o kjudge_checker" + libs;
     // Isolation is the default, so a task whose reference calls into a source of its own fails
     // here without having asked for anything: the log says what to do.
     bool task_sources = false;
@@ -91,10 +108,30 @@ std::string task_build_command(const TaskSpec& task, const std::string& arch,
           " || { echo 'kjudge: kjudge_checker, the harness of an isolated run, links none of the "
           "sources of task.yml (config.sources): a reference that calls into them runs only "
           "with --no-isolate' >&2; exit 1; }";
-    cmd +=
-        "\nwait $worker\n" + cc + " kjudge_worker.o" + objects + " -o kjudge_worker" + libs + "\n";
+    cmd += "\n" + wait_for("worker") + cc + " kjudge_worker.o" + objects + " -o kjudge_worker" +
+           libs + "\n";
   }
   return cmd;
+}
+
+}  // namespace
+
+std::string task_build_command(const TaskSpec& task, const std::string& arch,
+                               const std::string& nvcc, bool isolate) {
+  return task_command(task, arch, nvcc, isolate, false);
+}
+
+std::string task_harness_command(const TaskSpec& task, const std::string& arch,
+                                 const std::string& nvcc, bool isolate) {
+  std::string cmd =
+      "set -e\n" + harness_compiles(task_nvcc(task, arch, nvcc), isolate) + "wait $harness\n";
+  if (isolate) cmd += "wait $checker\nwait $worker\n";
+  return cmd;
+}
+
+std::string task_build_command_on_harness(const TaskSpec& task, const std::string& arch,
+                                          const std::string& nvcc, bool isolate) {
+  return task_command(task, arch, nvcc, isolate, true);
 }
 
 void write_task_workspace(const TaskSpec& task, const std::string& submission_text,
@@ -115,6 +152,50 @@ void write_task_workspace(const TaskSpec& task, const std::string& submission_te
     write_file_cloexec(dir / f.name, f.submission ? submission_text : read_input_file(f.source));
   }
 }
+
+namespace {
+
+// The harness's objects depend on the task, its flags and the toolkit, never on the submission:
+// built once per task in a workspace without the submission, kept in the cache, and copied into
+// each build, which then compiles only the submission and links. False when they did not build
+// there (a task that does not compile, a timeout under load): the whole build then runs as
+// without a cache, and its log says what failed.
+bool copy_in_harness_objects(const TaskSpec& task, const std::string& arch,
+                             const TaskBuildOptions& opt, const BuildCache& cache,
+                             const fs::path& dir) {
+  const fs::path hdir = dir.parent_path() / (dir.filename().string() + ".harness");
+  std::error_code ec;
+  fs::remove_all(hdir, ec);
+  write_task_workspace(task, "", hdir);
+  const std::string cmd = task_harness_command(task, arch, opt.machine.nvcc_path, opt.isolate);
+  const FileHashes before = hash_tree(hdir);
+  const std::string key =
+      BuildCache::key(cmd, opt.machine.nvcc_version_line + " task-harness " + arch, before);
+  bool built = false;
+  if (auto hit = cache.restore(key, hdir); hit && hit->exit_code == 0) {
+    built = true;
+  } else {
+    const auto t0 = std::chrono::steady_clock::now();
+    ProcessResult r = run_step(opt.step, opt.machine, cmd, hdir, opt.timeout_s);
+    if (r.ok()) {
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      cache.store(key, hdir, before, {0, r.output, r.truncated, r.output_bytes, seconds});
+      built = true;
+    }
+  }
+  std::vector<std::string> objects = {"kjudge_harness.o"};
+  if (opt.isolate) objects.insert(objects.end(), {"kjudge_checker.o", "kjudge_worker.o"});
+  for (const std::string& o : objects) {
+    if (!built) break;
+    built = fs::is_regular_file(hdir / o, ec) &&
+            fs::copy_file(hdir / o, dir / o, fs::copy_options::overwrite_existing, ec);
+  }
+  fs::remove_all(hdir, ec);
+  return built;
+}
+
+}  // namespace
 
 // A program that runs code of its own before the harness's .preinit_array entry could read the
 // result channel and forge the report (start_code_scan.h): it is refused as a build failure.
@@ -216,8 +297,15 @@ TaskBuild build_task(const TaskSpec& task, const std::string& submission_text, c
       return b;
     }
   }
+  // What runs: the submission's compile and the links on the harness's kept objects where a
+  // cache holds them; the key above stays the whole build's.
+  std::string command = b.command;
+  if (cache && copy_in_harness_objects(task, b.arch, opt, *cache, dir)) {
+    command = task_build_command_on_harness(task, b.arch, opt.machine.nvcc_path, opt.isolate);
+    b.harness_kept = true;
+  }
   auto t0 = std::chrono::steady_clock::now();
-  ProcessResult r = run_step(opt.step, opt.machine, b.command, dir, opt.timeout_s);
+  ProcessResult r = run_step(opt.step, opt.machine, command, dir, opt.timeout_s);
   b.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   b.log = r.output;
   b.kernels = parse_ptxas_usage(r.output);

@@ -46,6 +46,9 @@ struct TaskBuild {
   std::string log;
   double seconds = 0;
   bool from_cache = false;
+  // The harness's objects were built apart (once per task and flags, without a submission) and
+  // kept in the cache: this build compiled only the submission and linked.
+  bool harness_kept = false;
   std::vector<KernelResources> kernels;  // the submission's, from ptxas
 };
 
@@ -57,6 +60,16 @@ std::string task_arch(const MachineInfo& machine, const std::string& requested);
 // kjudge_checker and kjudge_worker).
 std::string task_build_command(const TaskSpec& task, const std::string& arch,
                                const std::string& nvcc, bool isolate = false);
+
+// The harness's objects alone (kjudge_harness.o; with `isolate` also kjudge_checker.o and
+// kjudge_worker.o), built where the submission is not: what the cache keeps per task.
+std::string task_harness_command(const TaskSpec& task, const std::string& arch,
+                                 const std::string& nvcc, bool isolate = false);
+
+// task_build_command with those objects already in the workspace: the submission compiled, the
+// programs linked.
+std::string task_build_command_on_harness(const TaskSpec& task, const std::string& arch,
+                                          const std::string& nvcc, bool isolate = false);
 
 // Writes the task's files, the submission and the harness into `dir` (created).
 // Throws InputError when a task file would overwrite a harness file.

@@ -173,10 +173,15 @@ TaskSessionResult run_task_session(const TaskSessionOptions& a, TaskObserver& ob
   }
   json kernels = json::array();
   for (const auto& k : build.kernels) kernels.push_back(to_json(k));
-  report["build"] = {{"ok", build.ok},           {"failure", build.failure},
-                     {"arch", build.arch},       {"from_cache", build.from_cache},
-                     {"seconds", build.seconds}, {"command", build.command},
-                     {"kernels", kernels},       {"log", build.log}};
+  report["build"] = {{"ok", build.ok},
+                     {"failure", build.failure},
+                     {"arch", build.arch},
+                     {"from_cache", build.from_cache},
+                     {"harness_kept", build.harness_kept},
+                     {"seconds", build.seconds},
+                     {"command", build.command},
+                     {"kernels", kernels},
+                     {"log", build.log}};
   observer.built(build);
   if (!build.ok) return finish(build.judge_fault ? exit_code::judge_error : exit_code::findings);
   if (a.build_only) return finish(exit_code::ok);

@@ -70,6 +70,61 @@ TEST(TaskBuild, IsolateAddsTheCheckerAndTheWorker) {
   EXPECT_EQ(cmd.find("--no-isolate"), std::string::npos) << "nothing the checker could miss";
 }
 
+// The harness's objects are built apart, without the submission, and each build on them compiles
+// the submission alone and links the same programs.
+TEST(TaskBuild, TheHarnessBuildsApartAndTheSubmissionLinksOnIt) {
+  TaskSpec t = load_task(kExamples / "vectoradd");
+  t.libraries = {"cublas"};
+  const std::string harness = task_harness_command(t, "sm_90a", "nvcc", true);
+  EXPECT_EQ(harness.find("submission"), std::string::npos) << harness;
+  EXPECT_NE(harness.find("-DKJ_CHECKER -c kjudge_harness.cu -o kjudge_checker.o &"),
+            std::string::npos)
+      << harness;
+  EXPECT_NE(harness.find("wait $harness\nwait $checker\nwait $worker\n"), std::string::npos);
+  const std::string on = task_build_command_on_harness(t, "sm_90a", "nvcc", true);
+  EXPECT_EQ(on.find("-c kjudge_harness.cu"), std::string::npos) << on;
+  EXPECT_EQ(on.find("-c kjudge_worker.cu"), std::string::npos) << on;
+  EXPECT_EQ(on.find("wait $"), std::string::npos) << on;
+  EXPECT_NE(on.find("-Xptxas=-v -c submission.cu"), std::string::npos) << on;
+  for (const char* link : {"kjudge_harness.o submission.cu.o -o kjudge_task -lcublas",
+                           "kjudge_checker.o -o kjudge_checker -lcublas",
+                           "kjudge_worker.o submission.cu.o -o kjudge_worker -lcublas"})
+    EXPECT_NE(on.find(link), std::string::npos) << link << "\n" << on;
+  TempDir dir;
+  testing::write_text(dir / "h.sh", harness);
+  testing::write_text(dir / "b.sh", on);
+  EXPECT_EQ(
+      run_capture("sh -n " + (dir / "h.sh").string() + " && sh -n " + (dir / "b.sh").string()).rc,
+      0);
+}
+
+// With a cache, the first build of a task keeps its harness's objects; the next submission of
+// the task compiles only itself, and its programs hold its own kernels, not the first one's.
+TEST(TaskBuild, ASecondSubmissionOfATaskReusesTheHarnessButLinksItsOwnCode) {
+  if (!have_nvcc()) GTEST_SKIP() << "nvcc not installed";
+  TempDir dir;
+  const fs::path task = kExamples / "vectoradd";
+  auto build = [&](const std::string& sub) {
+    const fs::path out = dir / sub;
+    auto r = run_capture(std::string(KJUDGE_BINARY) + " task build " + task.string() + " " +
+                         (task / "submissions" / (sub + ".cu")).string() + " -q --keep-workspace" +
+                         " --cache-dir " + (dir / "cache").string() + " --out " + out.string());
+    EXPECT_EQ(r.rc, 0) << r.out;
+    std::ifstream in(out / "task-run.json");
+    return nlohmann::json::parse(in, nullptr, false);
+  };
+  const auto fast = build("fast"), naive = build("naive");
+  ASSERT_FALSE(fast.is_discarded() || naive.is_discarded());
+  EXPECT_TRUE(fast["build"]["harness_kept"].get<bool>()) << fast["build"];
+  EXPECT_TRUE(naive["build"]["harness_kept"].get<bool>()) << naive["build"];
+  EXPECT_FALSE(naive["build"]["from_cache"].get<bool>()) << "another submission: built anew";
+  const std::string worker =
+      run_capture("nm -C " + (dir / "naive/build/kjudge_worker").string()).out;
+  EXPECT_NE(worker.find("add_one_block"), std::string::npos) << "naive.cu's own kernel";
+  EXPECT_EQ(worker.find("add_vec4"), std::string::npos) << "nothing of fast.cu";
+  EXPECT_FALSE(fs::exists(dir / "naive/build.harness")) << "the harness's workspace is removed";
+}
+
 // Isolation is the default, so a task whose reference may call into a source of its own gets
 // told, when the checker fails to link, how to run it.
 TEST(TaskBuild, ACheckerThatFailsToLinkTheTasksSourcesSaysWhatToDo) {
